@@ -1,0 +1,34 @@
+import type { Observable } from 'rxjs';
+import type { ChatOptions } from '../clients/chat-options.js';
+import type { AgentInput } from '../messages/chat-message.js';
+import type { AgentThread, ThreadConcurrency } from '../threads/agent-thread.js';
+import type { AITool } from '../tools/ai-tool.js';
+import type { AgentRunResponse, AgentRunResponseUpdate } from './agent-run-response.js';
+
+export interface AgentRunOptions {
+  /** The conversation to continue; without one the run uses a throwaway thread. */
+  thread?: AgentThread;
+  signal?: AbortSignal;
+  /** Extra tools for this run only. */
+  tools?: readonly AITool[];
+  /** Model options for this run (model, temperature, ...); they win over the agent's. */
+  chatOptions?: ChatOptions;
+  maxToolIterations?: number;
+  concurrency?: ThreadConcurrency;
+}
+
+/**
+ * An agent: stateless, so one instance serves any number of conversations. All conversation
+ * state is in the AgentThread passed to each run.
+ */
+export abstract class AIAgent {
+  abstract readonly name: string | undefined;
+  abstract readonly description: string | undefined;
+  abstract getNewThread(): AgentThread;
+  abstract run(input: AgentInput, options?: AgentRunOptions): Promise<AgentRunResponse>;
+  abstract runStream(input: AgentInput, options?: AgentRunOptions): Observable<AgentRunResponseUpdate>;
+  /** Reads a serialized thread (untrusted JSON) back, checking it fits this agent. */
+  abstract deserializeThread(serialized: unknown): Promise<AgentThread>;
+  /** Deletes the thread's history: on the service for service threads, in the store otherwise. */
+  abstract deleteThread(thread: AgentThread): Promise<void>;
+}

@@ -1,0 +1,103 @@
+import type { ChatOptions } from '../clients/chat-options.js';
+import { type ChatResponse, functionCallsOf } from '../clients/chat-response.js';
+import { AbortError } from '../errors/skein-error.js';
+import type { ChatMessage } from '../messages/chat-message.js';
+import { type FunctionCallContent, type FunctionResultContent, type UsageDetails, addUsage } from '../messages/content.js';
+import type { AgentThread } from '../threads/agent-thread.js';
+import type { AITool } from '../tools/ai-tool.js';
+
+/** One model call: streaming or not, the loop does not care. */
+export type CallModel = (messages: readonly ChatMessage[], options: ChatOptions) => Promise<ChatResponse>;
+
+export interface FunctionLoopRequest {
+  callModel: CallModel;
+  /** Earlier history to send (message-store threads); empty for service threads. */
+  history: readonly ChatMessage[];
+  input: readonly ChatMessage[];
+  options: ChatOptions;
+  /** Whether the service keeps history: then each request sends only what is new. */
+  serviceManaged: boolean;
+  tools: ReadonlyMap<string, AITool>;
+  maxIterations: number;
+  signal: AbortSignal;
+  thread?: AgentThread;
+  /** Called with each model response's messages and each tool-result message, in order. */
+  onMessages?: (messages: readonly ChatMessage[], fromModel: boolean) => void;
+}
+
+export interface FunctionLoopResult {
+  /** Every message the turn produced, in order: model replies, tool results. */
+  messages: ChatMessage[];
+  responseId?: string;
+  conversationId?: string;
+  usage?: UsageDetails;
+  continuation?: Record<string, unknown>;
+}
+
+/**
+ * Calls the model, runs the tool calls it asks for (in parallel), feeds the results back and
+ * repeats until the model answers without calls or `maxIterations` rounds of tools have run.
+ * On the limit, the pending calls get error results and the model is asked once more with tool
+ * choice `none`, so the turn never ends on a call without a result.
+ */
+export async function runFunctionLoop(request: FunctionLoopRequest): Promise<FunctionLoopResult> {
+  const result: FunctionLoopResult = { messages: [] };
+  let pending: readonly ChatMessage[] = request.input;
+  let options = request.options;
+  for (let round = 0; ; round++) {
+    throwIfAborted(request.signal);
+    const toSend = request.serviceManaged ? pending : [...request.history, ...request.input, ...result.messages];
+    const response = await request.callModel(toSend, { ...options, conversationId: result.conversationId ?? options.conversationId });
+    absorb(result, response);
+    request.onMessages?.(response.messages, true);
+
+    const calls = functionCallsOf(response.messages);
+    if (calls.length === 0) return result;
+
+    const limitReached = round >= request.maxIterations;
+    const results = limitReached
+      ? calls.map((call) => notRun(call, `not run: the limit of ${request.maxIterations} tool rounds for one run was reached.`))
+      : await invokeAll(calls, request);
+    const toolMessage: ChatMessage = { role: 'tool', contents: results, createdAt: new Date().toISOString() };
+    result.messages.push(toolMessage);
+    request.onMessages?.([toolMessage], false);
+    pending = [toolMessage];
+
+    if (limitReached) {
+      if (options.toolChoice === 'none') return result; // the model ignored tool choice none: stop here, calls answered
+      options = { ...options, toolChoice: 'none' };
+    }
+  }
+}
+
+function absorb(result: FunctionLoopResult, response: ChatResponse): void {
+  result.messages.push(...response.messages);
+  if (response.responseId) result.responseId = response.responseId;
+  if (response.conversationId) result.conversationId = response.conversationId;
+  if (response.continuation) result.continuation = { ...result.continuation, ...response.continuation };
+  result.usage = addUsage(result.usage, response.usage);
+}
+
+async function invokeAll(calls: FunctionCallContent[], request: FunctionLoopRequest): Promise<FunctionResultContent[]> {
+  return Promise.all(
+    calls.map((call) => {
+      const tool = request.tools.get(call.name);
+      if (!tool) {
+        const known = [...request.tools.keys()];
+        return notRun(call, `unknown tool "${call.name}"; available tools: ${known.length ? known.join(', ') : 'none'}.`);
+      }
+      return tool.invoke({ call, signal: request.signal, thread: request.thread });
+    }),
+  ).then((results) => {
+    throwIfAborted(request.signal);
+    return results;
+  });
+}
+
+function notRun(call: FunctionCallContent, error: string): FunctionResultContent {
+  return { kind: 'function-result', callId: call.callId, error };
+}
+
+export function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw new AbortError(undefined, { cause: signal.reason });
+}

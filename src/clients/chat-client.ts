@@ -1,0 +1,27 @@
+import type { Observable } from 'rxjs';
+import type { ChatMessage } from '../messages/chat-message.js';
+import type { ChatOptions } from './chat-options.js';
+import type { ChatResponse, ChatResponseUpdate } from './chat-response.js';
+
+/**
+ * Which history a client's threads use: `message-store` (Skein keeps it and sends it in full),
+ * `service` (the service keeps it; a thread holds its id), or `either` (the service decides per
+ * run, e.g. Responses with `store: true|false`).
+ */
+export type ThreadKind = 'message-store' | 'service' | 'either';
+
+/** A model endpoint. Implementations are stateless: all conversation state is in the arguments. */
+export const ChatClient = Symbol('ChatClient');
+export interface ChatClient {
+  /** The client id threads record, e.g. `openai-chat`. */
+  readonly providerId: string;
+  readonly threadKind: ThreadKind;
+  getResponse(messages: readonly ChatMessage[], options?: ChatOptions): Promise<ChatResponse>;
+  /**
+   * A cold Observable: one request per subscription, aborted on unsubscribe or when
+   * `options.signal` aborts.
+   */
+  getStreamingResponse(messages: readonly ChatMessage[], options?: ChatOptions): Observable<ChatResponseUpdate>;
+  /** Deletes a service-side thread. Clients without service threads need not implement it. */
+  deleteServiceThread?(serviceThreadId: string, options?: { signal?: AbortSignal }): Promise<void>;
+}

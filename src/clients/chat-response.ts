@@ -1,0 +1,93 @@
+import { type AIContent, type FunctionCallContent, type UsageDetails, addUsage, isUsage } from '../messages/content.js';
+import type { ChatMessage, ChatRole } from '../messages/chat-message.js';
+import { messageText } from '../messages/chat-message.js';
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'incomplete' | (string & {});
+
+/** A whole reply from a ChatClient. */
+export interface ChatResponse {
+  messages: ChatMessage[];
+  /** The service's id for this response, when it has one. */
+  responseId?: string;
+  /** The service-side conversation to continue next time (service-managed threads). */
+  conversationId?: string;
+  modelId?: string;
+  finishReason?: FinishReason;
+  usage?: UsageDetails;
+  /** Provider state a thread must keep to continue (e.g. pending call ids). JSON only. */
+  continuation?: Record<string, unknown>;
+}
+
+/** Progress of a tool call while its arguments stream in. */
+export interface ToolCallDelta {
+  index: number;
+  callId?: string;
+  name?: string;
+  argumentsDelta: string;
+}
+
+/** One piece of a streamed reply. */
+export interface ChatResponseUpdate {
+  role?: ChatRole;
+  /** Text deltas, complete function calls, usage, ... */
+  contents: AIContent[];
+  messageId?: string;
+  responseId?: string;
+  conversationId?: string;
+  modelId?: string;
+  finishReason?: FinishReason;
+  toolCallDelta?: ToolCallDelta;
+  continuation?: Record<string, unknown>;
+}
+
+export function responseText(response: { messages: readonly ChatMessage[] }): string {
+  let text = '';
+  for (const m of response.messages) if (m.role === 'assistant') text += messageText(m);
+  return text;
+}
+
+/**
+ * Folds streamed updates into the ChatResponse a non-streaming call would have returned:
+ * adjacent text deltas of one message are joined, usage is summed into `usage`.
+ */
+export function responseFromUpdates(updates: readonly ChatResponseUpdate[]): ChatResponse {
+  const response: ChatResponse = { messages: [] };
+  let current: ChatMessage | undefined;
+  for (const update of updates) {
+    if (update.responseId) response.responseId = update.responseId;
+    if (update.conversationId) response.conversationId = update.conversationId;
+    if (update.modelId) response.modelId = update.modelId;
+    if (update.finishReason) response.finishReason = update.finishReason;
+    if (update.continuation) response.continuation = { ...response.continuation, ...update.continuation };
+    const contents = update.contents.filter((c) => {
+      if (!isUsage(c)) return true;
+      response.usage = addUsage(response.usage, c.usage);
+      return false;
+    });
+    if (contents.length === 0) continue;
+    const role = update.role ?? current?.role ?? 'assistant';
+    const sameMessage = current && current.role === role && (!update.messageId || update.messageId === current.messageId);
+    if (!sameMessage) {
+      current = { role, contents: [] };
+      if (update.messageId) current.messageId = update.messageId;
+      response.messages.push(current);
+    }
+    for (const content of contents) appendContent(current!, content);
+  }
+  return response;
+}
+
+function appendContent(message: ChatMessage, content: AIContent): void {
+  const last = message.contents[message.contents.length - 1];
+  if (content.kind === 'text' && last?.kind === 'text' && !content.additionalProperties) {
+    message.contents[message.contents.length - 1] = { ...last, text: last.text + content.text };
+  } else {
+    message.contents.push(content);
+  }
+}
+
+export function functionCallsOf(messages: readonly ChatMessage[]): FunctionCallContent[] {
+  const calls: FunctionCallContent[] = [];
+  for (const m of messages) for (const c of m.contents) if (c.kind === 'function-call') calls.push(c);
+  return calls;
+}

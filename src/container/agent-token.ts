@@ -1,0 +1,21 @@
+import type { AbstractNewable } from 'inversify';
+import type { AIAgent } from '../agents/ai-agent.js';
+
+/**
+ * The service identifier of a configured agent. It is typed, so `container.get(agentToken('x'))`
+ * returns an AIAgent without a cast (inversify infers the type from an abstract-class identifier;
+ * the token is never constructed).
+ */
+export type AgentToken = AbstractNewable<AIAgent>;
+
+const tokens = new Map<string, AgentToken>();
+
+export function agentToken(name: string): AgentToken {
+  let token = tokens.get(name);
+  if (!token) {
+    const holder = { [`agent:${name}`]: class {} };
+    token = holder[`agent:${name}`] as unknown as AgentToken;
+    tokens.set(name, token);
+  }
+  return token;
+}

@@ -1,0 +1,163 @@
+import { Container, ContainerModule, type ResolutionContext } from 'inversify';
+import { z } from 'zod';
+import { ChatAgent } from '../agents/chat-agent.js';
+import type { AIAgent } from '../agents/ai-agent.js';
+import { ChatClient } from '../clients/chat-client.js';
+import { ConfigurationError } from '../errors/skein-error.js';
+import { ContentKindSerializer } from '../serialization/content-kind-serializer.js';
+import { SerializationRegistry, SerializationRegistryImpl } from '../serialization/serialization-registry.js';
+import { ThreadSerializer } from '../serialization/thread-serializer.js';
+import { ChatMessageStoreFactory } from '../threads/chat-message-store.js';
+import { InMemoryChatMessageStoreFactory } from '../threads/in-memory-chat-message-store.js';
+import { DefaultThreadFactory, ThreadFactory } from '../threads/thread-factory.js';
+import { AITool } from '../tools/ai-tool.js';
+import { AgentFactory } from './agent-factory.js';
+import { agentToken } from './agent-token.js';
+import { AGENT_CONFIG_KEYS, type AgentConfig, type SkeinConfig } from './skein-config.js';
+import { SkeinPlugin } from './skein-plugin.js';
+
+export const IN_MEMORY_STORE_ID = 'in-memory';
+
+/**
+ * Builds a container from config: the core bindings, each plugin's module, and one binding per
+ * agent under `agentToken(name)`. Config problems are reported together, before anything binds.
+ */
+export function createContainer(config: SkeinConfig = {}): Container {
+  validateConfig(config);
+  const container = new Container(config.parent ? { parent: config.parent } : undefined);
+  container.load(coreModule(config));
+  for (const plugin of config.plugins ?? []) {
+    container.bind(SkeinPlugin).toConstantValue(plugin);
+    container.load(plugin.module);
+  }
+  for (const [name, agentConfig] of Object.entries(config.agents ?? {})) {
+    container
+      .bind(agentToken(name))
+      .toDynamicValue((context) => createAgent(name, agentConfig, context))
+      .inSingletonScope();
+  }
+  return container;
+}
+
+function coreModule(config: SkeinConfig): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    bind(InMemoryChatMessageStoreFactory).toSelf().inSingletonScope();
+    // whenDefault: an unconstrained binding would also answer named requests (`sqlite`, ...).
+    bind(ChatMessageStoreFactory)
+      .toDynamicValue((context) => context.get(InMemoryChatMessageStoreFactory))
+      .whenDefault();
+    bind(DefaultThreadFactory).toSelf().inSingletonScope();
+    bind(ThreadFactory)
+      .toDynamicValue((context) => context.get(DefaultThreadFactory))
+      .whenDefault();
+    bind(SerializationRegistry)
+      .toDynamicValue((context) => {
+        const registry = SerializationRegistryImpl.withDefaults(config.serializationLimits);
+        for (const s of context.getAll<ThreadSerializer>(ThreadSerializer, { optional: true })) registry.registerThreadSerializer(s);
+        for (const k of context.getAll<ContentKindSerializer>(ContentKindSerializer, { optional: true })) registry.registerContentKind(k);
+        return registry;
+      })
+      .inSingletonScope();
+    for (const tool of config.tools ?? []) bind(AITool).toConstantValue(tool);
+  });
+}
+
+function createAgent(name: string, config: AgentConfig, context: ResolutionContext): AIAgent {
+  const factory = context.get<AgentFactory>(AgentFactory, { name: config.client, optional: true });
+  if (factory) return factory.createAgent(name, config, context);
+  return new ChatAgent({
+    chatClient: context.get<ChatClient>(ChatClient, { name: config.client }),
+    name: config.name ?? name,
+    description: config.description,
+    instructions: config.instructions,
+    tools: resolveTools(name, config, context),
+    chatOptions: {
+      model: config.model,
+      temperature: config.temperature,
+      maxOutputTokens: config.maxOutputTokens,
+      additionalProperties: providerOptions(config),
+    },
+    chatMessageStoreFactory: resolveStoreFactory(config.messageStore, context),
+    threadFactory: context.get<ThreadFactory>(ThreadFactory, { name: config.client, optional: true }) ?? context.get<ThreadFactory>(ThreadFactory),
+    serializationRegistry: context.get<SerializationRegistry>(SerializationRegistry),
+    maxToolIterations: config.maxToolIterations,
+    concurrency: config.concurrency,
+  });
+}
+
+export function resolveStoreFactory(id: string | undefined, context: ResolutionContext): ChatMessageStoreFactory {
+  if (id === undefined || id === IN_MEMORY_STORE_ID) return context.get(InMemoryChatMessageStoreFactory);
+  return context.get<ChatMessageStoreFactory>(ChatMessageStoreFactory, { name: id });
+}
+
+export function resolveTools(agentName: string, config: AgentConfig, context: ResolutionContext): AITool[] {
+  if (!config.tools?.length) return [];
+  const available = new Map(context.getAll<AITool>(AITool, { optional: true }).map((t) => [t.declaration.name, t]));
+  return config.tools.map((toolName) => {
+    const found = available.get(toolName);
+    if (!found) {
+      throw new ConfigurationError(
+        `agents.${agentName}.tools: no tool named "${toolName}" is bound; available: ${[...available.keys()].join(', ') || 'none'}. Add it to config.tools or bind it under AITool.`,
+      );
+    }
+    return found;
+  });
+}
+
+/** Config keys the core does not know are provider options (e.g. `store: false` for Responses). */
+export function providerOptions(config: AgentConfig): Record<string, unknown> | undefined {
+  const extras = Object.entries(config).filter(([key]) => !AGENT_CONFIG_KEYS.has(key));
+  return extras.length ? Object.fromEntries(extras) : undefined;
+}
+
+const agentSchema = z
+  .object({
+    client: z.string().min(1),
+    model: z.string().optional(),
+    instructions: z.string().optional(),
+    name: z.string().min(1).optional(),
+    description: z.string().optional(),
+    messageStore: z.string().optional(),
+    tools: z.array(z.string()).optional(),
+    temperature: z.number().optional(),
+    maxOutputTokens: z.number().int().positive().optional(),
+    maxToolIterations: z.number().int().nonnegative().optional(),
+    concurrency: z.enum(['queue', 'reject']).optional(),
+  })
+  .passthrough();
+
+function validateConfig(config: SkeinConfig): void {
+  const problems: string[] = [];
+  const plugins = config.plugins ?? [];
+  const clients = new Set<string>();
+  const stores = new Set<string>([IN_MEMORY_STORE_ID]);
+  const seen = new Set<string>();
+  plugins.forEach((plugin, i) => {
+    if (!plugin || typeof plugin.id !== 'string' || !(plugin.module instanceof ContainerModule)) {
+      problems.push(`plugins[${i}]: expected a SkeinPlugin ({ id, module: ContainerModule }), e.g. openaiPlugin({ apiKey }).`);
+      return;
+    }
+    if (seen.has(plugin.id)) problems.push(`plugins[${i}]: plugin "${plugin.id}" is loaded twice.`);
+    seen.add(plugin.id);
+    plugin.clients?.forEach((c) => clients.add(c));
+    plugin.stores?.forEach((s) => stores.add(s));
+  });
+  for (const [name, agent] of Object.entries(config.agents ?? {})) {
+    const parsed = agentSchema.safeParse(agent);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) problems.push(`agents.${name}.${issue.path.join('.')}: ${issue.message}`);
+      continue;
+    }
+    if (!clients.has(agent.client)) {
+      problems.push(
+        `agents.${name}.client: no loaded plugin provides client "${agent.client}"; loaded clients: ${[...clients].join(', ') || 'none'}. Add the plugin that provides it to config.plugins.`,
+      );
+    }
+    if (agent.messageStore !== undefined && !stores.has(agent.messageStore)) {
+      problems.push(
+        `agents.${name}.messageStore: no loaded plugin provides store "${agent.messageStore}"; available stores: ${[...stores].join(', ')}.`,
+      );
+    }
+  }
+  if (problems.length) throw new ConfigurationError(problems);
+}

@@ -1,0 +1,40 @@
+import type { Container } from 'inversify';
+import type { ThreadConcurrency } from '../threads/agent-thread.js';
+import type { AITool } from '../tools/ai-tool.js';
+import type { SerializationLimits } from '../serialization/untrusted-json.js';
+import type { SkeinPlugin } from './skein-plugin.js';
+
+/** One agent in container config. Keys not listed here are passed to the client as provider options. */
+export interface AgentConfig {
+  /** The client id a loaded plugin provides, e.g. `openai-chat`. */
+  client: string;
+  model?: string;
+  instructions?: string;
+  /** Defaults to the config key. */
+  name?: string;
+  description?: string;
+  /** A store id a loaded plugin provides (e.g. `sqlite`); in memory when absent. */
+  messageStore?: string;
+  /** Names of tools bound in the container (under `AITool`) or given in `SkeinConfig.tools`. */
+  tools?: string[];
+  temperature?: number;
+  maxOutputTokens?: number;
+  maxToolIterations?: number;
+  concurrency?: ThreadConcurrency;
+  [providerOption: string]: unknown;
+}
+
+export interface SkeinConfig {
+  plugins?: SkeinPlugin[];
+  agents?: Record<string, AgentConfig>;
+  /** Tools agents may name in `agents.<name>.tools`. */
+  tools?: AITool[];
+  /** A parent container (child containers per tenant or request). */
+  parent?: Container;
+  serializationLimits?: Partial<SerializationLimits>;
+}
+
+export const AGENT_CONFIG_KEYS = new Set([
+  'client', 'model', 'instructions', 'name', 'description', 'messageStore', 'tools',
+  'temperature', 'maxOutputTokens', 'maxToolIterations', 'concurrency',
+]);

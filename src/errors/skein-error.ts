@@ -1,0 +1,72 @@
+/**
+ * Every error Skein throws on purpose is a `SkeinError`; each subclass is a failure a caller
+ * handles differently. Messages say what was expected, what was found and what to do.
+ */
+export class SkeinError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Serialized state (a thread, a store, a message) that cannot be read back. */
+export class SerializationError extends SkeinError {
+  /** Where in the input the problem is, e.g. `$.store.messages[3].contents[0].kind`. */
+  readonly path: string;
+  constructor(path: string, message: string, options?: { cause?: unknown }) {
+    super(`${path}: ${message}`, options);
+    this.path = path;
+  }
+}
+
+/** A thread used with an agent that cannot continue it (other provider, other thread kind). */
+export class ThreadCompatibilityError extends SkeinError {}
+
+/** A run was started on a thread that is already running, with the `reject` concurrency policy. */
+export class ThreadBusyError extends SkeinError {}
+
+/** The container or an agent was configured wrongly. */
+export class ConfigurationError extends SkeinError {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[] | string) {
+    const list = typeof problems === 'string' ? [problems] : problems;
+    super(list.length === 1 ? list[0]! : `Invalid configuration:\n- ${list.join('\n- ')}`);
+    this.problems = list;
+  }
+}
+
+/** A run was aborted through its AbortSignal or by unsubscribing. */
+export class AbortError extends SkeinError {
+  constructor(message = 'The run was aborted; the thread is unchanged.', options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** A failure reported by (or on the way to) an AI service. */
+export class ServiceError extends SkeinError {
+  /** HTTP status, when the service answered. */
+  readonly status: number | undefined;
+  /** The service's request id, when it sent one. */
+  readonly requestId: string | undefined;
+  /** The provider (client id) that failed, e.g. `openai-chat`. */
+  readonly provider: string;
+  constructor(
+    provider: string,
+    message: string,
+    details: { status?: number; requestId?: string; cause?: unknown } = {},
+  ) {
+    super(message, { cause: details.cause });
+    this.provider = provider;
+    this.status = details.status;
+    this.requestId = details.requestId;
+  }
+}
+
+/** HTTP 429 after the retries ran out. */
+export class RateLimitError extends ServiceError {}
+/** HTTP 401/403. */
+export class AuthenticationError extends ServiceError {}
+/** The connection failed, was cut, or timed out, or the reply could not be parsed. */
+export class ConnectionError extends ServiceError {}
+/** A referenced remote object (thread, response, conversation) does not exist. */
+export class NotFoundError extends ServiceError {}

@@ -1,0 +1,107 @@
+import type { JsonObject, JsonValue } from '../serialization/json.js';
+
+/** Fields every content kind may carry: provider-specific extras that must survive a round trip. */
+export interface ContentBase {
+  /** Provider data kept verbatim (e.g. a Responses item id). JSON only. */
+  additionalProperties?: JsonObject;
+}
+
+export interface TextContent extends ContentBase {
+  readonly kind: 'text';
+  text: string;
+}
+
+/** Inline binary data, base64-encoded. */
+export interface DataContent extends ContentBase {
+  readonly kind: 'data';
+  data: string;
+  mediaType: string;
+}
+
+export interface UriContent extends ContentBase {
+  readonly kind: 'uri';
+  uri: string;
+  mediaType?: string;
+}
+
+/** A call the model asked for. `arguments` is the JSON text exactly as the model produced it. */
+export interface FunctionCallContent extends ContentBase {
+  readonly kind: 'function-call';
+  callId: string;
+  name: string;
+  arguments: string;
+}
+
+/** The outcome of a function call: a JSON result, or an error message the model can read. */
+export interface FunctionResultContent extends ContentBase {
+  readonly kind: 'function-result';
+  callId: string;
+  result?: JsonValue;
+  error?: string;
+}
+
+export interface UsageDetails {
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+}
+
+export interface UsageContent extends ContentBase {
+  readonly kind: 'usage';
+  usage: UsageDetails;
+}
+
+export interface ErrorContent extends ContentBase {
+  readonly kind: 'error';
+  message: string;
+  code?: string;
+}
+
+export interface ReasoningContent extends ContentBase {
+  readonly kind: 'reasoning';
+  text: string;
+}
+
+/**
+ * The content kinds, by discriminator. Plugins add their own kinds by augmenting this interface
+ * (`declare module 'skein' { interface ContentKinds { 'x-image-ref': ImageRef } }`) and registering
+ * a validator for the kind in the serialization registry.
+ */
+export interface ContentKinds {
+  text: TextContent;
+  data: DataContent;
+  uri: UriContent;
+  'function-call': FunctionCallContent;
+  'function-result': FunctionResultContent;
+  usage: UsageContent;
+  error: ErrorContent;
+  reasoning: ReasoningContent;
+}
+
+export type AIContent = ContentKinds[keyof ContentKinds];
+export type ContentKind = keyof ContentKinds;
+
+export function isText(c: AIContent): c is TextContent {
+  return c.kind === 'text';
+}
+export function isFunctionCall(c: AIContent): c is FunctionCallContent {
+  return c.kind === 'function-call';
+}
+export function isFunctionResult(c: AIContent): c is FunctionResultContent {
+  return c.kind === 'function-result';
+}
+export function isUsage(c: AIContent): c is UsageContent {
+  return c.kind === 'usage';
+}
+
+/** Sums usage, keeping a field undefined only when no part reported it. */
+export function addUsage(a: UsageDetails | undefined, b: UsageDetails | undefined): UsageDetails | undefined {
+  if (!a) return b;
+  if (!b) return a;
+  const sum = (x?: number, y?: number) => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
+  return {
+    inputTokens: sum(a.inputTokens, b.inputTokens),
+    outputTokens: sum(a.outputTokens, b.outputTokens),
+    totalTokens: sum(a.totalTokens, b.totalTokens),
+  };
+}

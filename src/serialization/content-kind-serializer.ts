@@ -1,0 +1,41 @@
+import type { AIContent } from '../messages/content.js';
+import { type ShapeSpec, checkShape } from './shape.js';
+
+/**
+ * Reads one content kind back from untrusted JSON (already checked to be plain JSON). Plugins
+ * contribute one per content kind they add.
+ */
+export const ContentKindSerializer = Symbol('ContentKindSerializer');
+export interface ContentKindSerializer {
+  readonly kind: string;
+  read(value: Record<string, unknown>, path: string): AIContent;
+}
+
+/** A content kind whose JSON is checked field by field against a spec. */
+export class ShapeContentKindSerializer implements ContentKindSerializer {
+  readonly #spec: ShapeSpec;
+  constructor(
+    readonly kind: string,
+    spec: ShapeSpec,
+  ) {
+    this.#spec = {
+      required: { kind: 'string', ...spec.required },
+      optional: { additionalProperties: 'object', ...spec.optional },
+    };
+  }
+
+  read(value: Record<string, unknown>, path: string): AIContent {
+    return checkShape(value, path, this.#spec) as unknown as AIContent;
+  }
+}
+
+export const CORE_CONTENT_KINDS: readonly ContentKindSerializer[] = [
+  new ShapeContentKindSerializer('text', { required: { text: 'string' } }),
+  new ShapeContentKindSerializer('data', { required: { data: 'string', mediaType: 'string' } }),
+  new ShapeContentKindSerializer('uri', { required: { uri: 'string' }, optional: { mediaType: 'string' } }),
+  new ShapeContentKindSerializer('function-call', { required: { callId: 'string', name: 'string', arguments: 'string' } }),
+  new ShapeContentKindSerializer('function-result', { required: { callId: 'string' }, optional: { result: 'json', error: 'string' } }),
+  new ShapeContentKindSerializer('usage', { required: { usage: 'object' } }),
+  new ShapeContentKindSerializer('error', { required: { message: 'string' }, optional: { code: 'string' } }),
+  new ShapeContentKindSerializer('reasoning', { required: { text: 'string' } }),
+];

@@ -1,0 +1,3 @@
+import 'reflect-metadata';
+
+export * from './fake-chat-client.js';

@@ -1,0 +1,50 @@
+import type { ChatMessage } from '../messages/chat-message.js';
+import type { JsonObject } from '../serialization/json.js';
+import type { SerializationRegistry } from '../serialization/serialization-registry.js';
+
+export interface ListMessagesOptions {
+  /** Only the last N messages (in order). Stores read them without reading the whole history. */
+  last?: number;
+}
+
+/**
+ * Where a Skein-managed thread keeps its messages. `addMessages` is one turn: all of its messages
+ * land together, in order, or none do.
+ */
+export const ChatMessageStore = Symbol('ChatMessageStore');
+export interface ChatMessageStore {
+  /** The discriminator of this store's serialized state, e.g. `in-memory`, `sqlite`. */
+  readonly type: string;
+  listMessages(options?: ListMessagesOptions): Promise<ChatMessage[]>;
+  addMessages(messages: readonly ChatMessage[]): Promise<void>;
+  /** The store's own state: its messages for an in-memory store, its key for a database. JSON only, no secrets. */
+  serialize(): Promise<JsonObject>;
+  clear(): Promise<void>;
+}
+
+export interface StoreCreateContext {
+  provider: string;
+  agent?: string;
+}
+
+export interface StoreRestoreContext {
+  /** Path of the store state in the serialized thread, for error messages. */
+  path: string;
+  /** The version the state was written with. */
+  version: number;
+  registry: SerializationRegistry;
+}
+
+/**
+ * Makes stores for new threads and reconnects stores from serialized state. A plugin binds one
+ * named by its id; an agent names it in config as `messageStore: '<id>'`.
+ */
+export const ChatMessageStoreFactory = Symbol('ChatMessageStoreFactory');
+export interface ChatMessageStoreFactory {
+  readonly type: string;
+  /** The version `serialize()` writes; `restore` is given the version that was read. */
+  readonly version: number;
+  create(context: StoreCreateContext): ChatMessageStore;
+  /** Validates untrusted `state` (throwing SerializationError with a path) and reconnects. */
+  restore(state: JsonObject, context: StoreRestoreContext): ChatMessageStore | Promise<ChatMessageStore>;
+}

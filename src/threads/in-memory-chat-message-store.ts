@@ -1,0 +1,60 @@
+import { injectable } from 'inversify';
+import type { ChatMessage } from '../messages/chat-message.js';
+import type { JsonObject, JsonValue } from '../serialization/json.js';
+import { SerializationError } from '../errors/skein-error.js';
+import type {
+  ChatMessageStore,
+  ChatMessageStoreFactory,
+  ListMessagesOptions,
+  StoreRestoreContext,
+} from './chat-message-store.js';
+
+/** Keeps messages in the thread object; they serialize with it. */
+export class InMemoryChatMessageStore implements ChatMessageStore {
+  readonly type = 'in-memory';
+  #messages: ChatMessage[];
+
+  constructor(messages: readonly ChatMessage[] = []) {
+    this.#messages = [...messages];
+  }
+
+  async listMessages(options: ListMessagesOptions = {}): Promise<ChatMessage[]> {
+    if (options.last !== undefined) return this.#messages.slice(Math.max(0, this.#messages.length - options.last));
+    return [...this.#messages];
+  }
+
+  async addMessages(messages: readonly ChatMessage[]): Promise<void> {
+    for (const m of messages) this.#messages.push(m);
+  }
+
+  async serialize(): Promise<JsonObject> {
+    // Messages are immutable once stored, so the array can be shared with the caller's JSON.
+    return { messages: [...this.#messages] as unknown as JsonValue[] };
+  }
+
+  async clear(): Promise<void> {
+    this.#messages = [];
+  }
+
+  get size(): number {
+    return this.#messages.length;
+  }
+}
+
+@injectable()
+export class InMemoryChatMessageStoreFactory implements ChatMessageStoreFactory {
+  readonly type = 'in-memory';
+  readonly version = 1;
+
+  create(): ChatMessageStore {
+    return new InMemoryChatMessageStore();
+  }
+
+  restore(state: JsonObject, context: StoreRestoreContext): ChatMessageStore {
+    const extra = Object.keys(state).filter((k) => k !== 'messages');
+    if (extra.length > 0) {
+      throw new SerializationError(`${context.path}.${extra[0]}`, `unexpected field; an in-memory store holds only "messages".`);
+    }
+    return new InMemoryChatMessageStore(context.registry.readMessages(state.messages, `${context.path}.messages`));
+  }
+}

@@ -1,0 +1,18 @@
+import type { ToolDeclaration } from '../clients/chat-options.js';
+import type { FunctionCallContent, FunctionResultContent } from '../messages/content.js';
+import type { AgentThread } from '../threads/agent-thread.js';
+
+export interface ToolInvocationContext {
+  /** Aborts when the run is aborted. */
+  signal: AbortSignal;
+  call: FunctionCallContent;
+  thread?: AgentThread;
+}
+
+/** A function the agent can run for the model. Contribute tools to a container under `AITool`. */
+export const AITool = Symbol('AITool');
+export interface AITool {
+  readonly declaration: ToolDeclaration;
+  /** Runs the call; never throws for the call's own failures: they become a result with `error`. */
+  invoke(context: ToolInvocationContext): Promise<FunctionResultContent>;
+}

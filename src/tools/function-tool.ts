@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import type { ToolDeclaration } from '../clients/chat-options.js';
+import type { FunctionResultContent } from '../messages/content.js';
+import { AbortError } from '../errors/skein-error.js';
+import type { JsonObject, JsonValue } from '../serialization/json.js';
+import type { AITool, ToolInvocationContext } from './ai-tool.js';
+
+export interface FunctionToolOptions<S extends z.ZodType> {
+  name: string;
+  description?: string;
+  /** A zod schema for the arguments object; it becomes the JSON Schema the model sees. */
+  parameters: S;
+  execute: (args: z.infer<S>, context: ToolInvocationContext) => unknown;
+}
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** A tool backed by a TypeScript function with zod-checked arguments. */
+export class FunctionTool<S extends z.ZodType = z.ZodType> implements AITool {
+  readonly declaration: ToolDeclaration;
+  readonly #options: FunctionToolOptions<S>;
+
+  constructor(options: FunctionToolOptions<S>) {
+    if (!TOOL_NAME.test(options.name)) {
+      throw new TypeError(`Tool name "${options.name}" is invalid: use 1-64 letters, digits, "_" or "-".`);
+    }
+    this.#options = options;
+    const parameters = z.toJSONSchema(options.parameters, { target: 'draft-7' }) as JsonObject;
+    delete parameters.$schema;
+    this.declaration = { name: options.name, description: options.description, parameters };
+  }
+
+  get name(): string {
+    return this.#options.name;
+  }
+
+  async invoke(context: ToolInvocationContext): Promise<FunctionResultContent> {
+    const { callId } = context.call;
+    let raw: unknown;
+    try {
+      raw = context.call.arguments.trim() === '' ? {} : JSON.parse(context.call.arguments);
+    } catch (error) {
+      return { kind: 'function-result', callId, error: `Invalid JSON arguments for ${this.name}: ${(error as Error).message}. Send a JSON object.` };
+    }
+    const parsed = this.#options.parameters.safeParse(raw);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+      return { kind: 'function-result', callId, error: `Invalid arguments for ${this.name}: ${issues}` };
+    }
+    try {
+      const value = await this.#options.execute(parsed.data, context);
+      return { kind: 'function-result', callId, result: toJsonValue(value) };
+    } catch (error) {
+      if (context.signal.aborted) throw new AbortError(undefined, { cause: error });
+      return { kind: 'function-result', callId, error: `${this.name} failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+}
+
+/** `tool({ name, description, parameters: z.object({...}), execute })` */
+export function tool<S extends z.ZodType>(options: FunctionToolOptions<S>): FunctionTool<S> {
+  return new FunctionTool(options);
+}
+
+function toJsonValue(value: unknown): JsonValue {
+  if (value === undefined) return null;
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.parse(JSON.stringify(value)) as JsonValue;
+  } catch {
+    return String(value);
+  }
+}
