@@ -1,0 +1,108 @@
+import type OpenAI from 'openai';
+import type {
+  AIContent,
+  ChatMessage,
+  ChatOptions,
+  ChatResponse,
+  FunctionCallContent,
+  FunctionResultContent,
+  UsageDetails,
+} from 'skein';
+
+type MessageParam = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+type ContentPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
+
+/** Skein messages -> Chat Completions `messages`, instructions first as a system message. */
+export function toChatCompletionMessages(messages: readonly ChatMessage[], instructions?: string): MessageParam[] {
+  const out: MessageParam[] = [];
+  if (instructions) out.push({ role: 'system', content: instructions });
+  for (const message of messages) {
+    switch (message.role) {
+      case 'system':
+        out.push({ role: 'system', content: textOf(message.contents) });
+        break;
+      case 'user':
+        out.push({ role: 'user', content: userContent(message.contents) });
+        break;
+      case 'assistant':
+        out.push(assistantMessage(message.contents));
+        break;
+      case 'tool':
+        for (const c of message.contents) if (c.kind === 'function-result') out.push(toolMessage(c));
+        break;
+    }
+  }
+  return out;
+}
+
+function textOf(contents: readonly AIContent[]): string {
+  let text = '';
+  for (const c of contents) if (c.kind === 'text') text += c.text;
+  return text;
+}
+
+function userContent(contents: readonly AIContent[]): string | ContentPart[] {
+  if (contents.every((c) => c.kind === 'text')) return textOf(contents);
+  const parts: ContentPart[] = [];
+  for (const c of contents) {
+    if (c.kind === 'text') parts.push({ type: 'text', text: c.text });
+    else if (c.kind === 'data' && c.mediaType.startsWith('image/')) parts.push({ type: 'image_url', image_url: { url: `data:${c.mediaType};base64,${c.data}` } });
+    else if (c.kind === 'uri') parts.push({ type: 'image_url', image_url: { url: c.uri } });
+  }
+  return parts;
+}
+
+function assistantMessage(contents: readonly AIContent[]): MessageParam {
+  const calls = contents.filter((c): c is FunctionCallContent => c.kind === 'function-call');
+  const text = textOf(contents);
+  const message: OpenAI.Chat.Completions.ChatCompletionAssistantMessageParam = { role: 'assistant', content: text || (calls.length ? null : '') };
+  if (calls.length) {
+    message.tool_calls = calls.map((c) => ({ id: c.callId, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+  }
+  return message;
+}
+
+/** What the model reads as the result of a call. */
+export function functionResultText(result: FunctionResultContent): string {
+  if (result.error !== undefined) return `Error: ${result.error}`;
+  if (typeof result.result === 'string') return result.result;
+  return JSON.stringify(result.result ?? null);
+}
+
+function toolMessage(result: FunctionResultContent): MessageParam {
+  return { role: 'tool', tool_call_id: result.callId, content: functionResultText(result) };
+}
+
+export function toChatCompletionTools(options: ChatOptions): OpenAI.Chat.Completions.ChatCompletionTool[] | undefined {
+  if (!options.tools?.length) return undefined;
+  return options.tools.map((t) => ({
+    type: 'function',
+    function: { name: t.name, description: t.description, parameters: t.parameters },
+  }));
+}
+
+export function usageFrom(usage: OpenAI.Completions.CompletionUsage | null | undefined): UsageDetails | undefined {
+  if (!usage) return undefined;
+  return { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, totalTokens: usage.total_tokens };
+}
+
+export function fromChatCompletion(completion: OpenAI.Chat.Completions.ChatCompletion): ChatResponse {
+  const choice = completion.choices[0];
+  const contents: AIContent[] = [];
+  if (choice?.message.content) contents.push({ kind: 'text', text: choice.message.content });
+  if (choice?.message.refusal) contents.push({ kind: 'error', message: choice.message.refusal, code: 'refusal' });
+  for (const call of choice?.message.tool_calls ?? []) {
+    if (call.type === 'function') {
+      contents.push({ kind: 'function-call', callId: call.id, name: call.function.name, arguments: call.function.arguments });
+    }
+  }
+  const response: ChatResponse = {
+    messages: contents.length ? [{ role: 'assistant', contents, messageId: completion.id }] : [],
+    responseId: completion.id,
+    modelId: completion.model,
+    finishReason: choice?.finish_reason,
+  };
+  const usage = usageFrom(completion.usage);
+  if (usage) response.usage = usage;
+  return response;
+}

@@ -1,0 +1,7 @@
+import 'reflect-metadata';
+
+export * from './openai-chat-client.js';
+export * from './openai-plugin.js';
+export * from './openai-errors.js';
+export * from './chat-completions-mapping.js';
+export * from './stream-observable.js';

@@ -1,0 +1,141 @@
+import OpenAI, { AzureOpenAI, type ClientOptions } from 'openai';
+import type { AzureClientOptions } from 'openai/azure';
+import { Observable } from 'rxjs';
+import {
+  type ChatClient,
+  type ChatMessage,
+  type ChatOptions,
+  type ChatResponse,
+  type ChatResponseUpdate,
+  ConfigurationError,
+  type ThreadKind,
+} from 'skein';
+import {
+  fromChatCompletion,
+  toChatCompletionMessages,
+  toChatCompletionTools,
+  usageFrom,
+} from './chat-completions-mapping.js';
+import { toSkeinError } from './openai-errors.js';
+import { streamFromAsyncIterable } from './stream-observable.js';
+
+export const OPENAI_CHAT_CLIENT_ID = 'openai-chat';
+
+/** Every option `new OpenAI(...)` takes (passed through unchanged), plus the default model. */
+export interface OpenAIChatClientOptions extends ClientOptions {
+  model?: string;
+  /** Use this SDK client instead of building one (e.g. a shared or an AzureOpenAI instance). */
+  client?: OpenAI;
+  /** The provider id threads record; `openai-chat` by default. */
+  providerId?: string;
+}
+
+/** Chat Completions on the official `openai` SDK. History is Skein's: threads use a message store. */
+export class OpenAIChatClient implements ChatClient {
+  readonly providerId: string;
+  readonly threadKind: ThreadKind = 'message-store';
+  readonly client: OpenAI;
+  readonly model: string | undefined;
+
+  constructor(options: OpenAIChatClientOptions = {}) {
+    const { model, client, providerId, ...sdkOptions } = options;
+    this.client = client ?? new OpenAI(sdkOptions);
+    this.model = model;
+    this.providerId = providerId ?? OPENAI_CHAT_CLIENT_ID;
+  }
+
+  /** Azure OpenAI through the SDK's `AzureOpenAI` client (endpoint, deployment, apiVersion, key or token). */
+  static azure(options: AzureClientOptions & { model?: string; providerId?: string }): OpenAIChatClient {
+    const { model, providerId, ...azureOptions } = options;
+    return new OpenAIChatClient({ client: new AzureOpenAI(azureOptions), model: model ?? azureOptions.deployment, providerId });
+  }
+
+  async getResponse(messages: readonly ChatMessage[], options: ChatOptions = {}): Promise<ChatResponse> {
+    try {
+      const completion = await this.client.chat.completions.create({ ...this.#request(messages, options), stream: false }, { signal: options.signal });
+      return fromChatCompletion(completion);
+    } catch (error) {
+      throw toSkeinError(this.providerId, error, options.signal);
+    }
+  }
+
+  getStreamingResponse(messages: readonly ChatMessage[], options: ChatOptions = {}): Observable<ChatResponseUpdate> {
+    return streamFromAsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk, ChatResponseUpdate>({
+      signal: options.signal,
+      open: (signal) =>
+        this.client.chat.completions.create(
+          { ...this.#request(messages, options), stream: true, stream_options: { include_usage: true } },
+          { signal },
+        ),
+      translate: () => new ChunkTranslator(),
+      toError: (error, signal) => toSkeinError(this.providerId, error, signal),
+    });
+  }
+
+  #request(messages: readonly ChatMessage[], options: ChatOptions) {
+    const model = options.model ?? this.model;
+    if (!model) {
+      throw new ConfigurationError(`No model for ${this.providerId}: set \`model\` on the client, the agent config, or the run's chatOptions.`);
+    }
+    const extra = options.additionalProperties ?? {};
+    return {
+      model,
+      messages: toChatCompletionMessages(messages, options.instructions),
+      tools: toChatCompletionTools(options),
+      tool_choice: options.tools?.length ? options.toolChoice : undefined,
+      temperature: options.temperature,
+      top_p: options.topP,
+      max_completion_tokens: options.maxOutputTokens,
+      stop: options.stop,
+      seed: options.seed,
+      ...(typeof extra.user === 'string' ? { user: extra.user } : {}),
+    };
+  }
+}
+
+/** Turns chunks into updates; tool-call fragments are assembled and emitted whole at the end. */
+class ChunkTranslator {
+  readonly #calls = new Map<number, { id: string; name: string; arguments: string }>();
+
+  next(chunk: OpenAI.Chat.Completions.ChatCompletionChunk): ChatResponseUpdate[] {
+    const updates: ChatResponseUpdate[] = [];
+    const usage = usageFrom(chunk.usage);
+    for (const choice of chunk.choices) {
+      const delta = choice.delta;
+      if (delta.content) updates.push({ role: 'assistant', contents: [{ kind: 'text', text: delta.content }], messageId: chunk.id, responseId: chunk.id, modelId: chunk.model });
+      for (const part of delta.tool_calls ?? []) updates.push(this.#toolCallDelta(part, chunk.id));
+      if (choice.finish_reason) updates.push({ role: 'assistant', contents: this.#finishCalls(), messageId: chunk.id, responseId: chunk.id, finishReason: choice.finish_reason });
+    }
+    if (usage) updates.push({ contents: [{ kind: 'usage', usage }], responseId: chunk.id });
+    return updates;
+  }
+
+  complete(): ChatResponseUpdate[] {
+    // A stream without finish_reason still hands over the calls it assembled.
+    const rest = this.#finishCalls();
+    return rest.length ? [{ role: 'assistant', contents: rest }] : [];
+  }
+
+  #toolCallDelta(part: OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta.ToolCall, chunkId: string): ChatResponseUpdate {
+    const call = this.#calls.get(part.index) ?? { id: '', name: '', arguments: '' };
+    if (part.id) call.id = part.id;
+    if (part.function?.name) call.name += part.function.name;
+    const fragment = part.function?.arguments ?? '';
+    call.arguments += fragment;
+    this.#calls.set(part.index, call);
+    return {
+      role: 'assistant',
+      contents: [],
+      messageId: chunkId,
+      toolCallDelta: { index: part.index, callId: part.id, name: part.function?.name, argumentsDelta: fragment },
+    };
+  }
+
+  #finishCalls(): ChatResponseUpdate['contents'] {
+    const contents: ChatResponseUpdate['contents'] = [...this.#calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, c]) => ({ kind: 'function-call', callId: c.id, name: c.name, arguments: c.arguments }));
+    this.#calls.clear();
+    return contents;
+  }
+}

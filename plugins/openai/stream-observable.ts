@@ -1,0 +1,50 @@
+import { Observable } from 'rxjs';
+
+export interface StreamTranslator<TChunk, TUpdate> {
+  next(chunk: TChunk): TUpdate[];
+  complete(): TUpdate[];
+}
+
+export interface StreamSource<TChunk, TUpdate> {
+  /** The caller's signal; aborting it ends the stream with an error. */
+  signal?: AbortSignal;
+  /** Opens the SDK stream with the subscription's own signal. */
+  open: (signal: AbortSignal) => Promise<AsyncIterable<TChunk>> | AsyncIterable<TChunk>;
+  /** A fresh translator per subscription (it may hold per-stream state). */
+  translate: () => StreamTranslator<TChunk, TUpdate>;
+  toError: (error: unknown, signal: AbortSignal) => Error;
+}
+
+/**
+ * A cold Observable over an SDK stream, after RxJS's `fromFetch`: one request per subscription,
+ * an AbortController per subscription (the caller's signal chained in), and unsubscribe aborts
+ * the request. Not `from(asyncIterable)`: that has no teardown.
+ */
+export function streamFromAsyncIterable<TChunk, TUpdate>(source: StreamSource<TChunk, TUpdate>): Observable<TUpdate> {
+  return new Observable<TUpdate>((subscriber) => {
+    const controller = new AbortController();
+    const outer = source.signal;
+    const onOuterAbort = () => controller.abort(outer?.reason);
+    if (outer?.aborted) controller.abort(outer.reason);
+    else outer?.addEventListener('abort', onOuterAbort, { once: true });
+
+    (async () => {
+      const translator = source.translate();
+      const stream = await source.open(controller.signal);
+      for await (const chunk of stream) {
+        if (subscriber.closed) return;
+        for (const update of translator.next(chunk)) subscriber.next(update);
+      }
+      if (subscriber.closed) return;
+      for (const update of translator.complete()) subscriber.next(update);
+      subscriber.complete();
+    })().catch((error: unknown) => {
+      if (!subscriber.closed) subscriber.error(source.toError(error, controller.signal));
+    });
+
+    return () => {
+      outer?.removeEventListener('abort', onOuterAbort);
+      controller.abort();
+    };
+  });
+}
