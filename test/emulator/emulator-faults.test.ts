@@ -161,6 +161,16 @@ describe('Emulator: faults, aborts, auth and routing', () => {
       expect(emulator.abortedStreams).to.equal(0);
     });
 
+    it('does not count streams the emulator closed on stop', async () => {
+      emulator.injectFault({ kind: 'stall-stream', afterEvents: 1 });
+      const stream = await client.chat.completions.create({ ...longReply, stream: true });
+      const iterator = stream[Symbol.asyncIterator]();
+      await iterator.next();
+      await emulator.stop();
+      await rejection(iterator.next());
+      expect(emulator.abortedStreams).to.equal(0);
+    });
+
     it('resolves at once for an abort that happened before the wait', async () => {
       emulator.injectFault({ kind: 'stall-stream', afterEvents: 1 });
       const controller = new AbortController();

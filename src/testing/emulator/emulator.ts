@@ -205,6 +205,8 @@ export class Emulator implements RouteRegistry {
   }
 
   private recordAbortedStream(): void {
+    // Closing sockets on stop is not a client going away.
+    if (this.lifetime.signal.aborted) return;
     this.abortedStreamCount++;
     const waiters = this.abortWaiters;
     this.abortWaiters = [];
