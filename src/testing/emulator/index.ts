@@ -1,0 +1,36 @@
+export { Emulator, type EmulatorOptions, type RecordedRequest } from './emulator.js';
+export {
+  EmulatedModel,
+  isToolCallsReply,
+  toolNameWords,
+  type ModelMessage,
+  type ModelReply,
+  type ModelRole,
+  type ModelTextReply,
+  type ModelTool,
+  type ModelToolCall,
+  type ModelToolCallsReply,
+} from './emulated-model.js';
+export { FaultQueue, type Fault } from './fault.js';
+export {
+  SseStream,
+  errorEnvelope,
+  sendError,
+  sendJson,
+  sendRawJson,
+  type ErrorDetails,
+  type ErrorEnvelope,
+  type SseStreamOptions,
+  type StreamSabotage,
+} from './http-replies.js';
+export { IdGenerator } from './id-generator.js';
+export {
+  Router,
+  type RouteContext,
+  type RouteHandler,
+  type RouteMatch,
+  type RouteRegistry,
+  type RouteReply,
+  type RouteRequest,
+} from './router.js';
+export { registerChatCompletionsRoutes } from './chat-completions-routes.js';
