@@ -70,3 +70,17 @@ export class AuthenticationError extends ServiceError {}
 export class ConnectionError extends ServiceError {}
 /** A referenced remote object (thread, response, conversation) does not exist. */
 export class NotFoundError extends ServiceError {}
+
+/**
+ * A store append lost a race: another process appended to the thread since this one read it.
+ * Nothing of this turn was written; reload the thread and run the turn again.
+ */
+export class ThreadConflictError extends SkeinError {
+  constructor(
+    message: string,
+    readonly expectedVersion?: number,
+    readonly actualVersion?: number,
+  ) {
+    super(message);
+  }
+}
