@@ -10,6 +10,7 @@ export * from './serialization/json.js';
 export * from './serialization/untrusted-json.js';
 export * from './serialization/shape.js';
 export * from './serialization/content-kind-serializer.js';
+export * from './serialization/class-content-kind-serializer.js';
 export * from './serialization/thread-serializer.js';
 export * from './serialization/core-thread-serializers.js';
 export * from './serialization/serialization-registry.js';

@@ -106,22 +106,24 @@ export class SerializationRegistryImpl implements SerializationRegistry {
   readMessages(input: unknown, path: string): ChatMessage[] {
     if (!Array.isArray(input)) throw new SerializationError(path, `expected an array of messages, found ${describe(input)}.`);
     const messages = input as unknown[];
-    for (let i = 0; i < messages.length; i++) this.#checkMessage(messages[i], `${path}[${i}]`);
-    return messages as ChatMessage[];
+    const out = new Array<ChatMessage>(messages.length);
+    for (let i = 0; i < messages.length; i++) out[i] = this.#readMessage(messages[i], `${path}[${i}]`);
+    return out;
   }
 
   readMessage(input: unknown, path = '$'): ChatMessage {
     assertUntrustedJson(input, this.limits, path);
-    this.#checkMessage(input, path);
-    return input as ChatMessage;
+    return this.#readMessage(input, path);
   }
 
-  #checkMessage(value: unknown, path: string): void {
+  /** Checks one message; returns it as is unless a content serializer built a new object (never mutates input). */
+  #readMessage(value: unknown, path: string): ChatMessage {
     const message = checkShape(value, path, MESSAGE_SPEC);
     if (!CHAT_ROLES.includes(message.role as ChatMessage['role'])) {
       throw new SerializationError(`${path}.role`, `expected one of ${CHAT_ROLES.join(', ')}, found ${describe(message.role)}.`);
     }
     const contents = message.contents as unknown[];
+    let replaced: unknown[] | undefined;
     for (let i = 0; i < contents.length; i++) {
       const contentPath = `${path}.contents[${i}]`;
       const content = expectObject(contents[i], contentPath);
@@ -134,8 +136,10 @@ export class SerializationRegistryImpl implements SerializationRegistry {
           `unknown content kind "${kind}"; known kinds: ${[...this.#contents.keys()].join(', ')}. Register the plugin that defines it.`,
         );
       }
-      serializer.read(content, contentPath);
+      const read = serializer.read(content, contentPath);
+      if ((read as unknown) !== content) (replaced ??= [...contents])[i] = read;
     }
+    return (replaced ? { ...message, contents: replaced } : message) as unknown as ChatMessage;
   }
 }
 

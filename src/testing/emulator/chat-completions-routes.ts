@@ -5,6 +5,8 @@ import type { RouteContext, RouteRegistry, RouteReply, RouteRequest } from './ro
 /** OpenAI Chat Completions: POST /v1/chat/completions, JSON or SSE. */
 export function registerChatCompletionsRoutes(registry: RouteRegistry): void {
   registry.route('POST', '/v1/chat/completions', createChatCompletion);
+  // Azure OpenAI: the same body under a deployment path, with ?api-version=.
+  registry.route('POST', '/openai/deployments/:deployment/chat/completions', createChatCompletion);
 }
 
 interface ChatToolCall {

@@ -215,7 +215,8 @@ export class Emulator implements RouteRegistry {
   }
 
   private isAuthorized(headers: Record<string, string>): boolean {
-    return this.options.apiKey === undefined || headers.authorization === `Bearer ${this.options.apiKey}`;
+    // Azure OpenAI sends its key in an `api-key` header instead.
+    return this.options.apiKey === undefined || headers.authorization === `Bearer ${this.options.apiKey}` || headers['api-key'] === this.options.apiKey;
   }
 
   private async delay(ms: number): Promise<void> {
