@@ -29,3 +29,4 @@ export * from './container/skein-config.js';
 export * from './container/agent-token.js';
 export * from './container/agent-factory.js';
 export * from './container/create-container.js';
+export * from './container/config-file.js';

@@ -1,4 +1,5 @@
 import { ContainerModule } from 'inversify';
+import { z } from 'zod';
 import { ChatClient, type SkeinPlugin } from 'skein';
 import { OPENAI_CHAT_CLIENT_ID, OpenAIChatClient, type OpenAIChatClientOptions } from './openai-chat-client.js';
 
@@ -10,6 +11,24 @@ export type OpenAIPluginOptions = OpenAIChatClientOptions;
  * through unchanged. Replace a client in tests with `container.rebind(ChatClient)`.
  */
 export function openaiPlugin(options: OpenAIPluginOptions = {}): SkeinPlugin {
+  return createOpenAIPlugin(options);
+}
+
+/** Settings a config file may give the plugin (checked before anything is built). */
+openaiPlugin.configSchema = z
+  .object({
+    apiKey: z.string().min(1).optional(),
+    baseURL: z.string().url().optional(),
+    organization: z.string().optional(),
+    project: z.string().optional(),
+    model: z.string().optional(),
+    maxRetries: z.number().int().nonnegative().optional(),
+    timeout: z.number().positive().optional(),
+    defaultHeaders: z.record(z.string(), z.string()).optional(),
+  })
+  .passthrough();
+
+function createOpenAIPlugin(options: OpenAIPluginOptions): SkeinPlugin {
   return {
     id: 'openai',
     clients: [OPENAI_CHAT_CLIENT_ID],

@@ -13,6 +13,7 @@ import { DefaultThreadFactory, ThreadFactory } from '../threads/thread-factory.j
 import { AITool } from '../tools/ai-tool.js';
 import { AgentFactory } from './agent-factory.js';
 import { agentToken } from './agent-token.js';
+import { readConfigFile } from './config-file.js';
 import { AGENT_CONFIG_KEYS, type AgentConfig, type SkeinConfig } from './skein-config.js';
 import { SkeinPlugin } from './skein-plugin.js';
 
@@ -22,8 +23,23 @@ export const IN_MEMORY_STORE_ID = 'in-memory';
  * Builds a container from config: the core bindings, each plugin's module, and one binding per
  * agent under `agentToken(name)`. Config problems are reported together, before anything binds.
  */
-export function createContainer(config: SkeinConfig = {}): Container {
-  validateConfig(config);
+export function createContainer(config?: SkeinConfig): Container;
+/** From a JSON or YAML config file (plugins by id or module path, `${ENV}` interpolation). */
+export function createContainer(configFile: string, options?: { env?: NodeJS.ProcessEnv; parent?: Container }): Promise<Container>;
+export function createContainer(
+  config: SkeinConfig | string = {},
+  options: { env?: NodeJS.ProcessEnv; parent?: Container } = {},
+): Container | Promise<Container> {
+  if (typeof config === 'string') {
+    return readConfigFile(config, options.env).then(({ config: fileConfig, problems }) =>
+      buildContainer({ ...fileConfig, parent: options.parent }, problems),
+    );
+  }
+  return buildContainer(config, []);
+}
+
+function buildContainer(config: SkeinConfig, earlierProblems: string[]): Container {
+  validateConfig(config, earlierProblems);
   const container = new Container(config.parent ? { parent: config.parent } : undefined);
   container.load(coreModule(config));
   for (const plugin of config.plugins ?? []) {
@@ -126,8 +142,8 @@ const agentSchema = z
   })
   .passthrough();
 
-function validateConfig(config: SkeinConfig): void {
-  const problems: string[] = [];
+function validateConfig(config: SkeinConfig, earlierProblems: readonly string[]): void {
+  const problems: string[] = [...earlierProblems];
   const plugins = config.plugins ?? [];
   const clients = new Set<string>();
   const stores = new Set<string>([IN_MEMORY_STORE_ID]);
