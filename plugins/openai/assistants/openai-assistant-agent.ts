@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type OpenAI from 'openai';
 import { Observable, type Subscriber } from 'rxjs';
@@ -315,7 +316,7 @@ export class OpenAIAssistantAgent extends AIAgent {
    */
   runStream(input: AgentInput, options: OpenAIAssistantRunOptions = {}): Observable<AgentRunResponseUpdate> {
     return new Observable<AgentRunResponseUpdate>((subscriber) => {
-      const controller = new AbortController();
+      const controller = ownController();
       const unlink = linkSignal(options.signal, controller);
       const live: { runId?: string; threadId?: string; done: boolean } = { done: false };
       this.#streamTurn(toMessages(input), options, controller.signal, subscriber, live).then(
@@ -338,7 +339,9 @@ export class OpenAIAssistantAgent extends AIAgent {
 
   async #turn(input: ChatMessage[], options: OpenAIAssistantRunOptions): Promise<AgentRunResponse> {
     this.#assertUsable();
-    const signal = options.signal ?? new AbortController().signal;
+    const controller = ownController();
+    const unlink = linkSignal(options.signal, controller);
+    const signal = controller.signal;
     const throwaway = options.thread === undefined;
     const thread = options.thread ?? this.getNewThread();
     this.assertCompatible(thread);
@@ -354,6 +357,7 @@ export class OpenAIAssistantAgent extends AIAgent {
       const run = await this.#processRun(threadId, params, tools, behavior.maxToolRounds, signal, (m) => collected.push(m));
       return new AgentRunResponse(collected, { responseId: run.id, conversationId: threadId, usage: usageOf(run), agentName: this.#name });
     } finally {
+      unlink();
       release();
       // A throwaway thread is unreachable after the run, so it is cleaned up here.
       if (throwaway && threadId) await this.client.beta.threads.delete(threadId).catch(() => undefined);
@@ -631,6 +635,16 @@ export class OpenAIAssistantAgent extends AIAgent {
 }
 
 // ---- helpers
+
+/**
+ * The SDK adds an abort listener to the request signal per call and a long poll makes many
+ * calls: each turn gets its own signal (the caller's linked in once) with no listener limit.
+ */
+function ownController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
 
 async function call<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
   try {
