@@ -5,3 +5,4 @@ export * from './openai-plugin.js';
 export * from './openai-errors.js';
 export * from './chat-completions-mapping.js';
 export * from './stream-observable.js';
+export * from './assistants/index.js';

@@ -1,6 +1,8 @@
 import { ContainerModule } from 'inversify';
 import { z } from 'zod';
-import { ChatClient, type SkeinPlugin } from 'skein';
+import { AgentFactory, ChatClient, type SkeinPlugin } from 'skein';
+import { OPENAI_ASSISTANTS_CLIENT_ID } from './assistants/openai-assistant-agent.js';
+import { OpenAIAssistantAgentFactory } from './assistants/openai-assistant-agent-factory.js';
 import { OPENAI_CHAT_CLIENT_ID, OpenAIChatClient, type OpenAIChatClientOptions } from './openai-chat-client.js';
 
 export type OpenAIPluginOptions = OpenAIChatClientOptions;
@@ -31,7 +33,7 @@ openaiPlugin.configSchema = z
 function createOpenAIPlugin(options: OpenAIPluginOptions): SkeinPlugin {
   return {
     id: 'openai',
-    clients: [OPENAI_CHAT_CLIENT_ID],
+    clients: [OPENAI_CHAT_CLIENT_ID, OPENAI_ASSISTANTS_CLIENT_ID],
     module: new ContainerModule(({ bind }) => {
       bind(OpenAIChatClient)
         .toDynamicValue(() => new OpenAIChatClient(options))
@@ -39,6 +41,10 @@ function createOpenAIPlugin(options: OpenAIPluginOptions): SkeinPlugin {
       bind<ChatClient>(ChatClient)
         .toDynamicValue((context) => context.get(OpenAIChatClient))
         .whenNamed(OPENAI_CHAT_CLIENT_ID);
+      // Assistants agents are not ChatAgents: an AgentFactory builds them, sharing the SDK client.
+      bind<AgentFactory>(AgentFactory)
+        .toDynamicValue((context) => new OpenAIAssistantAgentFactory(() => context.get(OpenAIChatClient).client))
+        .whenNamed(OPENAI_ASSISTANTS_CLIENT_ID);
     }),
   };
 }

@@ -244,10 +244,10 @@ describe('Emulator: faults, aborts, auth and routing', () => {
     });
 
     it('dispatches registered routes with path params, query and body', async () => {
-      emulator.route('POST', '/v1/threads/:threadId/runs', (request, reply, context) => {
+      emulator.route('POST', '/v1/custom/:threadId/runs', (request, reply, context) => {
         reply.json(200, { params: request.params, query: request.query, body: request.body, id: context.ids.next('run_') });
       });
-      const response = await fetch(`${emulator.openaiBaseURL}/threads/thread%201/runs?limit=2`, {
+      const response = await fetch(`${emulator.openaiBaseURL}/custom/thread%201/runs?limit=2`, {
         method: 'POST',
         body: '{"a":1}',
       });

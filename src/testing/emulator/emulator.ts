@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { registerAssistantsRoutes } from './assistants-routes.js';
 import { registerChatCompletionsRoutes } from './chat-completions-routes.js';
 import { EmulatedModel } from './emulated-model.js';
 import { FaultQueue, type Fault } from './fault.js';
@@ -58,6 +59,7 @@ export class Emulator implements RouteRegistry {
     this.url = `http://127.0.0.1:${port}`;
     this.openaiBaseURL = `${this.url}/v1`;
     registerChatCompletionsRoutes(this);
+    registerAssistantsRoutes(this);
   }
 
   static async start(options: EmulatorOptions = {}): Promise<Emulator> {

@@ -34,3 +34,4 @@ export {
   type RouteRequest,
 } from './router.js';
 export { registerChatCompletionsRoutes } from './chat-completions-routes.js';
+export { AssistantsState, registerAssistantsRoutes, type AssistantsRoutesOptions, type EmulatedRun } from './assistants-routes.js';

@@ -1,0 +1,5 @@
+export * from './openai-assistant-agent.js';
+export * from './openai-assistant-agent-factory.js';
+export * from './openai-assistant-definition.js';
+export * from './openai-assistant-errors.js';
+export * from './openai-service-configuration.js';

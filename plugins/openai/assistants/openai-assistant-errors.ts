@@ -1,0 +1,39 @@
+import { ServiceError, SkeinError } from 'skein';
+
+/**
+ * A run ended in expired, failed, cancelled or incomplete. It names the run and thread so the
+ * caller can inspect them (`client.beta.threads.runs.retrieve(runId, { thread_id })`).
+ */
+export class AssistantRunError extends ServiceError {
+  constructor(
+    provider: string,
+    readonly runId: string,
+    readonly threadId: string,
+    readonly runStatus: string,
+    readonly lastError?: { code?: string; message: string },
+    message?: string,
+  ) {
+    super(
+      provider,
+      message ??
+        `Run ${runId} on thread ${threadId} ended with status "${runStatus}"${lastError ? `: ${lastError.code ? `${lastError.code}: ` : ''}${lastError.message}` : ''}. The thread keeps what the run wrote; run again to retry.`,
+    );
+  }
+}
+
+/** A run did not finish within the polling timeout; Skein cancelled it. */
+export class AssistantRunTimeoutError extends AssistantRunError {
+  constructor(provider: string, runId: string, threadId: string, runStatus: string, timeoutMs: number) {
+    super(
+      provider,
+      runId,
+      threadId,
+      runStatus,
+      undefined,
+      `Run ${runId} on thread ${threadId} was still "${runStatus}" after ${timeoutMs} ms; it was cancelled. Raise polling.timeoutMs for long runs.`,
+    );
+  }
+}
+
+/** The agent's assistant was deleted: the agent is in a terminal state. */
+export class AssistantDeletedError extends SkeinError {}

@@ -1,0 +1,566 @@
+import { isToolCallsReply, type ModelMessage, type ModelTool } from './emulated-model.js';
+import type { SseStream } from './http-replies.js';
+import type { RouteContext, RouteHandler, RouteRegistry, RouteReply, RouteRequest } from './router.js';
+
+/**
+ * Stateful Assistants v2: assistants, threads, messages (paged), runs with a status that moves
+ * one step per retrieve, requires_action + submit_tool_outputs, steps, cancel and SSE streaming.
+ *
+ * Runs are steered from the text of the newest user message, so any client (Assistants, Foundry)
+ * can ask for a behaviour without an emulator API:
+ * - `[emulator:polls=N]` the run reports `in_progress` for N more retrieves before it moves on;
+ * - `[emulator:stuck]` the run stays `in_progress` until cancelled (poll timeouts, aborts);
+ * - `[emulator:failed]` / `[emulator:expired]` / `[emulator:incomplete]` / `[emulator:cancelled]`
+ *   the run ends in that status instead of answering.
+ */
+export interface AssistantsRoutesOptions {
+  /** Path prefix of every route; `/v1` for OpenAI. */
+  prefix?: string;
+  /** Reject calls without `OpenAI-Beta: assistants=v2` (true for OpenAI, false for Foundry). */
+  requireBetaHeader?: boolean;
+  /** Value of the `openai-poll-after-ms` header on run replies. */
+  pollAfterMs?: number;
+  /** Retrieves a new run stays `in_progress` before it moves on (before markers). Default 1. */
+  defaultPolls?: number;
+}
+
+type Json = Record<string, unknown>;
+
+export interface EmulatedRun {
+  object: Json;
+  pollsLeft: number;
+  stuck: boolean;
+  outcome: 'failed' | 'expired' | 'incomplete' | 'cancelled' | undefined;
+  /** Tool results submitted during this run, by tool call id. */
+  outputs: Map<string, string>;
+  steps: Json[];
+}
+
+interface EmulatedThread {
+  object: Json;
+  messages: Json[];
+  runs: EmulatedRun[];
+}
+
+/** The service's memory; exposed so tests can look behind the API. */
+export class AssistantsState {
+  readonly assistants = new Map<string, Json>();
+  readonly threads = new Map<string, EmulatedThread>();
+  readonly vectorStores = new Map<string, Json>();
+  readonly files = new Map<string, Json>();
+}
+
+const ACTIVE = new Set(['queued', 'in_progress', 'requires_action', 'cancelling']);
+
+class BadRequest extends Error {
+  constructor(
+    message: string,
+    readonly status = 400,
+    readonly param?: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Registers the Assistants v2 routes under `prefix` and returns the state behind them. The
+ * handlers only depend on the prefix and options, so another service speaking the same protocol
+ * (Foundry Agents) can mount them again under its own prefix.
+ */
+export function registerAssistantsRoutes(registry: RouteRegistry, options: AssistantsRoutesOptions = {}): AssistantsState {
+  const prefix = options.prefix ?? '/v1';
+  const state = new AssistantsState();
+  const service = new AssistantsService(state, options);
+  const on = (method: string, path: string, handler: (s: AssistantsService, r: RouteRequest, reply: RouteReply, c: RouteContext) => unknown) => {
+    const wrapped: RouteHandler = async (request, reply, context) => {
+      try {
+        service.checkHeader(request);
+        await handler(service, request, reply, context);
+      } catch (error) {
+        if (!(error instanceof BadRequest)) throw error;
+        reply.error(error.status, error.message, error.param ? { param: error.param } : {});
+      }
+    };
+    registry.route(method, `${prefix}${path}`, wrapped);
+  };
+  on('POST', '/assistants', (s, r, reply, c) => reply.json(200, s.createAssistant(r.body, c)));
+  on('GET', '/assistants', (s, r, reply) => reply.json(200, page([...state.assistants.values()], r.query)));
+  on('GET', '/assistants/:id', (s, r, reply) => reply.json(200, s.assistant(r.params.id)));
+  on('POST', '/assistants/:id', (s, r, reply) => reply.json(200, s.updateAssistant(r.params.id, r.body)));
+  on('DELETE', '/assistants/:id', (s, r, reply) => reply.json(200, s.deleteAssistant(r.params.id)));
+  on('POST', '/threads', (s, r, reply, c) => reply.json(200, s.createThread(r.body, c)));
+  on('GET', '/threads/:id', (s, r, reply) => reply.json(200, s.thread(r.params.id).object));
+  on('DELETE', '/threads/:id', (s, r, reply) => reply.json(200, s.deleteThread(r.params.id)));
+  on('POST', '/threads/:id/messages', (s, r, reply, c) => reply.json(200, s.addMessage(r.params.id, r.body, c)));
+  on('GET', '/threads/:id/messages', (s, r, reply) => reply.json(200, s.listMessages(r.params.id, r.query)));
+  on('GET', '/threads/:id/messages/:messageId', (s, r, reply) => reply.json(200, s.message(r.params.id, r.params.messageId)));
+  on('POST', '/threads/:id/runs', (s, r, reply, c) => s.createRun(r.params.id, r.body, reply, c));
+  on('GET', '/threads/:id/runs', (s, r, reply) => reply.json(200, page(s.thread(r.params.id).runs.map((x) => x.object), r.query)));
+  on('GET', '/threads/:id/runs/:runId', (s, r, reply, c) => reply.json(200, s.retrieveRun(r.params.id, r.params.runId, c), s.pollHeaders));
+  on('POST', '/threads/:id/runs/:runId/cancel', (s, r, reply) => reply.json(200, s.cancelRun(r.params.id, r.params.runId), s.pollHeaders));
+  on('POST', '/threads/:id/runs/:runId/submit_tool_outputs', (s, r, reply, c) => s.submitToolOutputs(r.params.id, r.params.runId, r.body, reply, c));
+  on('GET', '/threads/:id/runs/:runId/steps', (s, r, reply) => reply.json(200, page(s.run(r.params.id, r.params.runId).steps, r.query)));
+  return state;
+}
+
+class AssistantsService {
+  readonly pollHeaders: Record<string, string>;
+  constructor(
+    private readonly state: AssistantsState,
+    private readonly options: AssistantsRoutesOptions,
+  ) {
+    this.pollHeaders = { 'openai-poll-after-ms': String(options.pollAfterMs ?? 5) };
+  }
+
+  checkHeader(request: RouteRequest): void {
+    if (this.options.requireBetaHeader === false) return;
+    if (!(request.headers['openai-beta'] ?? '').includes('assistants=v2')) {
+      throw new BadRequest("You must provide the 'OpenAI-Beta' header to access the Assistants API: 'OpenAI-Beta: assistants=v2'.");
+    }
+  }
+
+  // ---- assistants
+  createAssistant(body: unknown, context: RouteContext): Json {
+    const b = record(body, 'body');
+    if (typeof b.model !== 'string' || !b.model) throw new BadRequest('`model` is required.', 400, 'model');
+    const assistant: Json = {
+      id: context.ids.next('asst_'),
+      object: 'assistant',
+      created_at: now(),
+      name: null,
+      description: null,
+      instructions: null,
+      tools: [],
+      tool_resources: {},
+      metadata: {},
+      temperature: 1,
+      top_p: 1,
+      response_format: 'auto',
+      ...pick(b, ['model', 'name', 'description', 'instructions', 'tools', 'tool_resources', 'metadata', 'temperature', 'top_p', 'response_format']),
+    };
+    checkTools(assistant.tools);
+    this.state.assistants.set(assistant.id as string, assistant);
+    return assistant;
+  }
+
+  assistant(id: string): Json {
+    const found = this.state.assistants.get(id);
+    if (!found) throw new BadRequest(`No assistant found with id '${id}'.`, 404);
+    return found;
+  }
+
+  updateAssistant(id: string, body: unknown): Json {
+    const assistant = this.assistant(id);
+    Object.assign(assistant, pick(record(body, 'body'), ['model', 'name', 'description', 'instructions', 'tools', 'tool_resources', 'metadata', 'temperature', 'top_p']));
+    return assistant;
+  }
+
+  deleteAssistant(id: string): Json {
+    this.assistant(id);
+    this.state.assistants.delete(id);
+    return { id, object: 'assistant.deleted', deleted: true };
+  }
+
+  // ---- threads and messages
+  createThread(body: unknown, context: RouteContext): Json {
+    const b = body === undefined ? {} : record(body, 'body');
+    const object: Json = { id: context.ids.next('thread_'), object: 'thread', created_at: now(), metadata: b.metadata ?? {}, tool_resources: b.tool_resources ?? {} };
+    const thread: EmulatedThread = { object, messages: [], runs: [] };
+    this.state.threads.set(object.id as string, thread);
+    for (const [i, m] of arrayOf(b.messages, 'messages').entries()) thread.messages.push(this.newMessage(thread, m, `messages[${i}]`, context));
+    return object;
+  }
+
+  thread(id: string): EmulatedThread {
+    const found = this.state.threads.get(id);
+    if (!found) throw new BadRequest(`No thread found with id '${id}'.`, 404);
+    return found;
+  }
+
+  deleteThread(id: string): Json {
+    this.thread(id);
+    this.state.threads.delete(id);
+    return { id, object: 'thread.deleted', deleted: true };
+  }
+
+  addMessage(threadId: string, body: unknown, context: RouteContext): Json {
+    const thread = this.thread(threadId);
+    const active = thread.runs.find((r) => ACTIVE.has(r.object.status as string));
+    if (active) throw new BadRequest(`Can't add messages to ${threadId} while a run ${active.object.id as string} is active.`);
+    const message = this.newMessage(thread, body, 'body', context);
+    thread.messages.push(message);
+    return message;
+  }
+
+  message(threadId: string, messageId: string): Json {
+    const found = this.thread(threadId).messages.find((m) => m.id === messageId);
+    if (!found) throw new BadRequest(`No message found with id '${messageId}'.`, 404);
+    return found;
+  }
+
+  listMessages(threadId: string, query: Record<string, string>): Json {
+    const messages = this.thread(threadId).messages.filter((m) => query.run_id === undefined || m.run_id === query.run_id);
+    return page(messages, query);
+  }
+
+  private newMessage(thread: EmulatedThread, body: unknown, param: string, context: RouteContext): Json {
+    const m = record(body, param);
+    if (m.role !== 'user' && m.role !== 'assistant') throw new BadRequest(`${param}.role must be "user" or "assistant".`, 400, `${param}.role`);
+    return {
+      id: context.ids.next('msg_'),
+      object: 'thread.message',
+      created_at: now(),
+      thread_id: thread.object.id,
+      role: m.role,
+      status: 'completed',
+      content: [{ type: 'text', text: { value: contentText(m.content, `${param}.content`), annotations: [] } }],
+      assistant_id: null,
+      run_id: null,
+      attachments: Array.isArray(m.attachments) ? m.attachments : [],
+      metadata: isRecord(m.metadata) ? m.metadata : {},
+      completed_at: now(),
+      incomplete_at: null,
+      incomplete_details: null,
+    };
+  }
+
+  // ---- runs
+  async createRun(threadId: string, body: unknown, reply: RouteReply, context: RouteContext): Promise<void> {
+    const thread = this.thread(threadId);
+    const b = record(body, 'body');
+    if (typeof b.assistant_id !== 'string') throw new BadRequest('`assistant_id` is required.', 400, 'assistant_id');
+    const assistant = this.assistant(b.assistant_id);
+    const active = thread.runs.find((r) => ACTIVE.has(r.object.status as string));
+    if (active) throw new BadRequest(`Thread ${threadId} already has an active run ${active.object.id as string}.`);
+    if (b.tools !== undefined) checkTools(b.tools);
+    const additional = arrayOf(b.additional_messages, 'additional_messages').map((m, i) => this.newMessage(thread, m, `additional_messages[${i}]`, context));
+    thread.messages.push(...additional);
+    const marker = lastUserText(thread.messages);
+    const polls = /\[emulator:polls=(\d+)\]/.exec(marker)?.[1];
+    const outcome = /\[emulator:(failed|expired|incomplete|cancelled)\]/.exec(marker)?.[1] as EmulatedRun['outcome'];
+    const object: Json = {
+      id: context.ids.next('run_'),
+      object: 'thread.run',
+      created_at: now(),
+      thread_id: threadId,
+      assistant_id: assistant.id,
+      status: 'queued',
+      required_action: null,
+      last_error: null,
+      expires_at: now() + 600,
+      started_at: null,
+      cancelled_at: null,
+      failed_at: null,
+      completed_at: null,
+      incomplete_details: null,
+      model: b.model ?? assistant.model,
+      instructions: `${(b.instructions as string | undefined) ?? (assistant.instructions as string | null) ?? ''}${b.additional_instructions ? `\n${b.additional_instructions as string}` : ''}`,
+      tools: b.tools ?? assistant.tools,
+      metadata: b.metadata ?? {},
+      usage: null,
+      temperature: b.temperature ?? assistant.temperature,
+      top_p: b.top_p ?? assistant.top_p,
+      max_prompt_tokens: b.max_prompt_tokens ?? null,
+      max_completion_tokens: b.max_completion_tokens ?? null,
+      truncation_strategy: b.truncation_strategy ?? { type: 'auto', last_messages: null },
+      tool_choice: b.tool_choice ?? 'auto',
+      parallel_tool_calls: b.parallel_tool_calls ?? true,
+      response_format: b.response_format ?? 'auto',
+    };
+    const run: EmulatedRun = {
+      object,
+      pollsLeft: polls !== undefined ? Number(polls) : (this.options.defaultPolls ?? 1),
+      stuck: marker.includes('[emulator:stuck]'),
+      outcome,
+      outputs: new Map(),
+      steps: [],
+    };
+    thread.runs.unshift(run);
+    if (b.stream === true) {
+      await this.stream(thread, run, reply.sse(), context, true);
+      return;
+    }
+    reply.json(200, object, this.pollHeaders);
+  }
+
+  run(threadId: string, runId: string): EmulatedRun {
+    const found = this.thread(threadId).runs.find((r) => r.object.id === runId);
+    if (!found) throw new BadRequest(`No run found with id '${runId}'.`, 404);
+    return found;
+  }
+
+  /** Each retrieve moves an active run one step: queued -> in_progress (xN) -> its result. */
+  retrieveRun(threadId: string, runId: string, context: RouteContext): Json {
+    const thread = this.thread(threadId);
+    const run = this.run(threadId, runId);
+    const status = run.object.status;
+    if (status === 'cancelling') this.finish(run, 'cancelled');
+    else if (status === 'queued') this.start(run);
+    else if (status === 'in_progress' && !run.stuck) {
+      if (run.pollsLeft > 0) run.pollsLeft--;
+      else this.advance(thread, run, context);
+    }
+    return run.object;
+  }
+
+  cancelRun(threadId: string, runId: string): Json {
+    const run = this.run(threadId, runId);
+    const status = run.object.status as string;
+    if (!ACTIVE.has(status)) throw new BadRequest(`Cannot cancel run with status '${status}'.`);
+    if (status === 'requires_action') this.finish(run, 'cancelled');
+    else if (status !== 'cancelling') run.object.status = 'cancelling';
+    return run.object;
+  }
+
+  async submitToolOutputs(threadId: string, runId: string, body: unknown, reply: RouteReply, context: RouteContext): Promise<void> {
+    const thread = this.thread(threadId);
+    const run = this.run(threadId, runId);
+    if (run.object.status !== 'requires_action') {
+      throw new BadRequest(`Runs in status "${run.object.status as string}" do not accept tool outputs.`);
+    }
+    const b = record(body, 'body');
+    const outputs = arrayOf(b.tool_outputs, 'tool_outputs').map((o, i) => record(o, `tool_outputs[${i}]`));
+    const required = ((run.object.required_action as Json).submit_tool_outputs as { tool_calls: Json[] }).tool_calls.map((c) => c.id as string);
+    const given = outputs.map((o) => o.tool_call_id);
+    const missing = required.filter((id) => !given.includes(id));
+    if (missing.length) throw new BadRequest(`Expected tool outputs for call_ids ${JSON.stringify(required)}, got ${JSON.stringify(given)}.`, 400, 'tool_outputs');
+    for (const o of outputs) {
+      if (!required.includes(o.tool_call_id as string)) throw new BadRequest(`Unknown tool_call_id ${JSON.stringify(o.tool_call_id)}.`, 400, 'tool_outputs');
+      run.outputs.set(o.tool_call_id as string, typeof o.output === 'string' ? o.output : '');
+    }
+    const step = run.steps.find((s) => s.type === 'tool_calls' && s.status === 'in_progress');
+    if (step) {
+      for (const call of (step.step_details as { tool_calls: { id: string; function: Json }[] }).tool_calls) call.function.output = run.outputs.get(call.id) ?? null;
+      step.status = 'completed';
+      step.completed_at = now();
+    }
+    run.object.status = 'queued';
+    run.object.required_action = null;
+    if (b.stream === true) {
+      await this.stream(thread, run, reply.sse(), context, false);
+      return;
+    }
+    reply.json(200, run.object, this.pollHeaders);
+  }
+
+  private start(run: EmulatedRun): void {
+    run.object.status = 'in_progress';
+    run.object.started_at ??= now();
+  }
+
+  private finish(run: EmulatedRun, status: string): void {
+    run.object.status = status;
+    run.object.required_action = null;
+    if (status === 'cancelled') run.object.cancelled_at = now();
+    if (status === 'failed') {
+      run.object.failed_at = now();
+      run.object.last_error = { code: 'server_error', message: 'The emulated run failed as asked ([emulator:failed]).' };
+    }
+    if (status === 'incomplete') run.object.incomplete_details = { reason: 'max_completion_tokens' };
+    if (status === 'completed') run.object.completed_at = now();
+    for (const step of run.steps) if (step.status === 'in_progress') step.status = status === 'completed' ? 'completed' : status === 'failed' ? 'failed' : 'cancelled';
+  }
+
+  /** Asks the model and moves the run to requires_action, completed or its scripted outcome. */
+  private advance(thread: EmulatedThread, run: EmulatedRun, context: RouteContext): Json | undefined {
+    if (run.outcome) {
+      this.finish(run, run.outcome);
+      return undefined;
+    }
+    const reply = context.model.reply(this.modelMessages(thread, run), modelTools(run.object.tools));
+    const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+    if (isToolCallsReply(reply)) {
+      const toolCalls = reply.toolCalls.map((c) => ({ id: context.ids.next('call_'), type: 'function', function: { name: c.name, arguments: c.arguments } }));
+      const step = this.newStep(run, context, 'tool_calls', {
+        type: 'tool_calls',
+        tool_calls: toolCalls.map((c) => ({ ...c, function: { ...c.function, output: null } })),
+      });
+      step.status = 'in_progress';
+      run.object.status = 'requires_action';
+      run.object.required_action = { type: 'submit_tool_outputs', submit_tool_outputs: { tool_calls: toolCalls } };
+      return step;
+    }
+    const message: Json = {
+      id: context.ids.next('msg_'),
+      object: 'thread.message',
+      created_at: now(),
+      thread_id: thread.object.id,
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'text', text: { value: reply.text, annotations: [] } }],
+      assistant_id: run.object.assistant_id,
+      run_id: run.object.id,
+      attachments: [],
+      metadata: {},
+      completed_at: now(),
+      incomplete_at: null,
+      incomplete_details: null,
+    };
+    thread.messages.push(message);
+    const step = this.newStep(run, context, 'message_creation', { type: 'message_creation', message_creation: { message_id: message.id } });
+    step.status = 'completed';
+    step.completed_at = now();
+    run.object.usage = usage;
+    this.finish(run, 'completed');
+    return message;
+  }
+
+  private newStep(run: EmulatedRun, context: RouteContext, type: string, details: Json): Json {
+    const step: Json = {
+      id: context.ids.next('step_'),
+      object: 'thread.run.step',
+      created_at: now(),
+      run_id: run.object.id,
+      assistant_id: run.object.assistant_id,
+      thread_id: run.object.thread_id,
+      type,
+      status: 'in_progress',
+      step_details: details,
+      last_error: null,
+      expired_at: null,
+      cancelled_at: null,
+      failed_at: null,
+      completed_at: null,
+      metadata: {},
+      usage: null,
+    };
+    run.steps.unshift(step); // newest first, like every list here
+    return step;
+  }
+
+  private modelMessages(thread: EmulatedThread, run: EmulatedRun): ModelMessage[] {
+    const out: ModelMessage[] = [];
+    if (run.object.instructions) out.push({ role: 'system', text: run.object.instructions as string });
+    for (const m of thread.messages) {
+      if (m.run_id === run.object.id) continue;
+      out.push({ role: m.role as 'user' | 'assistant', text: messageText(m) });
+    }
+    for (const step of [...run.steps].reverse()) {
+      if (step.type !== 'tool_calls' || step.status !== 'completed') continue;
+      const calls = (step.step_details as { tool_calls: { id: string; function: { name: string; arguments: string; output: string | null } }[] }).tool_calls;
+      out.push({ role: 'assistant', text: '', toolCalls: calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) });
+      for (const c of calls) out.push({ role: 'tool', text: c.function.output ?? '', toolCallId: c.id });
+    }
+    return out;
+  }
+
+  /** Runs the run to its next stop (requires_action or an end) as Assistants SSE events. */
+  private async stream(thread: EmulatedThread, run: EmulatedRun, sse: SseStream, context: RouteContext, created: boolean): Promise<void> {
+    const send = (event: string, data: unknown) => sse.send(data, event);
+    if (created && !(await send('thread.run.created', run.object))) return;
+    if (!(await send('thread.run.queued', run.object))) return;
+    this.start(run);
+    if (!(await send('thread.run.in_progress', run.object))) return;
+    if (run.stuck) {
+      // Holds the stream open, as a slow run would, until the client leaves or cancels.
+      while (sse.open && run.object.status === 'in_progress') await new Promise((r) => setTimeout(r, 5));
+      if (!sse.open) return;
+      this.finish(run, 'cancelled');
+      await send('thread.run.cancelled', run.object);
+      await sse.send('[DONE]', 'done');
+      await sse.end();
+      return;
+    }
+    const result = this.advance(thread, run, context);
+    const status = run.object.status as string;
+    if (status === 'requires_action' && result) {
+      if (!(await send('thread.run.step.created', result))) return;
+      if (!(await send('thread.run.step.in_progress', result))) return;
+      if (!(await send('thread.run.requires_action', run.object))) return;
+    } else if (status === 'completed' && result) {
+      const step = run.steps[0];
+      const text = messageText(result);
+      const inProgress = { ...result, status: 'in_progress', content: [] };
+      if (!(await send('thread.run.step.created', { ...step, status: 'in_progress' }))) return;
+      if (!(await send('thread.message.created', inProgress))) return;
+      if (!(await send('thread.message.in_progress', inProgress))) return;
+      for (const word of text.split(/(?<=\s)(?=\S)/)) {
+        const delta = { id: result.id, object: 'thread.message.delta', delta: { content: [{ index: 0, type: 'text', text: { value: word, annotations: [] } }] } };
+        if (!(await send('thread.message.delta', delta))) return;
+      }
+      if (!(await send('thread.message.completed', result))) return;
+      if (!(await send('thread.run.step.completed', step))) return;
+      if (!(await send('thread.run.completed', run.object))) return;
+    } else if (!(await send(`thread.run.${status}`, run.object))) return;
+    if (!(await sse.send('[DONE]', 'done'))) return;
+    await sse.end();
+  }
+}
+
+/** A cursor page: `order` (default desc), `limit` (default 20), `after` / `before` ids. */
+function page(items: Json[], query: Record<string, string>): Json {
+  // Items are kept oldest first except runs and steps (newest first); sort by creation order.
+  let list = [...items].sort((a, b) => idNumber(a) - idNumber(b));
+  if (query.order !== 'asc') list.reverse();
+  if (query.after) list = list.slice(list.findIndex((m) => m.id === query.after) + 1);
+  if (query.before) {
+    const at = list.findIndex((m) => m.id === query.before);
+    list = at >= 0 ? list.slice(0, at) : list;
+  }
+  const limit = Math.min(Math.max(Number(query.limit ?? 20) || 20, 1), 100);
+  const data = list.slice(0, limit);
+  return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: list.length > limit };
+}
+
+function idNumber(item: Json): number {
+  return Number(/(\d+)$/.exec(String(item.id))?.[1] ?? 0);
+}
+
+function modelTools(tools: unknown): ModelTool[] {
+  if (!Array.isArray(tools)) return [];
+  return tools
+    .filter((t): t is { type: 'function'; function: { name: string; description?: string; parameters?: Json } } => isRecord(t) && t.type === 'function' && isRecord(t.function))
+    .map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters }));
+}
+
+function checkTools(tools: unknown): void {
+  if (!Array.isArray(tools)) throw new BadRequest('`tools` must be an array.', 400, 'tools');
+  tools.forEach((t, i) => {
+    if (!isRecord(t) || !['function', 'code_interpreter', 'file_search'].includes(t.type as string)) {
+      throw new BadRequest(`tools[${i}].type must be function, code_interpreter or file_search.`, 400, `tools[${i}]`);
+    }
+    if (t.type === 'function' && (!isRecord(t.function) || typeof t.function.name !== 'string')) {
+      throw new BadRequest(`tools[${i}] must be {type:"function", function:{name, description?, parameters?}}.`, 400, `tools[${i}]`);
+    }
+  });
+}
+
+function lastUserText(messages: Json[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user') return messageText(messages[i]);
+  return '';
+}
+
+function messageText(message: Json): string {
+  return (message.content as { type: string; text?: { value: string } }[]).map((c) => (c.type === 'text' ? (c.text?.value ?? '') : '')).join('');
+}
+
+function contentText(content: unknown, param: string): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) throw new BadRequest(`${param} must be a string or an array of parts.`, 400, param);
+  return content.map((p) => (isRecord(p) && p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('');
+}
+
+function pick(source: Json, keys: string[]): Json {
+  const out: Json = {};
+  for (const k of keys) if (source[k] !== undefined) out[k] = source[k];
+  return out;
+}
+
+function record(value: unknown, param: string): Json {
+  if (!isRecord(value)) throw new BadRequest(`${param} must be a JSON object.`, 400, param);
+  return value;
+}
+
+function arrayOf(value: unknown, param: string): unknown[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new BadRequest(`\`${param}\` must be an array.`, 400, param);
+  return value;
+}
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function now(): number {
+  return Math.floor(Date.now() / 1000);
+}
