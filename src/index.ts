@@ -30,3 +30,7 @@ export * from './container/agent-token.js';
 export * from './container/agent-factory.js';
 export * from './container/create-container.js';
 export * from './container/config-file.js';
+export * from './agents/middleware.js';
+export * from './agents/context-provider.js';
+export * from './agents/user-facts-memory.js';
+export * from './agents/function-approvals.js';

@@ -4,7 +4,8 @@ import { type ChatOptions, mergeChatOptions } from '../clients/chat-options.js';
 import { type ChatResponse, type ChatResponseUpdate, responseFromUpdates } from '../clients/chat-response.js';
 import { AbortError, SkeinError, ThreadCompatibilityError } from '../errors/skein-error.js';
 import { type AgentInput, type ChatMessage, toMessages } from '../messages/chat-message.js';
-import { isText } from '../messages/content.js';
+import { type FunctionCallContent, type FunctionResultContent, isText } from '../messages/content.js';
+import type { JsonObject } from '../serialization/json.js';
 import { type SerializationRegistry, SerializationRegistryImpl } from '../serialization/serialization-registry.js';
 import type { AgentThread, ThreadConcurrency } from '../threads/agent-thread.js';
 import type { ChatMessageStoreFactory } from '../threads/chat-message-store.js';
@@ -13,7 +14,20 @@ import { DefaultThreadFactory, type ThreadFactory } from '../threads/thread-fact
 import type { AITool } from '../tools/ai-tool.js';
 import { AIAgent, type AgentRunOptions } from './ai-agent.js';
 import { AgentRunResponse, type AgentRunResponseUpdate } from './agent-run-response.js';
-import { type CallModel, type FunctionLoopResult, runFunctionLoop, throwIfAborted } from './function-invocation-loop.js';
+import { type AIContext, type ContextProvider, providerState, withProviderState } from './context-provider.js';
+import { approvalRequestsFor, pendingApprovalsOf, settlePendingApprovals, splitApprovalAnswers, withPendingApprovals } from './function-approvals.js';
+import {
+  type AgentRunContext,
+  type AgentRunMiddleware,
+  type ChatClientMiddleware,
+  type ChatRequestContext,
+  type FunctionCallContext,
+  type FunctionCallMiddleware,
+  runThrough,
+} from './middleware.js';
+import { type CallModel, type FunctionLoopResult, notRun, runFunctionLoop, throwIfAborted } from './function-invocation-loop.js';
+
+type MiddlewareLayer<C, R> = (context: C, next: () => Promise<R>) => Promise<R>;
 
 export interface ChatAgentOptions {
   chatClient: ChatClient;
@@ -32,6 +46,16 @@ export interface ChatAgentOptions {
   maxToolIterations?: number;
   /** What a second run on a busy thread does. Default `queue`. */
   concurrency?: ThreadConcurrency;
+  /** Memory and context, invoked before and after each run, in order. */
+  contextProviders?: readonly ContextProvider[];
+  /** Run, function-call and chat-client middleware; the first of each list is the outermost. */
+  middleware?: AgentMiddleware;
+}
+
+export interface AgentMiddleware {
+  agentRun?: readonly AgentRunMiddleware[];
+  functionCall?: readonly FunctionCallMiddleware[];
+  chatClient?: readonly ChatClientMiddleware[];
 }
 
 const DEFAULT_MAX_TOOL_ITERATIONS = 8;
@@ -50,6 +74,12 @@ export class ChatAgent extends AIAgent {
   readonly #registry: SerializationRegistry;
   readonly #maxToolIterations: number;
   readonly #concurrency: ThreadConcurrency;
+  readonly #contextProviders: readonly ContextProvider[];
+  readonly #middleware: {
+    agentRun: MiddlewareLayer<AgentRunContext, AgentRunResponse>[];
+    functionCall: MiddlewareLayer<FunctionCallContext, FunctionResultContent>[];
+    chatClient: MiddlewareLayer<ChatRequestContext, ChatResponse>[];
+  };
 
   constructor(options: ChatAgentOptions) {
     super();
@@ -65,6 +95,13 @@ export class ChatAgent extends AIAgent {
     this.#registry = options.serializationRegistry ?? (sharedRegistry ??= SerializationRegistryImpl.withDefaults());
     this.#maxToolIterations = options.maxToolIterations ?? DEFAULT_MAX_TOOL_ITERATIONS;
     this.#concurrency = options.concurrency ?? 'queue';
+    this.#contextProviders = [...(options.contextProviders ?? [])];
+    const mw = options.middleware ?? {};
+    this.#middleware = {
+      agentRun: (mw.agentRun ?? []).map((m) => (c, next) => m.onRun(c, next)),
+      functionCall: (mw.functionCall ?? []).map((m) => (c, next) => m.onFunctionCall(c, next)),
+      chatClient: (mw.chatClient ?? []).map((m) => (c, next) => m.onChatRequest(c, next)),
+    };
   }
 
   get tools(): AITool[] {
@@ -111,8 +148,7 @@ export class ChatAgent extends AIAgent {
       };
       const callModel: CallModel = (messages, chatOptions) =>
         collectStream(this.chatClient.getStreamingResponse(messages, chatOptions), emit, controller.signal);
-      const onToolResults = (message: ChatMessage) => emit({ role: 'tool', contents: message.contents });
-      this.#runOnThread(input, options, controller.signal, callModel, onToolResults).then(
+      this.#runOnThread(input, options, controller.signal, callModel, emit).then(
         () => subscriber.complete(),
         (error: unknown) => {
           if (!subscriber.closed) subscriber.error(error);
@@ -157,38 +193,21 @@ export class ChatAgent extends AIAgent {
     options: AgentRunOptions,
     signal: AbortSignal,
     callModel: CallModel,
-    onToolResults?: (message: ChatMessage) => void,
+    emit?: (update: ChatResponseUpdate) => void,
   ): Promise<AgentRunResponse> {
     const thread = options.thread ?? this.getNewThread();
     this.assertCompatible(thread);
-    const inputMessages = stamp(toMessages(input));
     const release = await thread.acquire(options.concurrency ?? this.#concurrency);
     try {
       throwIfAborted(signal);
-      const history = thread.messageStore ? await thread.messageStore.listMessages() : [];
-      const result = await runFunctionLoop({
-        callModel,
-        history,
-        input: inputMessages,
-        options: this.#chatOptionsFor(thread, options, signal),
-        serviceManaged: thread.messageStore === undefined && this.chatClient.threadKind !== 'message-store',
-        tools: options.tools?.length ? new Map([...this.#tools, ...toolMap(options.tools)]) : this.#tools,
-        maxIterations: options.maxToolIterations ?? this.#maxToolIterations,
-        signal,
-        thread,
-        onMessages: (messages, fromModel) => {
-          if (!fromModel) onToolResults?.(messages[0]!);
-        },
+      const context: AgentRunContext = { agent: this, thread, messages: stamp(toMessages(input)), options, streaming: emit !== undefined };
+      let ranTurn = false;
+      const response = await runThrough(this.#middleware.agentRun, context, (ctx) => {
+        ranTurn = true;
+        return this.#executeTurn(thread, ctx.messages, options, signal, callModel, emit);
       });
-      const produced = this.#authored(result.messages);
-      throwIfAborted(signal);
-      await this.#commit(thread, inputMessages, produced, result);
-      return new AgentRunResponse(produced, {
-        responseId: result.responseId,
-        conversationId: result.conversationId,
-        usage: result.usage,
-        agentName: this.name,
-      });
+      if (!ranTurn) await this.#commitShortCircuit(thread, context.messages, response, emit);
+      return response;
     } catch (error) {
       if (signal.aborted && !(error instanceof AbortError)) throw new AbortError(undefined, { cause: error });
       throw error;
@@ -197,10 +216,122 @@ export class ChatAgent extends AIAgent {
     }
   }
 
-  #chatOptionsFor(thread: AgentThread, options: AgentRunOptions, signal: AbortSignal): ChatOptions {
-    const tools = options.tools?.length ? [...this.#tools.values(), ...options.tools] : [...this.#tools.values()];
+  /** One turn: settle approvals, gather context, run the tool loop, commit once. */
+  async #executeTurn(
+    thread: AgentThread,
+    input: ChatMessage[],
+    options: AgentRunOptions,
+    signal: AbortSignal,
+    callModel: CallModel,
+    emit?: (update: ChatResponseUpdate) => void,
+  ): Promise<AgentRunResponse> {
+    const tools = options.tools?.length ? new Map([...this.#tools, ...toolMap(options.tools)]) : new Map(this.#tools);
+    const invokeTool = (call: FunctionCallContent, tool: AITool) =>
+      runThrough(this.#middleware.functionCall, { agent: this, thread, call, tool }, () => tool.invoke({ call, signal, thread }));
+
+    const turnInput = await this.#settleApprovals(thread, input, tools, invokeTool, emit);
+    const history = thread.messageStore ? await thread.messageStore.listMessages() : [];
+    const contexts = await this.#gatherContext(thread, turnInput);
+    for (const t of contexts.tools) if (!tools.has(t.declaration.name)) tools.set(t.declaration.name, t);
+
+    const modelCall: CallModel = (messages, chatOptions) =>
+      runThrough(this.#middleware.chatClient, { agent: this, messages, options: chatOptions, streaming: emit !== undefined }, (ctx) =>
+        callModel(ctx.messages, ctx.options),
+      );
+    let result: FunctionLoopResult;
+    try {
+      result = await runFunctionLoop({
+        callModel: modelCall,
+        history,
+        contextMessages: contexts.messages,
+        input: turnInput,
+        options: this.#chatOptionsFor(thread, options, signal, [...tools.values()], contexts.instructions),
+        serviceManaged: thread.messageStore === undefined && this.chatClient.threadKind !== 'message-store',
+        tools,
+        maxIterations: options.maxToolIterations ?? this.#maxToolIterations,
+        signal,
+        thread,
+        invokeTool,
+        onMessages: (messages, fromModel) => {
+          if (!fromModel) emit?.({ role: 'tool', contents: messages[0]!.contents });
+        },
+      });
+      throwIfAborted(signal);
+    } catch (error) {
+      await this.#notifyProviders(thread, turnInput, undefined, error);
+      throw error;
+    }
+    const produced = this.#authored(result.messages);
+    const approvalRequests = approvalRequestsFor(result.pendingApprovals);
+    if (approvalRequests.length) emit?.({ role: 'assistant', contents: approvalRequests });
+    const state = withPendingApprovals(await this.#notifyProviders(thread, turnInput, produced), result.pendingApprovals);
+    await this.#commit(thread, turnInput, produced, result);
+    thread.state = state;
+    return new AgentRunResponse(produced, {
+      responseId: result.responseId,
+      conversationId: result.conversationId,
+      usage: result.usage,
+      agentName: this.name,
+      approvalRequests,
+    });
+  }
+
+  /** Answers the calls that waited for approval; their results come first in this turn. */
+  async #settleApprovals(
+    thread: AgentThread,
+    input: ChatMessage[],
+    tools: ReadonlyMap<string, AITool>,
+    invokeTool: (call: FunctionCallContent, tool: AITool) => Promise<FunctionResultContent>,
+    emit?: (update: ChatResponseUpdate) => void,
+  ): Promise<ChatMessage[]> {
+    const pending = pendingApprovalsOf(thread);
+    const { answers, rest } = splitApprovalAnswers(input);
+    if (pending.length === 0 && answers.size === 0) return input;
+    const results = await settlePendingApprovals(pending, answers, (call) => {
+      const tool = tools.get(call.name);
+      return tool ? invokeTool(call, tool) : Promise.resolve(notRun(call, `unknown tool "${call.name}".`));
+    });
+    if (results.length === 0) return rest;
+    const message: ChatMessage = { role: 'tool', contents: results, createdAt: new Date().toISOString() };
+    emit?.({ role: 'tool', contents: results });
+    return [message, ...rest];
+  }
+
+  async #gatherContext(thread: AgentThread, input: readonly ChatMessage[]): Promise<Required<AIContext>> {
+    const gathered: Required<AIContext> = { instructions: '', messages: [], tools: [] };
+    for (const provider of this.#contextProviders) {
+      const context = await provider.invoking({ thread, input, state: providerState(thread, provider.id) });
+      if (!context) continue;
+      if (context.instructions) gathered.instructions += (gathered.instructions ? '\n' : '') + context.instructions;
+      if (context.messages) gathered.messages.push(...context.messages);
+      if (context.tools) gathered.tools.push(...context.tools);
+    }
+    return gathered;
+  }
+
+  /** Tells providers how the run ended; returns the thread state with their new state (not yet applied). */
+  async #notifyProviders(thread: AgentThread, input: readonly ChatMessage[], response?: readonly ChatMessage[], error?: unknown): Promise<JsonObject> {
+    let state = thread.state;
+    for (const provider of this.#contextProviders) {
+      if (!provider.invoked) continue;
+      const next = await provider.invoked({ thread, input, state: providerState(thread, provider.id), response, error });
+      if (next && error === undefined) state = withProviderState(state, provider.id, next);
+    }
+    return state;
+  }
+
+  /** A run middleware answered without running: the thread records the input and that answer. */
+  async #commitShortCircuit(thread: AgentThread, input: ChatMessage[], response: AgentRunResponse, emit?: (update: ChatResponseUpdate) => void): Promise<void> {
+    for (const message of response.messages) emit?.({ role: message.role, contents: message.contents, messageId: message.messageId });
+    if (thread.serviceThreadId !== undefined) return; // the service never saw this turn; nothing to record locally
+    if (!thread.messageStore) thread.attachMessageStore(this.#storeFactory.create(thread.origin));
+    await thread.messageStore!.addMessages([...input, ...response.messages]);
+  }
+
+  #chatOptionsFor(thread: AgentThread, options: AgentRunOptions, signal: AbortSignal, tools: AITool[], extraInstructions: string): ChatOptions {
+    const instructions = [this.instructions, extraInstructions].filter(Boolean).join('\n\n') || undefined;
     return mergeChatOptions(
-      { instructions: this.instructions },
+      { instructions },
       this.#chatOptions,
       options.chatOptions,
       {

@@ -13,6 +13,8 @@ export interface FunctionLoopRequest {
   callModel: CallModel;
   /** Earlier history to send (message-store threads); empty for service threads. */
   history: readonly ChatMessage[];
+  /** Messages added for this run only (context providers): sent before the input, never stored. */
+  contextMessages?: readonly ChatMessage[];
   input: readonly ChatMessage[];
   options: ChatOptions;
   /** Whether the service keeps history: then each request sends only what is new. */
@@ -23,6 +25,8 @@ export interface FunctionLoopRequest {
   thread?: AgentThread;
   /** Called with each model response's messages and each tool-result message, in order. */
   onMessages?: (messages: readonly ChatMessage[], fromModel: boolean) => void;
+  /** Runs one tool call (function-call middleware wraps it); `tool.invoke` by default. */
+  invokeTool?: (call: FunctionCallContent, tool: AITool) => Promise<FunctionResultContent>;
 }
 
 export interface FunctionLoopResult {
@@ -32,6 +36,8 @@ export interface FunctionLoopResult {
   conversationId?: string;
   usage?: UsageDetails;
   continuation?: Record<string, unknown>;
+  /** Calls of tools marked `requiresApproval`: the run stopped to ask the user about them. */
+  pendingApprovals?: FunctionCallContent[];
 }
 
 /**
@@ -42,26 +48,36 @@ export interface FunctionLoopResult {
  */
 export async function runFunctionLoop(request: FunctionLoopRequest): Promise<FunctionLoopResult> {
   const result: FunctionLoopResult = { messages: [] };
-  let pending: readonly ChatMessage[] = request.input;
+  const context = request.contextMessages ?? [];
+  let pending: readonly ChatMessage[] = [...context, ...request.input];
   let options = request.options;
   for (let round = 0; ; round++) {
     throwIfAborted(request.signal);
-    const toSend = request.serviceManaged ? pending : [...request.history, ...request.input, ...result.messages];
+    const toSend = request.serviceManaged ? pending : [...request.history, ...context, ...request.input, ...result.messages];
     const response = await request.callModel(toSend, { ...options, conversationId: result.conversationId ?? options.conversationId });
     absorb(result, response);
     request.onMessages?.(response.messages, true);
 
-    const calls = functionCallsOf(response.messages);
-    if (calls.length === 0) return result;
+    const allCalls = functionCallsOf(response.messages);
+    if (allCalls.length === 0) return result;
 
     const limitReached = round >= request.maxIterations;
+    const needApproval = limitReached ? [] : allCalls.filter((call) => request.tools.get(call.name)?.requiresApproval);
+    const calls = needApproval.length ? allCalls.filter((call) => !needApproval.includes(call)) : allCalls;
     const results = limitReached
       ? calls.map((call) => notRun(call, `not run: the limit of ${request.maxIterations} tool rounds for one run was reached.`))
       : await invokeAll(calls, request);
-    const toolMessage: ChatMessage = { role: 'tool', contents: results, createdAt: new Date().toISOString() };
-    result.messages.push(toolMessage);
-    request.onMessages?.([toolMessage], false);
-    pending = [toolMessage];
+    if (results.length) {
+      const toolMessage: ChatMessage = { role: 'tool', contents: results, createdAt: new Date().toISOString() };
+      result.messages.push(toolMessage);
+      request.onMessages?.([toolMessage], false);
+      pending = [toolMessage];
+    }
+    if (needApproval.length) {
+      // Stop and ask: these calls stay open until the user answers in the next run.
+      result.pendingApprovals = needApproval;
+      return result;
+    }
 
     if (limitReached) {
       if (options.toolChoice === 'none') return result; // the model ignored tool choice none: stop here, calls answered
@@ -86,7 +102,7 @@ async function invokeAll(calls: FunctionCallContent[], request: FunctionLoopRequ
         const known = [...request.tools.keys()];
         return notRun(call, `unknown tool "${call.name}"; available tools: ${known.length ? known.join(', ') : 'none'}.`);
       }
-      return tool.invoke({ call, signal: request.signal, thread: request.thread });
+      return request.invokeTool ? request.invokeTool(call, tool) : tool.invoke({ call, signal: request.signal, thread: request.thread });
     }),
   ).then((results) => {
     throwIfAborted(request.signal);
@@ -94,7 +110,7 @@ async function invokeAll(calls: FunctionCallContent[], request: FunctionLoopRequ
   });
 }
 
-function notRun(call: FunctionCallContent, error: string): FunctionResultContent {
+export function notRun(call: FunctionCallContent, error: string): FunctionResultContent {
   return { kind: 'function-result', callId: call.callId, error };
 }
 

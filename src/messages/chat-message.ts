@@ -1,5 +1,5 @@
 import type { JsonObject } from '../serialization/json.js';
-import { type AIContent, type FunctionCallContent, isFunctionCall, isFunctionResult, isText } from './content.js';
+import { type AIContent, type FunctionApprovalResponseContent, type FunctionCallContent, isFunctionCall, isFunctionResult, isText } from './content.js';
 
 export type ChatRole = 'system' | 'user' | 'assistant' | 'tool';
 export const CHAT_ROLES: readonly ChatRole[] = ['system', 'user', 'assistant', 'tool'];
@@ -48,4 +48,11 @@ export function unansweredCalls(messages: readonly ChatMessage[]): FunctionCallC
   const calls: FunctionCallContent[] = [];
   for (const m of messages) for (const c of m.contents) if (isFunctionCall(c) && !answered.has(c.callId)) calls.push(c);
   return calls;
+}
+
+/** The user's answer to an approval request, as a message to pass to the next run. */
+export function approvalResponse(request: { callId: string }, approved: boolean, reason?: string): ChatMessage {
+  const content: FunctionApprovalResponseContent = { kind: 'function-approval-response', callId: request.callId, approved };
+  if (reason !== undefined) content.reason = reason;
+  return { role: 'user', contents: [content] };
 }

@@ -62,6 +62,22 @@ export interface ReasoningContent extends ContentBase {
   text: string;
 }
 
+/** A call to a tool marked `requiresApproval`: the run stopped to ask the user. */
+export interface FunctionApprovalRequestContent extends ContentBase {
+  readonly kind: 'function-approval-request';
+  callId: string;
+  name: string;
+  arguments: string;
+}
+
+/** The user's answer to an approval request, sent as (part of) the next run's input. */
+export interface FunctionApprovalResponseContent extends ContentBase {
+  readonly kind: 'function-approval-response';
+  callId: string;
+  approved: boolean;
+  reason?: string;
+}
+
 /**
  * The content kinds, by discriminator. Plugins add their own kinds by augmenting this interface
  * (`declare module 'skein' { interface ContentKinds { 'x-image-ref': ImageRef } }`) and registering
@@ -76,6 +92,8 @@ export interface ContentKinds {
   usage: UsageContent;
   error: ErrorContent;
   reasoning: ReasoningContent;
+  'function-approval-request': FunctionApprovalRequestContent;
+  'function-approval-response': FunctionApprovalResponseContent;
 }
 
 export type AIContent = ContentKinds[keyof ContentKinds];

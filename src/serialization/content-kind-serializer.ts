@@ -38,4 +38,6 @@ export const CORE_CONTENT_KINDS: readonly ContentKindSerializer[] = [
   new ShapeContentKindSerializer('usage', { required: { usage: 'object' } }),
   new ShapeContentKindSerializer('error', { required: { message: 'string' }, optional: { code: 'string' } }),
   new ShapeContentKindSerializer('reasoning', { required: { text: 'string' } }),
+  new ShapeContentKindSerializer('function-approval-request', { required: { callId: 'string', name: 'string', arguments: 'string' } }),
+  new ShapeContentKindSerializer('function-approval-response', { required: { callId: 'string', approved: 'boolean' }, optional: { reason: 'string' } }),
 ];

@@ -13,6 +13,8 @@ export interface ToolInvocationContext {
 export const AITool = Symbol('AITool');
 export interface AITool {
   readonly declaration: ToolDeclaration;
+  /** When true, a call stops the run with an approval request; it runs only once the user approves. */
+  readonly requiresApproval?: boolean;
   /** Runs the call; never throws for the call's own failures: they become a result with `error`. */
   invoke(context: ToolInvocationContext): Promise<FunctionResultContent>;
 }

@@ -11,6 +11,8 @@ export interface FunctionToolOptions<S extends z.ZodType> {
   /** A zod schema for the arguments object; it becomes the JSON Schema the model sees. */
   parameters: S;
   execute: (args: z.infer<S>, context: ToolInvocationContext) => unknown;
+  /** Ask the user before each call (human in the loop). */
+  requiresApproval?: boolean;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -18,6 +20,7 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 /** A tool backed by a TypeScript function with zod-checked arguments. */
 export class FunctionTool<S extends z.ZodType = z.ZodType> implements AITool {
   readonly declaration: ToolDeclaration;
+  readonly requiresApproval: boolean;
   readonly #options: FunctionToolOptions<S>;
 
   constructor(options: FunctionToolOptions<S>) {
@@ -25,6 +28,7 @@ export class FunctionTool<S extends z.ZodType = z.ZodType> implements AITool {
       throw new TypeError(`Tool name "${options.name}" is invalid: use 1-64 letters, digits, "_" or "-".`);
     }
     this.#options = options;
+    this.requiresApproval = options.requiresApproval ?? false;
     const parameters = z.toJSONSchema(options.parameters, { target: 'draft-7' }) as JsonObject;
     delete parameters.$schema;
     this.declaration = { name: options.name, description: options.description, parameters };

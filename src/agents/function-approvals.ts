@@ -1,0 +1,70 @@
+import { SkeinError } from '../errors/skein-error.js';
+import type { ChatMessage } from '../messages/chat-message.js';
+import type { FunctionApprovalRequestContent, FunctionApprovalResponseContent, FunctionCallContent, FunctionResultContent } from '../messages/content.js';
+import type { JsonObject, JsonValue } from '../serialization/json.js';
+import type { AgentThread } from '../threads/agent-thread.js';
+import { notRun } from './function-invocation-loop.js';
+
+const STATE_KEY = 'pendingApprovals';
+
+/** Calls waiting for the user's approval, kept in the thread state so they survive a resume. */
+export function pendingApprovalsOf(thread: AgentThread): FunctionCallContent[] {
+  const pending = thread.state[STATE_KEY];
+  if (!Array.isArray(pending)) return [];
+  return pending.filter(isCall).map((c) => ({ kind: 'function-call', callId: c.callId, name: c.name, arguments: c.arguments }));
+}
+
+function isCall(value: JsonValue): value is { callId: string; name: string; arguments: string } {
+  return !!value && typeof value === 'object' && !Array.isArray(value) && typeof value.callId === 'string' && typeof value.name === 'string' && typeof value.arguments === 'string';
+}
+
+export function withPendingApprovals(state: JsonObject, calls: readonly FunctionCallContent[] | undefined): JsonObject {
+  const { [STATE_KEY]: _old, ...rest } = state;
+  if (!calls?.length) return rest;
+  return { ...rest, [STATE_KEY]: calls.map((c) => ({ callId: c.callId, name: c.name, arguments: c.arguments })) };
+}
+
+export function approvalRequestsFor(calls: readonly FunctionCallContent[] | undefined): FunctionApprovalRequestContent[] {
+  return (calls ?? []).map((c) => ({ kind: 'function-approval-request', callId: c.callId, name: c.name, arguments: c.arguments }));
+}
+
+/** The input split into the user's approval answers and everything else (answers removed). */
+export function splitApprovalAnswers(input: readonly ChatMessage[]): { answers: Map<string, FunctionApprovalResponseContent>; rest: ChatMessage[] } {
+  const answers = new Map<string, FunctionApprovalResponseContent>();
+  const rest: ChatMessage[] = [];
+  for (const message of input) {
+    const others = message.contents.filter((c) => {
+      if (c.kind !== 'function-approval-response') return true;
+      answers.set(c.callId, c);
+      return false;
+    });
+    if (others.length === message.contents.length) rest.push(message);
+    else if (others.length > 0) rest.push({ ...message, contents: others });
+  }
+  return { answers, rest };
+}
+
+/**
+ * Settles the pending calls: approved ones run, rejected or unanswered ones get an error result
+ * (a new message means the user moved on; the model must not wait for a call forever).
+ */
+export async function settlePendingApprovals(
+  pending: readonly FunctionCallContent[],
+  answers: ReadonlyMap<string, FunctionApprovalResponseContent>,
+  run: (call: FunctionCallContent) => Promise<FunctionResultContent>,
+): Promise<FunctionResultContent[]> {
+  const unknown = [...answers.keys()].filter((id) => !pending.some((c) => c.callId === id));
+  if (unknown.length) {
+    throw new SkeinError(
+      `No pending approval for call ${unknown.join(', ')}; pending: ${pending.map((c) => c.callId).join(', ') || 'none'}. Answer the approvalRequests of the last response on the same thread.`,
+    );
+  }
+  return Promise.all(
+    pending.map((call) => {
+      const answer = answers.get(call.callId);
+      if (answer?.approved) return run(call);
+      const why = answer ? `the user rejected this call${answer.reason ? `: ${answer.reason}` : ''}.` : 'the user did not approve this call before sending a new message.';
+      return notRun(call, `not run: ${why}`);
+    }),
+  );
+}
