@@ -1,12 +1,14 @@
 import 'reflect-metadata';
 import { expect } from 'chai';
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
+import sinon from 'sinon';
 import {
   AbortError,
   type AgentRunResponseUpdate,
   AgentThread,
   ChatAgent,
   ConnectionError,
+  InMemoryChatMessageStoreFactory,
   SerializationError,
   ThreadCompatibilityError,
   ThreadConflictError,
@@ -227,6 +229,23 @@ describe('A2A: a Skein agent served over A2A and called by A2AAgent', () => {
     }
   });
 
+  it('keeps new hosted threads in the configured ChatMessageStoreFactory', async () => {
+    const factory = new InMemoryChatMessageStoreFactory();
+    const create = sinon.spy(factory, 'create');
+    const hosted = new A2AServer({ agent: chatAgent(emulator), chatMessageStoreFactory: factory });
+    await hosted.listen();
+    try {
+      const client = new A2AAgent({ url: hosted.agentCardUrl!, name: 'hosted' });
+      const thread = client.getNewThread();
+      await client.run('My name is Ada', { thread });
+      expect((await client.run("What's my name?", { thread })).text).to.contain('Ada');
+      expect(create.callCount).to.equal(1);
+    } finally {
+      sinon.restore();
+      await hosted.close();
+    }
+  });
+
   it('builds A2A agents from container config', async () => {
     const container = createContainer({ plugins: [a2aPlugin()], agents: { helper: { client: 'a2a', url: server.agentCardUrl! } } });
     const agent = container.get(agentToken('helper'));
@@ -274,6 +293,14 @@ describe('A2A: tasks that ask for input, reject, need auth, or are canceled', ()
       expect(resumed.state).to.deep.equal({});
     });
   }
+
+  it('cancels the open task when an input-required thread is deleted', async () => {
+    const thread = remote.getNewThread();
+    const question = (await remote.run("What's the weather?", { thread })) as A2ARunResponse;
+    await remote.deleteThread(thread);
+    expect(executor.canceled).to.deep.equal([question.taskId]);
+    expect(thread.state).to.deep.equal({});
+  });
 
   it('turns a direct message reply into the response', async () => {
     const thread = remote.getNewThread();
