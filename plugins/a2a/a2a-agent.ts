@@ -1,0 +1,431 @@
+import { type AgentCard, TaskState } from '@a2a-js/sdk';
+import { type Client, ClientFactory, DefaultAgentCardResolver, type RequestOptions } from '@a2a-js/sdk/client';
+import type { SendMessageRequest } from '@a2a-js/sdk';
+import { Observable } from 'rxjs';
+import {
+  AbortError,
+  type AgentInput,
+  AgentRunResponse,
+  type AgentRunOptions,
+  type AgentRunResponseUpdate,
+  AgentThread,
+  AIAgent,
+  type ChatMessage,
+  ConnectionError,
+  type JsonObject,
+  SerializationError,
+  type SerializationRegistry,
+  SerializationRegistryImpl,
+  type ThreadConcurrency,
+  ThreadCompatibilityError,
+  isText,
+  linkSignal,
+  throwIfAborted,
+  toMessages,
+} from 'skein';
+import {
+  A2A_PROVIDER_ID,
+  A2AAgentCardError,
+  A2AAuthRequiredError,
+  A2AProtocolError,
+  A2ATaskCanceledError,
+  A2ATaskFailedError,
+  A2ATaskRejectedError,
+  type A2ATaskStateName,
+  causeText,
+  toSkeinError,
+} from './a2a-errors.js';
+import { isTerminalState, stateName, toA2AMessage } from './a2a-mapping.js';
+import { TaskTracker } from './task-tracker.js';
+
+export interface A2AAgentOptions {
+  /** The agent card URL (`https://host/.well-known/agent-card.json`, or any `.json` URL), or the agent's base URL. */
+  url: string;
+  /** Recorded in the threads this agent makes; a thread of another A2A agent is refused. */
+  name?: string;
+  description?: string;
+  /** `fetch` for the card and every call (auth, proxies, tests). */
+  fetch?: typeof fetch;
+  /** HTTP headers sent with every call (e.g. `Authorization`). */
+  headers?: Record<string, string>;
+  /**
+   * How `run` follows a task: `stream` (SendStreamingMessage), `poll` (SendMessage returning at
+   * once, then GetTask), or `auto` (stream when the card says the agent streams). `runStream`
+   * always uses the streaming method.
+   */
+  mode?: 'auto' | 'stream' | 'poll';
+  /** Wait between GetTask polls. Default 250 ms. */
+  pollIntervalMs?: number;
+  /** What a second run on a busy thread does. Default `queue`. */
+  concurrency?: ThreadConcurrency;
+  serializationRegistry?: SerializationRegistry;
+  /** The SDK client factory (custom transports, interceptors). */
+  clientFactory?: ClientFactory;
+}
+
+/** What `thread.state.a2a` holds while the remote waits for this client's input on a task. */
+export interface A2AOpenTask {
+  taskId: string;
+  /** Artifacts the task had already produced; they are not part of the next turn's answer. */
+  artifactIds: string[];
+  /** The input-required status (state, time, message id), so a stale snapshot of it is not taken for a new answer. */
+  status?: string;
+}
+
+/** The outcome of one A2A turn: `completed`, or `input-required` (the reply is the remote's question). */
+export class A2ARunResponse extends AgentRunResponse {
+  constructor(
+    messages: ChatMessage[],
+    details: ConstructorParameters<typeof AgentRunResponse>[1],
+    readonly taskState: Extract<A2ATaskStateName, 'completed' | 'input-required'>,
+    readonly taskId: string | undefined,
+    readonly contextId: string,
+  ) {
+    super(messages, details);
+  }
+
+  /** True when the remote agent asked a question; the next run on the thread answers it. */
+  get inputRequired(): boolean {
+    return this.taskState === 'input-required';
+  }
+}
+
+const DEFAULT_POLL_INTERVAL_MS = 250;
+/** How long an abort waits for the remote's task id (to cancel the task) before dropping the connection. */
+const ABORT_GRACE_MS = 5000;
+let sharedRegistry: SerializationRegistry | undefined;
+
+/**
+ * A remote agent spoken to over A2A (protocol 1.0, `@a2a-js/sdk` 1.x). The remote keeps the
+ * conversation: a thread holds the A2A `contextId` as its service thread id, and the open task
+ * id while the remote waits for input.
+ */
+export class A2AAgent extends AIAgent {
+  readonly name: string | undefined;
+  readonly description: string | undefined;
+  readonly url: string;
+  readonly #options: A2AAgentOptions;
+  readonly #registry: SerializationRegistry;
+  #connection: Promise<{ client: Client; card: AgentCard }> | undefined;
+
+  constructor(options: A2AAgentOptions) {
+    super();
+    if (!options?.url) throw new TypeError('A2AAgent needs the remote agent card URL, e.g. new A2AAgent({ url: "http://host/.well-known/agent-card.json" }).');
+    this.url = options.url;
+    this.name = options.name;
+    this.description = options.description;
+    this.#options = options;
+    this.#registry = options.serializationRegistry ?? (sharedRegistry ??= SerializationRegistryImpl.withDefaults());
+  }
+
+  /** The remote agent card (fetched once; a failed fetch is retried on the next call). */
+  async getAgentCard(signal?: AbortSignal): Promise<AgentCard> {
+    return (await this.#connect(signal)).card;
+  }
+
+  getNewThread(): AgentThread {
+    return new AgentThread({ origin: { provider: A2A_PROVIDER_ID, agent: this.name } });
+  }
+
+  async deserializeThread(serialized: unknown): Promise<AgentThread> {
+    const thread = await this.#registry.readThread(serialized);
+    this.assertCompatible(thread);
+    readOpenTask(thread.state, '$.state.a2a');
+    return thread;
+  }
+
+  /**
+   * A2A has no call to delete a context: this cancels the thread's open task (if any) and forgets
+   * it. The remote keeps (or expires) the conversation by its own rules.
+   */
+  async deleteThread(thread: AgentThread): Promise<void> {
+    this.assertCompatible(thread);
+    const open = readOpenTask(thread.state, '$.state.a2a');
+    if (open) {
+      const { client } = await this.#connect();
+      await this.#cancelRemote(client, open.taskId);
+      setOpenTask(thread, undefined);
+    }
+  }
+
+  run(input: AgentInput, options: AgentRunOptions = {}): Promise<AgentRunResponse> {
+    return this.#runTurn(input, options, options.signal ?? new AbortController().signal, undefined);
+  }
+
+  runStream(input: AgentInput, options: AgentRunOptions = {}): Observable<AgentRunResponseUpdate> {
+    return new Observable<AgentRunResponseUpdate>((subscriber) => {
+      const controller = new AbortController();
+      const unlink = linkSignal(options.signal, controller);
+      const emit = (update: AgentRunResponseUpdate) => {
+        if (!subscriber.closed) subscriber.next(update);
+      };
+      this.#runTurn(input, options, controller.signal, emit).then(
+        () => subscriber.complete(),
+        (error: unknown) => {
+          if (!subscriber.closed) subscriber.error(error);
+        },
+      );
+      return () => {
+        unlink();
+        controller.abort(new AbortError('The stream was unsubscribed; the remote task was canceled and the thread is unchanged.'));
+      };
+    });
+  }
+
+  /** Throws ThreadCompatibilityError when `thread` is not an A2A thread of this agent. */
+  assertCompatible(thread: AgentThread): void {
+    const made = `made by ${thread.origin.provider}${thread.origin.agent ? ` (agent "${thread.origin.agent}")` : ''}`;
+    if (thread.origin.provider !== A2A_PROVIDER_ID) {
+      throw new ThreadCompatibilityError(
+        `Expected an A2A thread (provider "${A2A_PROVIDER_ID}"), found a thread ${made}. Continue it with an agent on ${thread.origin.provider}, or start a new thread with agent.getNewThread().`,
+      );
+    }
+    if (thread.origin.agent !== undefined && this.name !== undefined && thread.origin.agent !== this.name) {
+      throw new ThreadCompatibilityError(
+        `Expected a thread of A2A agent "${this.name}", found a thread ${made}; its context id means nothing to this remote. Continue it with agent "${thread.origin.agent}", or start a new thread.`,
+      );
+    }
+    if (thread.messageStore !== undefined) {
+      throw new ThreadCompatibilityError(
+        `An A2A remote keeps the conversation itself, but this thread holds a "${thread.messageStore.type}" message store. Start a new thread with agent.getNewThread().`,
+      );
+    }
+  }
+
+  async #runTurn(
+    input: AgentInput,
+    options: AgentRunOptions,
+    signal: AbortSignal,
+    onUpdate: ((update: AgentRunResponseUpdate) => void) | undefined,
+  ): Promise<A2ARunResponse> {
+    const thread = options.thread ?? this.getNewThread();
+    this.assertCompatible(thread);
+    const inputMessages = toMessages(input);
+    const release = await thread.acquire(options.concurrency ?? this.#options.concurrency ?? 'queue');
+    try {
+      throwIfAborted(signal);
+      const open = readOpenTask(thread.state, 'thread.state.a2a');
+      const { client, card } = await this.#connect(signal);
+      const message = toA2AMessage(inputMessages, { contextId: thread.serviceThreadId, taskId: open?.taskId });
+      if (message.parts.length === 0) throw new TypeError('An A2A message needs at least one text, data or uri content.');
+      const authorName = this.name ?? card.name;
+      const tracker = new TaskTracker(open, onUpdate && ((contents) => onUpdate(toUpdate(contents, authorName))));
+      const request: SendMessageRequest = { tenant: '', message, configuration: undefined, metadata: undefined };
+      const mode = this.#options.mode ?? 'auto';
+      const stream = onUpdate !== undefined || mode === 'stream' || (mode === 'auto' && card.capabilities?.streaming === true);
+      await this.#follow(client, request, tracker, stream, signal);
+      return this.#finish(thread, tracker, authorName);
+    } catch (error) {
+      throw toSkeinError(error, signal, `A2A call to ${this.url}`);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Sends the message and follows its task until the remote stops. The caller's abort cancels
+   * the remote task: if it comes before the task id is known, the exchange goes on (for at most
+   * `ABORT_GRACE_MS`) until the id arrives, so the task is not left running unseen.
+   */
+  async #follow(client: Client, request: SendMessageRequest, tracker: TaskTracker, stream: boolean, signal: AbortSignal): Promise<void> {
+    const controller = new AbortController();
+    let grace: ReturnType<typeof setTimeout> | undefined;
+    const stop = () => controller.abort(signal.reason);
+    const onAbort = () => {
+      if (tracker.taskId !== undefined || tracker.done) stop();
+      else grace = setTimeout(stop, ABORT_GRACE_MS);
+    };
+    if (signal.aborted) throw new AbortError(undefined, { cause: signal.reason });
+    signal.addEventListener('abort', onAbort, { once: true });
+    const call: RequestOptions = { signal: controller.signal, serviceParameters: this.#options.headers };
+    try {
+      if (stream) {
+        for await (const event of client.sendMessageStream(request, call)) {
+          tracker.applyEvent(event);
+          if (tracker.done || (signal.aborted && tracker.taskId !== undefined)) break;
+        }
+      } else {
+        const config = { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true };
+        tracker.applyResult(await client.sendMessage({ ...request, configuration: config }, call));
+      }
+      // A stream that closed early, or a task that returned at once: poll until the remote stops.
+      while (!tracker.done && !signal.aborted) {
+        if (tracker.taskId === undefined) throw new A2AProtocolError('The remote agent ended the exchange without a message or a task.');
+        await sleep(this.#options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, controller.signal);
+        tracker.applyTask(await client.getTask({ tenant: '', id: tracker.taskId, historyLength: 0 }, call));
+      }
+      if (signal.aborted) throw new AbortError(undefined, { cause: signal.reason });
+    } catch (error) {
+      if (signal.aborted && tracker.taskId !== undefined && !isTerminalState(tracker.state)) {
+        await this.#cancelRemote(client, tracker.taskId);
+      }
+      throw error;
+    } finally {
+      clearTimeout(grace);
+      signal.removeEventListener('abort', onAbort);
+      // Ends an event stream the remote keeps open (e.g. after auth-required) without canceling the task.
+      controller.abort();
+    }
+  }
+
+  /** Best effort: the task may have ended meanwhile; the caller's abort is reported either way. */
+  async #cancelRemote(client: Client, taskId: string): Promise<void> {
+    try {
+      await client.cancelTask({ tenant: '', id: taskId, metadata: undefined }, { serviceParameters: this.#options.headers });
+    } catch {
+      // Not cancelable (already terminal) or unreachable: nothing more this client can do.
+    }
+  }
+
+  #finish(thread: AgentThread, tracker: TaskTracker, authorName: string | undefined): A2ARunResponse {
+    const contextId = tracker.contextId;
+    if (!contextId) throw new A2AProtocolError('The remote agent answered without a contextId; A2A needs one to continue the conversation.');
+    if (thread.serviceThreadId !== undefined && thread.serviceThreadId !== contextId) {
+      throw new A2AProtocolError(
+        `The remote agent answered in context "${contextId}", but the thread is context "${thread.serviceThreadId}": the remote lost the conversation. Start a new thread.`,
+      );
+    }
+    const taskId = tracker.taskId;
+    const state = tracker.message ? TaskState.TASK_STATE_COMPLETED : tracker.state;
+    const details = { taskId: taskId ?? '', contextId, statusText: tracker.statusText() };
+    const why = details.statusText ? `: ${details.statusText}` : '.';
+    switch (state) {
+      case TaskState.TASK_STATE_COMPLETED:
+      case TaskState.TASK_STATE_INPUT_REQUIRED:
+        break;
+      case TaskState.TASK_STATE_FAILED:
+        throw new A2ATaskFailedError(`The remote A2A agent failed task ${taskId}${why}`, { ...details, state: 'failed' });
+      case TaskState.TASK_STATE_REJECTED:
+        throw new A2ATaskRejectedError(`The remote A2A agent rejected task ${taskId}${why}`, { ...details, state: 'rejected' });
+      case TaskState.TASK_STATE_CANCELED:
+        throw new A2ATaskCanceledError(`The remote A2A agent canceled task ${taskId}${why}`, { ...details, state: 'canceled' });
+      case TaskState.TASK_STATE_AUTH_REQUIRED:
+        throw new A2AAuthRequiredError(
+          `The remote A2A agent needs credentials for task ${taskId}${why} Provide them as the remote agent documents, then continue.`,
+          details,
+        );
+      default:
+        throw new A2AProtocolError(`The remote A2A agent left task ${taskId} in state "${stateName(state)}".`);
+    }
+    const reply: ChatMessage = { role: 'assistant', contents: tracker.contents(), createdAt: new Date().toISOString() };
+    if (authorName !== undefined) reply.authorName = authorName;
+    const messageId = tracker.message?.messageId ?? taskId;
+    if (messageId) reply.messageId = messageId;
+    reply.additionalProperties = { a2a: { contextId, ...(taskId ? { taskId } : {}), state: stateName(state) } };
+    // The turn lands only now: a failed or aborted run leaves the thread as it was.
+    if (thread.serviceThreadId === undefined) thread.setServiceThreadId(contextId);
+    const inputRequired = state === TaskState.TASK_STATE_INPUT_REQUIRED && taskId !== undefined;
+    setOpenTask(thread, inputRequired ? { taskId, artifactIds: tracker.artifactIds(), status: tracker.statusMarker() } : undefined);
+    return new A2ARunResponse(
+      [reply],
+      { responseId: messageId, conversationId: contextId, agentName: authorName },
+      inputRequired ? 'input-required' : 'completed',
+      taskId,
+      contextId,
+    );
+  }
+
+  #connect(signal?: AbortSignal): Promise<{ client: Client; card: AgentCard }> {
+    this.#connection ??= this.#createClient(signal).catch((error: unknown) => {
+      this.#connection = undefined;
+      throw error;
+    });
+    return this.#connection;
+  }
+
+  async #createClient(signal?: AbortSignal): Promise<{ client: Client; card: AgentCard }> {
+    const { base, path } = cardLocation(this.url);
+    const fetchImpl = this.#options.fetch;
+    const headers = this.#options.headers;
+    const cardFetch: typeof fetch = (input, init) => {
+      const merged = { ...init, signal, headers: { ...(init?.headers as Record<string, string> | undefined), ...headers } };
+      return fetchImpl ? fetchImpl(input, merged) : fetch(input, merged);
+    };
+    let card: AgentCard;
+    try {
+      card = await new DefaultAgentCardResolver({ fetchImpl: cardFetch }).resolve(base, path);
+    } catch (error) {
+      if (signal?.aborted) throw new AbortError(undefined, { cause: error });
+      const message = error instanceof Error ? error.message : String(error);
+      const status = /: (\d{3})$/.exec(message)?.[1];
+      if (status !== undefined) {
+        throw new A2AAgentCardError(this.url, `No A2A agent card at ${this.url} (HTTP ${status}). Check the URL: it should be the agent card URL or the agent's base URL.`, {
+          status: Number(status),
+          cause: error,
+        });
+      }
+      if (error instanceof SyntaxError) {
+        throw new A2AAgentCardError(this.url, `${this.url} did not answer with an A2A agent card (not JSON: ${error.message}).`, { cause: error });
+      }
+      throw new ConnectionError(A2A_PROVIDER_ID, `Could not fetch the A2A agent card at ${this.url}: ${causeText(error)}`, { cause: error });
+    }
+    if (typeof card?.name !== 'string' || !Array.isArray(card.supportedInterfaces)) {
+      throw new A2AAgentCardError(this.url, `${this.url} answered JSON that is not an A2A 1.0 agent card (it needs "name" and "supportedInterfaces").`);
+    }
+    try {
+      const factory = this.#options.clientFactory ?? new ClientFactory();
+      return { client: await factory.createFromAgentCard(card), card };
+    } catch (error) {
+      throw new A2AAgentCardError(this.url, `The A2A agent card at ${this.url} offers no transport this client speaks: ${causeText(error)}`, { cause: error });
+    }
+  }
+}
+
+function toUpdate(contents: AgentRunResponseUpdate['contents'], authorName: string | undefined): AgentRunResponseUpdate {
+  let text = '';
+  for (const c of contents) if (isText(c)) text += c.text;
+  const update: AgentRunResponseUpdate = { text, contents, role: 'assistant' };
+  if (authorName !== undefined) update.authorName = authorName;
+  return update;
+}
+
+/** `.../agent-card.json` (any `.json`) is the card itself; anything else is the agent's base URL. */
+function cardLocation(url: string): { base: string; path: string | undefined } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch (error) {
+    throw new A2AAgentCardError(url, `"${url}" is not a URL; give the remote agent card URL, e.g. http://host/.well-known/agent-card.json.`, { cause: error });
+  }
+  return parsed.pathname.endsWith('.json') ? { base: parsed.href, path: '' } : { base: parsed.href, path: undefined };
+}
+
+export function readOpenTask(state: JsonObject, path: string): A2AOpenTask | undefined {
+  const value = state.a2a;
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new SerializationError(path, 'expected an object { taskId, artifactIds }.');
+  const { taskId, artifactIds, status } = value as Record<string, unknown>;
+  if (typeof taskId !== 'string' || taskId === '') throw new SerializationError(`${path}.taskId`, 'expected the open task id, a non-empty string.');
+  if (!Array.isArray(artifactIds) || !artifactIds.every((id) => typeof id === 'string')) {
+    throw new SerializationError(`${path}.artifactIds`, 'expected an array of artifact id strings.');
+  }
+  if (status !== undefined && typeof status !== 'string') throw new SerializationError(`${path}.status`, 'expected a string or nothing.');
+  return status === undefined ? { taskId, artifactIds: artifactIds as string[] } : { taskId, artifactIds: artifactIds as string[], status };
+}
+
+function setOpenTask(thread: AgentThread, open: A2AOpenTask | undefined): void {
+  const { a2a: _previous, ...rest } = thread.state;
+  if (!open) {
+    thread.state = rest;
+    return;
+  }
+  const a2a: JsonObject = { taskId: open.taskId, artifactIds: open.artifactIds };
+  if (open.status !== undefined) a2a.status = open.status;
+  thread.state = { ...rest, a2a };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new AbortError(undefined, { cause: signal.reason }));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new AbortError(undefined, { cause: signal.reason }));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+

@@ -1,0 +1,57 @@
+import { injectable } from 'inversify';
+import { type SerializedThread, ThreadConflictError } from 'skein';
+
+/** One A2A context's thread as the server keeps it, with the version its next save must match. */
+export interface StoredA2AContext {
+  thread: SerializedThread;
+  version: number;
+}
+
+/**
+ * Where an A2AServer keeps the serialized thread of each A2A `contextId`. A store shared by
+ * several server instances lets a conversation's turns land on any of them: `save` is checked
+ * against the version that was loaded, so two instances never overwrite each other's turn.
+ */
+export const A2AContextStore = Symbol('A2AContextStore');
+export interface A2AContextStore {
+  load(contextId: string): Promise<StoredA2AContext | undefined>;
+  /**
+   * Saves the thread if the stored version is still `expectedVersion` (`undefined`: not stored
+   * yet) and returns the new version; otherwise throws ThreadConflictError and writes nothing.
+   */
+  save(contextId: string, thread: SerializedThread, expectedVersion: number | undefined): Promise<number>;
+  delete(contextId: string): Promise<void>;
+}
+
+/** The default: a Map of JSON text (copies in and out, so callers never share objects with it). */
+@injectable()
+export class InMemoryA2AContextStore implements A2AContextStore {
+  readonly #entries = new Map<string, { json: string; version: number }>();
+
+  async load(contextId: string): Promise<StoredA2AContext | undefined> {
+    const entry = this.#entries.get(contextId);
+    return entry ? { thread: JSON.parse(entry.json) as SerializedThread, version: entry.version } : undefined;
+  }
+
+  async save(contextId: string, thread: SerializedThread, expectedVersion: number | undefined): Promise<number> {
+    const current = this.#entries.get(contextId)?.version;
+    if (current !== expectedVersion) {
+      throw new ThreadConflictError(
+        `A2A context ${contextId} changed since this turn read it (expected version ${expectedVersion ?? 'none'}, found ${current ?? 'none'}); send the turn again.`,
+        expectedVersion,
+        current,
+      );
+    }
+    const version = (current ?? 0) + 1;
+    this.#entries.set(contextId, { json: JSON.stringify(thread), version });
+    return version;
+  }
+
+  async delete(contextId: string): Promise<void> {
+    this.#entries.delete(contextId);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}

@@ -1,0 +1,10 @@
+import 'reflect-metadata';
+
+export * from './a2a-agent.js';
+export * from './a2a-server.js';
+export * from './a2a-context-store.js';
+export * from './a2a-errors.js';
+export * from './a2a-mapping.js';
+export * from './a2a-plugin.js';
+export * from './skein-agent-executor.js';
+export * from './task-tracker.js';

@@ -1,0 +1,120 @@
+import { type Message, TaskState, type TaskStatus } from '@a2a-js/sdk';
+import {
+  AgentEvent,
+  type AgentExecutor,
+  DefaultRequestHandler,
+  type ExecutionEventBus,
+  InMemoryTaskStore,
+  type RequestContext,
+} from '@a2a-js/sdk/server';
+import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
+import express from 'express';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { agentMessage, artifact, partsText, textPart } from 'skein/a2a';
+
+function status(state: TaskState, message?: Message): TaskStatus {
+  return { state, message, timestamp: new Date().toISOString() };
+}
+
+/**
+ * A remote agent written directly on the SDK, for what a hosted Skein agent never does: ask for
+ * input, reject, ask for auth, and hold a task open until it is canceled.
+ *  - "weather": input-required ("Which city?"); the answer completes with "Weather in <city>: sunny".
+ *  - "reject": rejected.  - "auth": auth-required.  - "hold": streams "started", waits for a cancel.
+ */
+export class ScriptedExecutor implements AgentExecutor {
+  readonly continuations: { taskId: string; contextId: string; text: string }[] = [];
+  readonly canceled: string[] = [];
+  #onStarted: ((taskId: string) => void) | undefined;
+  #onCanceled: ((taskId: string) => void) | undefined;
+  readonly #held = new Map<string, () => void>();
+
+  /** Resolves with the task id once a "hold" task is running. */
+  started(): Promise<string> {
+    return new Promise((resolve) => (this.#onStarted = resolve));
+  }
+
+  /** Resolves with the task id when the client's cancel reaches this executor. */
+  whenCanceled(): Promise<string> {
+    return new Promise((resolve) => (this.#onCanceled = resolve));
+  }
+
+  execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    const { taskId, contextId } = request;
+    const text = partsText(request.userMessage.parts);
+    const ids = { taskId, contextId };
+    if (request.task) {
+      this.continuations.push({ taskId, contextId, text });
+      bus.publish(AgentEvent.task({ ...request.task, status: status(TaskState.TASK_STATE_WORKING) }));
+      bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: artifact('forecast', [textPart(`Weather in ${text}: sunny`)]), append: false, lastChunk: true, metadata: undefined }));
+      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_COMPLETED), metadata: undefined }));
+      return;
+    }
+    if (!/weather|reject|auth|hold/.test(text)) {
+      bus.publish(AgentEvent.message(agentMessage([textPart(`echo: ${text}`)], ids)));
+      return;
+    }
+    bus.publish(AgentEvent.task({ id: taskId, contextId, status: status(TaskState.TASK_STATE_SUBMITTED), artifacts: [], history: [request.userMessage], metadata: undefined }));
+    if (text.includes('weather')) {
+      bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: artifact('note', [textPart('(looking up weather)')]), append: false, lastChunk: true, metadata: undefined }));
+      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_INPUT_REQUIRED, agentMessage([textPart('Which city?')], ids)), metadata: undefined }));
+    } else if (text.includes('reject')) {
+      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_REJECTED, agentMessage([textPart('I only do weather.')], ids)), metadata: undefined }));
+    } else if (text.includes('auth')) {
+      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_AUTH_REQUIRED, agentMessage([textPart('Sign in first.')], ids)), metadata: undefined }));
+    } else if (text.includes('hold')) {
+      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_WORKING), metadata: undefined }));
+      bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: artifact('progress', [textPart('started')]), append: false, lastChunk: false, metadata: undefined }));
+      await new Promise<void>((resolve) => {
+        this.#held.set(taskId, resolve);
+        this.#onStarted?.(taskId);
+      });
+    }
+  };
+
+  cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
+    this.canceled.push(taskId);
+    bus.publish(AgentEvent.statusUpdate({ taskId, contextId: '', status: status(TaskState.TASK_STATE_CANCELED), metadata: undefined }));
+    this.#held.get(taskId)?.();
+    this.#onCanceled?.(taskId);
+  };
+}
+
+/** The SDK's own server (express, JSON-RPC) on 127.0.0.1 and a free port. */
+export async function startSdkServer(executor: AgentExecutor, options: { streaming?: boolean } = {}) {
+  const card = {
+    name: 'scripted',
+    description: 'A scripted remote agent',
+    version: '1.0.0',
+    supportedInterfaces: [] as { url: string; protocolBinding: string; tenant: string; protocolVersion: string }[],
+    provider: undefined,
+    capabilities: { streaming: options.streaming ?? true, pushNotifications: false, extensions: [] },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [],
+    signatures: [],
+  };
+  const taskStore = new InMemoryTaskStore();
+  const handler = new DefaultRequestHandler(card, taskStore, executor);
+  const app = express();
+  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
+  app.use('/rpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  card.supportedInterfaces.push({ url: `${base}/rpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' });
+  return {
+    base,
+    cardUrl: `${base}/.well-known/agent-card.json`,
+    taskStore,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
