@@ -34,3 +34,5 @@ export {
   type RouteRequest,
 } from './router.js';
 export { registerChatCompletionsRoutes } from './chat-completions-routes.js';
+export { registerResponsesRoutes, ResponsesState, responsesStateOf } from './responses-routes.js';
+export { registerConversationsRoutes } from './conversations-routes.js';
