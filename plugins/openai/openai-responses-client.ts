@@ -1,6 +1,6 @@
 import OpenAI, { type ClientOptions } from 'openai';
 import type { ResponseCreateParamsBase } from 'openai/resources/responses/responses';
-import type { Observable } from 'rxjs';
+import { defer, type Observable } from 'rxjs';
 import {
   type ChatClient,
   type ChatMessage,
@@ -105,24 +105,25 @@ export class OpenAIResponsesClient implements ChatClient {
   }
 
   getStreamingResponse(messages: readonly ChatMessage[], options: ChatOptions = {}): Observable<ChatResponseUpdate> {
-    let state: CallState = { completed: false };
-    return streamFromAsyncIterable<OpenAI.Responses.ResponseStreamEvent, ChatResponseUpdate>({
-      signal: options.signal,
-      open: async (signal) => {
-        state = { completed: false };
-        const current = state;
-        // Unsubscribing aborts this signal; a conversation made for the call goes with it.
-        signal.addEventListener('abort', () => this.#discard(current), { once: true });
-        const body = await this.#prepare(messages, options, current, signal);
-        return this.#sendRepairing(body, signal, (b): Promise<AsyncIterable<OpenAI.Responses.ResponseStreamEvent>> =>
-          this.client.responses.create({ ...b, stream: true }, { signal }),
-        );
-      },
-      translate: () => new ResponsesEventTranslator(this.providerId, () => (state.completed = true)),
-      toError: (error, signal) => {
-        this.#discard(state);
-        return this.#error(error, signal);
-      },
+    // defer: each subscription gets its own bookkeeping (and its own request).
+    return defer(() => {
+      const state: CallState = { completed: false };
+      return streamFromAsyncIterable<OpenAI.Responses.ResponseStreamEvent, ChatResponseUpdate>({
+        signal: options.signal,
+        open: async (signal) => {
+          // Unsubscribing aborts this signal; a conversation made for the call goes with it.
+          signal.addEventListener('abort', () => this.#discard(state), { once: true });
+          const body = await this.#prepare(messages, options, state, signal);
+          return this.#sendRepairing(body, signal, (b): Promise<AsyncIterable<OpenAI.Responses.ResponseStreamEvent>> =>
+            this.client.responses.create({ ...b, stream: true }, { signal }),
+          );
+        },
+        translate: () => new ResponsesEventTranslator(this.providerId, () => (state.completed = true)),
+        toError: (error, signal) => {
+          this.#discard(state);
+          return this.#error(error, signal);
+        },
+      });
     });
   }
 
