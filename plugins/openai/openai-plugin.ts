@@ -4,13 +4,20 @@ import { AgentFactory, ChatClient, type SkeinPlugin } from 'skein';
 import { OPENAI_ASSISTANTS_CLIENT_ID } from './assistants/openai-assistant-agent.js';
 import { OpenAIAssistantAgentFactory } from './assistants/openai-assistant-agent-factory.js';
 import { OPENAI_CHAT_CLIENT_ID, OpenAIChatClient, type OpenAIChatClientOptions } from './openai-chat-client.js';
+import { OPENAI_RESPONSES_CLIENT_ID, OpenAIResponsesClient } from './openai-responses-client.js';
 
-export type OpenAIPluginOptions = OpenAIChatClientOptions;
+export interface OpenAIPluginOptions extends OpenAIChatClientOptions {
+  /** Default `store` of the `openai-responses` client (agents override it with `store`). */
+  store?: boolean;
+  /** Default `conversation` of the `openai-responses` client (agents override it). */
+  conversation?: boolean;
+}
 
 /**
- * The OpenAI plugin: binds the Chat Completions client named `openai-chat`. SDK options
- * (`apiKey`, `baseURL`, `maxRetries`, `timeout`, `organization`, `defaultHeaders`, ...) pass
- * through unchanged. Replace a client in tests with `container.rebind(ChatClient)`.
+ * The OpenAI plugin: binds the Chat Completions client named `openai-chat` and the Responses
+ * client named `openai-responses`. SDK options (`apiKey`, `baseURL`, `maxRetries`, `timeout`,
+ * `organization`, `defaultHeaders`, ...) pass through unchanged. Replace a client in tests with
+ * `container.rebind(ChatClient)`.
  */
 export function openaiPlugin(options: OpenAIPluginOptions = {}): SkeinPlugin {
   return createOpenAIPlugin(options);
@@ -31,12 +38,13 @@ openaiPlugin.configSchema = z
   .passthrough();
 
 function createOpenAIPlugin(options: OpenAIPluginOptions): SkeinPlugin {
+  const { store, conversation, ...shared } = options;
   return {
     id: 'openai',
-    clients: [OPENAI_CHAT_CLIENT_ID, OPENAI_ASSISTANTS_CLIENT_ID],
+    clients: [OPENAI_CHAT_CLIENT_ID, OPENAI_RESPONSES_CLIENT_ID, OPENAI_ASSISTANTS_CLIENT_ID],
     module: new ContainerModule(({ bind }) => {
       bind(OpenAIChatClient)
-        .toDynamicValue(() => new OpenAIChatClient(options))
+        .toDynamicValue(() => new OpenAIChatClient(shared))
         .inSingletonScope();
       bind<ChatClient>(ChatClient)
         .toDynamicValue((context) => context.get(OpenAIChatClient))
@@ -45,6 +53,12 @@ function createOpenAIPlugin(options: OpenAIPluginOptions): SkeinPlugin {
       bind<AgentFactory>(AgentFactory)
         .toDynamicValue((context) => new OpenAIAssistantAgentFactory(() => context.get(OpenAIChatClient).client))
         .whenNamed(OPENAI_ASSISTANTS_CLIENT_ID);
+      bind(OpenAIResponsesClient)
+        .toDynamicValue(() => new OpenAIResponsesClient({ ...shared, store, conversation }))
+        .inSingletonScope();
+      bind<ChatClient>(ChatClient)
+        .toDynamicValue((context) => context.get(OpenAIResponsesClient))
+        .whenNamed(OPENAI_RESPONSES_CLIENT_ID);
     }),
   };
 }

@@ -1,5 +1,5 @@
 import { Observable } from 'rxjs';
-import type { ChatClient } from '../clients/chat-client.js';
+import type { ChatClient, ThreadKind } from '../clients/chat-client.js';
 import { type ChatOptions, mergeChatOptions } from '../clients/chat-options.js';
 import { type ChatResponse, type ChatResponseUpdate, responseFromUpdates } from '../clients/chat-response.js';
 import { AbortError, SkeinError, ThreadCompatibilityError } from '../errors/skein-error.js';
@@ -108,11 +108,16 @@ export class ChatAgent extends AIAgent {
     return [...this.#tools.values()];
   }
 
+  /** The kind of thread this agent makes and continues: the client's, as configured for this agent. */
+  get threadKind(): ThreadKind {
+    return this.chatClient.threadKindFor?.(this.#chatOptions ?? {}) ?? this.chatClient.threadKind;
+  }
+
   getNewThread(): AgentThread {
     return this.#threadFactory.createThread({
       provider: this.chatClient.providerId,
       agent: this.name,
-      threadKind: this.chatClient.threadKind,
+      threadKind: this.threadKind,
       messageStoreFactory: this.#storeFactory,
     });
   }
@@ -175,15 +180,15 @@ export class ChatAgent extends AIAgent {
         `Expected a thread of agent "${this.name}", found a thread ${made}. Continue it with agent "${thread.origin.agent}", or start a new thread.`,
       );
     }
-    const kind = this.chatClient.threadKind;
+    const kind = this.threadKind;
     if (thread.serviceThreadId !== undefined && kind === 'message-store') {
       throw new ThreadCompatibilityError(
-        `The "${provider}" client keeps history in a message store, but this thread holds service thread id "${thread.serviceThreadId}". Use an agent of the service that owns that id.`,
+        `Expected a message-store thread (this "${provider}" agent keeps history in a message store), found a service thread with id "${thread.serviceThreadId}". Use an agent of the service that owns that id, or start a new thread.`,
       );
     }
     if (thread.messageStore !== undefined && kind === 'service') {
       throw new ThreadCompatibilityError(
-        `The "${provider}" client keeps history on the service, but this thread holds a "${thread.messageStore.type}" message store. Use a message-store agent for it, or start a new thread.`,
+        `Expected a service thread (this "${provider}" agent keeps history on the service), found a thread with a "${thread.messageStore.type}" message store. Use a message-store agent for it, or start a new thread.`,
       );
     }
   }
@@ -246,7 +251,7 @@ export class ChatAgent extends AIAgent {
         contextMessages: contexts.messages,
         input: turnInput,
         options: this.#chatOptionsFor(thread, options, signal, [...tools.values()], contexts.instructions),
-        serviceManaged: thread.messageStore === undefined && this.chatClient.threadKind !== 'message-store',
+        serviceManaged: thread.messageStore === undefined && this.threadKind !== 'message-store',
         tools,
         maxIterations: options.maxToolIterations ?? this.#maxToolIterations,
         signal,
@@ -349,7 +354,7 @@ export class ChatAgent extends AIAgent {
    * returns for it is not adopted, since that would split the history in two places.
    */
   async #commit(thread: AgentThread, input: ChatMessage[], produced: ChatMessage[], result: FunctionLoopResult): Promise<void> {
-    if (!thread.messageStore && result.conversationId !== undefined && this.chatClient.threadKind !== 'message-store') {
+    if (!thread.messageStore && result.conversationId !== undefined && this.threadKind !== 'message-store') {
       thread.setServiceThreadId(result.conversationId);
       if (result.continuation) thread.state = { ...thread.state, continuation: result.continuation as never };
       return;

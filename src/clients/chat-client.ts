@@ -16,6 +16,12 @@ export interface ChatClient {
   /** The client id threads record, e.g. `openai-chat`. */
   readonly providerId: string;
   readonly threadKind: ThreadKind;
+  /**
+   * The kind of the threads an agent with these (agent-level) options makes, for clients whose
+   * kind depends on configuration (`either`, e.g. Responses with `store: true|false`). Without
+   * it, `threadKind` is the answer.
+   */
+  threadKindFor?(options: ChatOptions): ThreadKind;
   getResponse(messages: readonly ChatMessage[], options?: ChatOptions): Promise<ChatResponse>;
   /**
    * A cold Observable: one request per subscription, aborted on unsubscribe or when

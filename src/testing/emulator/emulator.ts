@@ -3,10 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { registerAssistantsRoutes } from './assistants-routes.js';
 import { registerChatCompletionsRoutes } from './chat-completions-routes.js';
+import { registerConversationsRoutes } from './conversations-routes.js';
 import { EmulatedModel } from './emulated-model.js';
 import { FaultQueue, type Fault } from './fault.js';
 import { SseStream, sendError, sendJson, sendRawJson, type StreamSabotage } from './http-replies.js';
 import { IdGenerator } from './id-generator.js';
+import { registerResponsesRoutes } from './responses-routes.js';
 import { Router, type RouteContext, type RouteHandler, type RouteRegistry, type RouteReply } from './router.js';
 
 export interface EmulatorOptions {
@@ -60,6 +62,8 @@ export class Emulator implements RouteRegistry {
     this.openaiBaseURL = `${this.url}/v1`;
     registerChatCompletionsRoutes(this);
     registerAssistantsRoutes(this);
+    registerResponsesRoutes(this);
+    registerConversationsRoutes(this);
   }
 
   static async start(options: EmulatorOptions = {}): Promise<Emulator> {

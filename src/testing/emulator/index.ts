@@ -35,3 +35,5 @@ export {
 } from './router.js';
 export { registerChatCompletionsRoutes } from './chat-completions-routes.js';
 export { AssistantsState, registerAssistantsRoutes, type AssistantsRoutesOptions, type EmulatedRun } from './assistants-routes.js';
+export { registerResponsesRoutes, ResponsesState, responsesStateOf } from './responses-routes.js';
+export { registerConversationsRoutes } from './conversations-routes.js';

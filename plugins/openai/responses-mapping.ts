@@ -1,0 +1,154 @@
+import type OpenAI from 'openai';
+import {
+  type AIContent,
+  type ChatMessage,
+  type ChatOptions,
+  type ChatResponse,
+  type FinishReason,
+  type FunctionCallContent,
+  ServiceError,
+  type UsageDetails,
+} from 'skein';
+import { functionResultText } from './chat-completions-mapping.js';
+
+type InputItem = OpenAI.Responses.ResponseInputItem;
+type InputContent = OpenAI.Responses.ResponseInputContent;
+
+/** Where a function call's Responses item id (`fc_...`) is kept, so it round-trips through threads. */
+export const RESPONSES_ITEM_ID = 'itemId';
+
+/**
+ * Skein messages -> Responses input items. Assistant text becomes an assistant message item,
+ * each function call a `function_call` item (with its `fc_` id when known), each function
+ * result a `function_call_output` item.
+ */
+export function toResponsesInput(messages: readonly ChatMessage[]): InputItem[] {
+  const items: InputItem[] = [];
+  for (const message of messages) {
+    switch (message.role) {
+      case 'system':
+        items.push({ type: 'message', role: 'system', content: textOf(message.contents) });
+        break;
+      case 'user':
+        items.push({ type: 'message', role: 'user', content: userContent(message.contents) });
+        break;
+      case 'assistant':
+        items.push(...assistantItems(message.contents));
+        break;
+      case 'tool':
+        for (const c of message.contents) {
+          if (c.kind === 'function-result') items.push({ type: 'function_call_output', call_id: c.callId, output: functionResultText(c) });
+        }
+        break;
+    }
+  }
+  return items;
+}
+
+function textOf(contents: readonly AIContent[]): string {
+  let text = '';
+  for (const c of contents) if (c.kind === 'text') text += c.text;
+  return text;
+}
+
+function userContent(contents: readonly AIContent[]): string | InputContent[] {
+  if (contents.every((c) => c.kind === 'text')) return textOf(contents);
+  const parts: InputContent[] = [];
+  for (const c of contents) {
+    if (c.kind === 'text') parts.push({ type: 'input_text', text: c.text });
+    else if (c.kind === 'data' && c.mediaType.startsWith('image/')) parts.push({ type: 'input_image', detail: 'auto', image_url: `data:${c.mediaType};base64,${c.data}` });
+    else if (c.kind === 'uri') parts.push({ type: 'input_image', detail: 'auto', image_url: c.uri });
+  }
+  return parts;
+}
+
+/** In content order: runs of text become one assistant message, calls their own items. */
+function assistantItems(contents: readonly AIContent[]): InputItem[] {
+  const items: InputItem[] = [];
+  let text = '';
+  const flush = () => {
+    if (text) items.push({ type: 'message', role: 'assistant', content: text });
+    text = '';
+  };
+  for (const c of contents) {
+    if (c.kind === 'text') text += c.text;
+    else if (c.kind === 'function-call') {
+      flush();
+      const itemId = c.additionalProperties?.[RESPONSES_ITEM_ID];
+      items.push({
+        type: 'function_call',
+        call_id: c.callId,
+        name: c.name,
+        arguments: c.arguments,
+        ...(typeof itemId === 'string' ? { id: itemId } : {}),
+      });
+    }
+  }
+  flush();
+  return items;
+}
+
+export function toResponsesTools(options: ChatOptions): OpenAI.Responses.FunctionTool[] | undefined {
+  if (!options.tools?.length) return undefined;
+  return options.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false }));
+}
+
+export function responsesUsage(usage: OpenAI.Responses.ResponseUsage | null | undefined): UsageDetails | undefined {
+  if (!usage) return undefined;
+  return { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens, totalTokens: usage.total_tokens };
+}
+
+export function functionCallFrom(item: OpenAI.Responses.ResponseFunctionToolCall): FunctionCallContent {
+  const call: FunctionCallContent = { kind: 'function-call', callId: item.call_id, name: item.name, arguments: item.arguments };
+  if (item.id) call.additionalProperties = { [RESPONSES_ITEM_ID]: item.id };
+  return call;
+}
+
+/** The contents of one output item (text and refusals of a message, or a function call). */
+export function contentsOfItem(item: OpenAI.Responses.ResponseOutputItem): AIContent[] {
+  if (item.type === 'function_call') return [functionCallFrom(item)];
+  if (item.type !== 'message') return [];
+  const contents: AIContent[] = [];
+  for (const part of item.content) {
+    if (part.type === 'output_text') contents.push({ kind: 'text', text: part.text });
+    else if (part.type === 'refusal') contents.push({ kind: 'error', message: part.refusal, code: 'refusal' });
+  }
+  return contents;
+}
+
+export function finishReasonOf(response: OpenAI.Responses.Response): FinishReason {
+  if (response.status === 'incomplete') {
+    const reason = response.incomplete_details?.reason;
+    return reason === 'max_output_tokens' ? 'length' : reason === 'content_filter' ? 'content_filter' : 'incomplete';
+  }
+  return response.output.some((item) => item.type === 'function_call') ? 'tool_calls' : 'stop';
+}
+
+/**
+ * The id to continue from: the conversation when the response is in one, else the response
+ * itself (for `previous_response_id`); none when the service did not store it.
+ */
+export function continuationIdOf(response: OpenAI.Responses.Response): string | undefined {
+  // `store` is on the wire but not in the SDK's Response type.
+  if ((response as { store?: boolean }).store === false) return undefined;
+  return response.conversation?.id ?? response.id;
+}
+
+/** One assistant message (id = the response id) with every output item's content, in order. */
+export function fromResponse(provider: string, response: OpenAI.Responses.Response): ChatResponse {
+  if (response.status === 'failed') {
+    throw new ServiceError(provider, `${provider} response ${response.id} failed: ${response.error?.message ?? 'no reason given'}`);
+  }
+  const contents = response.output.flatMap(contentsOfItem);
+  const result: ChatResponse = {
+    messages: contents.length ? [{ role: 'assistant', contents, messageId: response.id }] : [],
+    responseId: response.id,
+    modelId: response.model,
+    finishReason: finishReasonOf(response),
+  };
+  const conversationId = continuationIdOf(response);
+  if (conversationId) result.conversationId = conversationId;
+  const usage = responsesUsage(response.usage);
+  if (usage) result.usage = usage;
+  return result;
+}

@@ -1,0 +1,411 @@
+import { isToolCallsReply, type ModelMessage, type ModelReply, type ModelTool } from './emulated-model.js';
+import type { SseStream } from './http-replies.js';
+import type { IdGenerator } from './id-generator.js';
+import type { RouteContext, RouteRegistry, RouteReply, RouteRequest } from './router.js';
+
+/**
+ * OpenAI Responses: POST /v1/responses (JSON or SSE), GET/DELETE /v1/responses/{id},
+ * GET /v1/responses/{id}/input_items, POST /v1/responses/{id}/cancel. Stateful: stored
+ * responses carry the history of `previous_response_id` chains, and a `conversation` carries
+ * its items, so the model only knows what the server stored plus the new input.
+ */
+export function registerResponsesRoutes(registry: RouteRegistry): void {
+  const state = responsesStateOf(registry);
+  registry.route('POST', '/v1/responses', (request, reply, context) => createResponse(state, request, reply, context));
+  registry.route('GET', '/v1/responses/:id', (request, reply) => {
+    const stored = state.responses.get(request.params.id!);
+    if (!stored) return responseNotFound(reply, request.params.id!);
+    reply.json(200, stored.response);
+  });
+  registry.route('DELETE', '/v1/responses/:id', (request, reply) => {
+    const id = request.params.id!;
+    if (!state.responses.delete(id)) return responseNotFound(reply, id);
+    reply.json(200, { id, object: 'response', deleted: true });
+  });
+  registry.route('GET', '/v1/responses/:id/input_items', (request, reply) => {
+    const stored = state.responses.get(request.params.id!);
+    if (!stored) return responseNotFound(reply, request.params.id!);
+    listPage(stored.inputItems, request, reply);
+  });
+  registry.route('POST', '/v1/responses/:id/cancel', (request, reply) => {
+    if (!state.responses.has(request.params.id!)) return responseNotFound(reply, request.params.id!);
+    reply.error(400, 'Only responses created with background=true can be cancelled.', { param: 'response_id' });
+  });
+}
+
+/** An item as the server keeps it: always with an id and a type. */
+export type StoredItem = Record<string, unknown> & { id: string; type: string };
+
+export interface StoredResponse {
+  response: ResponseObject;
+  /** The items of the request's `input`, as stored (with ids). */
+  inputItems: StoredItem[];
+}
+
+export interface StoredConversation {
+  id: string;
+  created_at: number;
+  metadata: Record<string, unknown>;
+  items: StoredItem[];
+}
+
+/** What the server stored: responses by id and conversations by id, per emulator. */
+export class ResponsesState {
+  readonly responses = new Map<string, StoredResponse>();
+  readonly conversations = new Map<string, StoredConversation>();
+}
+
+const states = new WeakMap<RouteRegistry, ResponsesState>();
+
+/** The Responses/Conversations state of one emulator (shared by both route sets). */
+export function responsesStateOf(registry: RouteRegistry): ResponsesState {
+  let state = states.get(registry);
+  if (!state) {
+    state = new ResponsesState();
+    states.set(registry, state);
+  }
+  return state;
+}
+
+type ResponseObject = Record<string, unknown> & { id: string; output: StoredItem[] };
+
+/** Thrown while reading a request; becomes a 400 (or the given status) error envelope. */
+export class InvalidRequestError extends Error {
+  constructor(
+    message: string,
+    readonly param: string,
+    readonly status = 400,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+interface ResponseRequest {
+  model: string;
+  instructions: string | undefined;
+  input: StoredItem[];
+  tools: ModelTool[];
+  rawTools: unknown[];
+  toolChoice: unknown;
+  previousResponseId: string | undefined;
+  conversationId: string | undefined;
+  store: boolean;
+  stream: boolean;
+  metadata: Record<string, unknown>;
+  temperature: number;
+  topP: number;
+}
+
+const ARGUMENT_FRAGMENT_LENGTH = 8;
+
+async function createResponse(state: ResponsesState, request: RouteRequest, reply: RouteReply, context: RouteContext): Promise<void> {
+  let parsed: ResponseRequest;
+  let history: StoredItem[];
+  let conversation: StoredConversation | undefined;
+  try {
+    parsed = parseRequest(request.body, context.ids);
+    ({ history, conversation } = historyFor(state, parsed));
+    assertToolOutputs([...history, ...parsed.input]);
+  } catch (error) {
+    if (!(error instanceof InvalidRequestError)) throw error;
+    reply.error(error.status, error.message, { param: error.param, ...(error.code ? { code: error.code } : {}) });
+    return;
+  }
+
+  const messages: ModelMessage[] = [];
+  if (parsed.instructions) messages.push({ role: 'system', text: parsed.instructions });
+  for (const item of [...history, ...parsed.input]) {
+    const message = toModelMessage(item);
+    if (message) messages.push(message);
+  }
+  const answer = context.model.reply(messages, parsed.tools);
+  const output = outputItems(answer, context.ids);
+  const inputTokens = messages.reduce((sum, m) => sum + context.model.countTokens(m.text), 0);
+  const outputTokens = isToolCallsReply(answer)
+    ? answer.toolCalls.reduce((sum, c) => sum + context.model.countTokens(`${c.name} ${c.arguments}`), 0)
+    : context.model.countTokens(answer.text);
+
+  const response: ResponseObject = {
+    id: context.ids.next('resp_'),
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status: 'completed',
+    background: false,
+    error: null,
+    incomplete_details: null,
+    instructions: parsed.instructions ?? null,
+    max_output_tokens: null,
+    metadata: parsed.metadata,
+    model: parsed.model,
+    output,
+    parallel_tool_calls: true,
+    previous_response_id: parsed.previousResponseId ?? null,
+    conversation: conversation ? { id: conversation.id } : null,
+    store: parsed.store,
+    temperature: parsed.temperature,
+    text: { format: { type: 'text' } },
+    tool_choice: parsed.toolChoice ?? 'auto',
+    tools: parsed.rawTools,
+    top_p: parsed.topP,
+    truncation: 'disabled',
+    usage: {
+      input_tokens: inputTokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: outputTokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: inputTokens + outputTokens,
+    },
+  };
+  // Stored when created, as the real service does: a client that loses the reply (a cut
+  // stream) still leaves the response (and the conversation items) on the server.
+  if (parsed.store) state.responses.set(response.id, { response, inputItems: parsed.input });
+  if (conversation) conversation.items.push(...parsed.input, ...output);
+
+  if (parsed.stream) {
+    await streamResponse(reply.sse(), response);
+    return;
+  }
+  reply.json(200, response);
+}
+
+/** The items the server holds before this request's input, and the conversation it appends to. */
+function historyFor(state: ResponsesState, parsed: ResponseRequest): { history: StoredItem[]; conversation?: StoredConversation } {
+  if (parsed.previousResponseId !== undefined && parsed.conversationId !== undefined) {
+    throw new InvalidRequestError(
+      'Mutually exclusive parameters: Ensure you are only providing one of: \'previous_response_id\' or \'conversation\'.',
+      'conversation',
+    );
+  }
+  if (parsed.conversationId !== undefined) {
+    const conversation = state.conversations.get(parsed.conversationId);
+    if (!conversation) {
+      throw new InvalidRequestError(`Conversation with id '${parsed.conversationId}' not found.`, 'conversation', 404, 'not_found');
+    }
+    return { history: [...conversation.items], conversation };
+  }
+  if (parsed.previousResponseId === undefined) return { history: [] };
+  const chain: StoredResponse[] = [];
+  for (let id: string | null = parsed.previousResponseId; id; ) {
+    const stored = state.responses.get(id);
+    if (!stored) {
+      // Real service: a missing link anywhere (deleted, or never stored) is this 400.
+      throw new InvalidRequestError(`Previous response with id '${id}' not found.`, 'previous_response_id', 400, 'previous_response_not_found');
+    }
+    chain.unshift(stored);
+    id = stored.response.previous_response_id as string | null;
+  }
+  return { history: chain.flatMap((r) => [...r.inputItems, ...r.response.output]) };
+}
+
+/** Like the real service: every function call in the context needs its output first. */
+function assertToolOutputs(items: readonly StoredItem[]): void {
+  const answered = new Set(items.filter((i) => i.type === 'function_call_output').map((i) => i.call_id));
+  const pending = items.find((i) => i.type === 'function_call' && !answered.has(i.call_id));
+  if (pending) throw new InvalidRequestError(`No tool output found for function call ${String(pending.call_id)}.`, 'input');
+}
+
+function outputItems(answer: ModelReply, ids: IdGenerator): StoredItem[] {
+  if (isToolCallsReply(answer)) {
+    return answer.toolCalls.map((call) => ({
+      id: ids.next('fc_'),
+      type: 'function_call',
+      status: 'completed',
+      call_id: ids.next('call_'),
+      name: call.name,
+      arguments: call.arguments,
+    }));
+  }
+  return [
+    {
+      id: ids.next('msg_'),
+      type: 'message',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: answer.text, annotations: [], logprobs: [] }],
+    },
+  ];
+}
+
+/** The event order the SDK's stream helpers expect (see PROTOCOLS.md). */
+async function streamResponse(stream: SseStream, response: ResponseObject): Promise<void> {
+  let sequence = 0;
+  const send = (type: string, payload: Record<string, unknown>) => stream.send({ type, sequence_number: sequence++, ...payload }, type);
+  const inProgress = { ...response, status: 'in_progress', output: [], usage: null };
+  if (!(await send('response.created', { response: inProgress }))) return;
+  if (!(await send('response.in_progress', { response: inProgress }))) return;
+
+  for (const [index, item] of response.output.entries()) {
+    const base = { output_index: index, item_id: item.id };
+    if (item.type === 'function_call') {
+      const args = String(item.arguments);
+      if (!(await send('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', arguments: '' } }))) return;
+      for (let i = 0; i < args.length; i += ARGUMENT_FRAGMENT_LENGTH) {
+        if (!(await send('response.function_call_arguments.delta', { ...base, delta: args.slice(i, i + ARGUMENT_FRAGMENT_LENGTH) }))) return;
+      }
+      if (!(await send('response.function_call_arguments.done', { ...base, name: item.name, arguments: args }))) return;
+    } else {
+      const part = (item.content as { text: string }[])[0]!;
+      const empty = { type: 'output_text', text: '', annotations: [], logprobs: [] };
+      if (!(await send('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress', content: [] } }))) return;
+      if (!(await send('response.content_part.added', { ...base, content_index: 0, part: empty }))) return;
+      for (const word of splitWords(part.text)) {
+        if (!(await send('response.output_text.delta', { ...base, content_index: 0, delta: word, logprobs: [] }))) return;
+      }
+      if (!(await send('response.output_text.done', { ...base, content_index: 0, text: part.text, logprobs: [] }))) return;
+      if (!(await send('response.content_part.done', { ...base, content_index: 0, part }))) return;
+    }
+    if (!(await send('response.output_item.done', { output_index: index, item }))) return;
+  }
+  if (!(await send('response.completed', { response }))) return;
+  await stream.end();
+}
+
+function splitWords(text: string): string[] {
+  return text.split(/(?<=\s)(?=\S)/).filter((word) => word.length > 0);
+}
+
+function parseRequest(body: unknown, ids: IdGenerator): ResponseRequest {
+  if (!isRecord(body)) throw new InvalidRequestError('The request body must be a JSON object.', 'body');
+  if (typeof body.model !== 'string' || body.model.length === 0) {
+    throw new InvalidRequestError('`model` is required and must be a string.', 'model');
+  }
+  if (body.input === undefined || body.input === null) throw new InvalidRequestError('`input` is required.', 'input');
+  const conversation = body.conversation;
+  const conversationId =
+    typeof conversation === 'string' ? conversation : isRecord(conversation) && typeof conversation.id === 'string' ? conversation.id : undefined;
+  if (conversation !== undefined && conversation !== null && conversationId === undefined) {
+    throw new InvalidRequestError('`conversation` must be a conversation id or {id}.', 'conversation');
+  }
+  const rawTools = Array.isArray(body.tools) ? body.tools : [];
+  if (body.tools !== undefined && body.tools !== null && !Array.isArray(body.tools)) throw new InvalidRequestError('`tools` must be an array.', 'tools');
+  return {
+    model: body.model,
+    instructions: typeof body.instructions === 'string' ? body.instructions : undefined,
+    input: parseInput(body.input, ids),
+    tools: body.tool_choice === 'none' ? [] : parseTools(rawTools),
+    rawTools,
+    toolChoice: body.tool_choice,
+    previousResponseId: typeof body.previous_response_id === 'string' ? body.previous_response_id : undefined,
+    conversationId,
+    store: body.store !== false,
+    stream: body.stream === true,
+    metadata: isRecord(body.metadata) ? body.metadata : {},
+    temperature: typeof body.temperature === 'number' ? body.temperature : 1,
+    topP: typeof body.top_p === 'number' ? body.top_p : 1,
+  };
+}
+
+/** `input` (a string or items) as stored items with ids, validated. */
+export function parseInput(input: unknown, ids: IdGenerator, param = 'input'): StoredItem[] {
+  if (typeof input === 'string') return [userMessage(input, ids)];
+  if (!Array.isArray(input)) throw new InvalidRequestError(`\`${param}\` must be a string or an array of items.`, param);
+  return input.map((item, index) => parseItem(item, ids, `${param}[${index}]`));
+}
+
+function userMessage(text: string, ids: IdGenerator): StoredItem {
+  return { id: ids.next('msg_'), type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_text', text }] };
+}
+
+function parseItem(item: unknown, ids: IdGenerator, param: string): StoredItem {
+  if (!isRecord(item)) throw new InvalidRequestError(`${param} must be an object.`, param);
+  const type = item.type ?? 'message';
+  switch (type) {
+    case 'message': {
+      const role = item.role;
+      if (role !== 'user' && role !== 'assistant' && role !== 'system' && role !== 'developer') {
+        throw new InvalidRequestError(`${param}.role must be one of user, assistant, system, developer; got ${JSON.stringify(role)}.`, `${param}.role`);
+      }
+      const partType = role === 'assistant' ? 'output_text' : 'input_text';
+      let content: unknown[];
+      if (typeof item.content === 'string') content = [{ type: partType, text: item.content, ...(role === 'assistant' ? { annotations: [] } : {}) }];
+      else if (Array.isArray(item.content)) content = item.content;
+      else throw new InvalidRequestError(`${param}.content must be a string or an array of parts.`, `${param}.content`);
+      return { id: typeof item.id === 'string' ? item.id : ids.next('msg_'), type: 'message', role, status: 'completed', content };
+    }
+    case 'function_call':
+      if (typeof item.call_id !== 'string' || typeof item.name !== 'string' || typeof item.arguments !== 'string') {
+        throw new InvalidRequestError(`${param}: a function_call needs call_id, name and arguments (strings).`, param);
+      }
+      return {
+        id: typeof item.id === 'string' ? item.id : ids.next('fc_'),
+        type: 'function_call',
+        status: 'completed',
+        call_id: item.call_id,
+        name: item.name,
+        arguments: item.arguments,
+      };
+    case 'function_call_output':
+      if (typeof item.call_id !== 'string' || (typeof item.output !== 'string' && !Array.isArray(item.output))) {
+        throw new InvalidRequestError(`${param}: a function_call_output needs call_id and output.`, param);
+      }
+      return { id: ids.next('fco_'), type: 'function_call_output', status: 'completed', call_id: item.call_id, output: item.output };
+    default:
+      throw new InvalidRequestError(`${param}.type ${JSON.stringify(type)} is not supported by the emulator.`, `${param}.type`);
+  }
+}
+
+function toModelMessage(item: StoredItem): ModelMessage | undefined {
+  switch (item.type) {
+    case 'message': {
+      const text = (item.content as unknown[])
+        .map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : ''))
+        .join('');
+      const role = item.role === 'developer' || item.role === 'system' ? 'system' : (item.role as 'user' | 'assistant');
+      return { role, text };
+    }
+    case 'function_call':
+      return { role: 'assistant', text: '', toolCalls: [{ id: String(item.call_id), name: String(item.name), arguments: String(item.arguments) }] };
+    case 'function_call_output': {
+      const output = item.output;
+      const text = typeof output === 'string' ? output : JSON.stringify(output);
+      return { role: 'tool', text, toolCallId: String(item.call_id) };
+    }
+    default:
+      return undefined;
+  }
+}
+
+function parseTools(tools: readonly unknown[]): ModelTool[] {
+  return tools.map((tool, index) => {
+    if (!isRecord(tool) || tool.type !== 'function' || typeof tool.name !== 'string') {
+      throw new InvalidRequestError(`tools[${index}] must be {type:"function", name, description?, parameters?}.`, `tools[${index}]`);
+    }
+    return {
+      name: tool.name,
+      ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
+      ...(isRecord(tool.parameters) ? { parameters: tool.parameters } : {}),
+    };
+  });
+}
+
+/** A cursor page over items: `order` (default desc), `limit` (default 20), `after` (an item id). */
+export function listPage(items: readonly StoredItem[], request: RouteRequest, reply: RouteReply): void {
+  const ordered = request.query.order === 'asc' ? [...items] : [...items].reverse();
+  const limit = Math.min(Math.max(Number.parseInt(request.query.limit ?? '20', 10) || 20, 1), 100);
+  let start = 0;
+  if (request.query.after !== undefined) {
+    const at = ordered.findIndex((item) => item.id === request.query.after);
+    if (at < 0) {
+      reply.error(400, `No item with id '${request.query.after}' to page after.`, { param: 'after' });
+      return;
+    }
+    start = at + 1;
+  }
+  const data = ordered.slice(start, start + limit);
+  reply.json(200, {
+    object: 'list',
+    data,
+    first_id: data[0]?.id ?? null,
+    last_id: data.at(-1)?.id ?? null,
+    has_more: start + limit < ordered.length,
+  });
+}
+
+function responseNotFound(reply: RouteReply, id: string): void {
+  reply.error(404, `Response with id '${id}' not found.`, { param: 'response_id' });
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
