@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { registerChatCompletionsRoutes } from './chat-completions-routes.js';
+import { registerFoundryRoutes } from './foundry-routes.js';
 import { EmulatedModel } from './emulated-model.js';
 import { FaultQueue, type Fault } from './fault.js';
 import { SseStream, sendError, sendJson, sendRawJson, type StreamSabotage } from './http-replies.js';
@@ -58,6 +59,7 @@ export class Emulator implements RouteRegistry {
     this.url = `http://127.0.0.1:${port}`;
     this.openaiBaseURL = `${this.url}/v1`;
     registerChatCompletionsRoutes(this);
+    registerFoundryRoutes(this);
   }
 
   static async start(options: EmulatorOptions = {}): Promise<Emulator> {

@@ -34,3 +34,4 @@ export {
   type RouteRequest,
 } from './router.js';
 export { registerChatCompletionsRoutes } from './chat-completions-routes.js';
+export { FOUNDRY_DEFAULT_PROJECT, FOUNDRY_PROJECT_PREFIX, foundryProjectEndpoint, registerFoundryRoutes } from './foundry-routes.js';
