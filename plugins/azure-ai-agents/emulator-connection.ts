@@ -1,7 +1,6 @@
 import { AgentsClient, type AgentsClientOptionalParams } from '@azure/ai-agents';
 import type { TokenCredential } from '@azure/core-auth';
 import { createDefaultHttpClient, type HttpClient } from '@azure/core-rest-pipeline';
-import { foundryProjectEndpoint } from 'skein/testing';
 
 /**
  * Offline wiring for `@azure/ai-agents` against Skein's emulator (or any loopback Foundry fake).
@@ -34,10 +33,19 @@ export interface EmulatorConnectionOptions {
   clientOptions?: AgentsClientOptionalParams;
 }
 
+/**
+ * The https:// project endpoint of a loopback Foundry emulator at `emulatorUrl` (the emulator
+ * serves projects under `/api/projects/<project>`). Same as `foundryProjectEndpoint` in
+ * `skein/testing`, repeated so production code need not import the testing entry point.
+ */
+export function emulatorProjectEndpoint(emulatorUrl: string, project = 'emulated'): string {
+  return `${emulatorUrl.replace(/^http:/, 'https:')}/api/projects/${project}`;
+}
+
 /** Endpoint, credential and SDK options for an emulator at `emulatorUrl` (e.g. `emulator.url`). */
 export function emulatorConnection(emulatorUrl: string, options: EmulatorConnectionOptions = {}) {
   return {
-    endpoint: foundryProjectEndpoint(emulatorUrl, options.project),
+    endpoint: emulatorProjectEndpoint(emulatorUrl, options.project),
     credential: staticTokenCredential(options.token),
     clientOptions: { ...options.clientOptions, httpClient: loopbackHttpClient() } satisfies AgentsClientOptionalParams,
   };
