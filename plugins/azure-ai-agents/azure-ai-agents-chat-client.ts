@@ -27,6 +27,7 @@ import {
   ConfigurationError,
   ConnectionError,
   type FunctionResultContent,
+  NotFoundError,
   ServiceError,
   SkeinError,
   type ThreadKind,
@@ -160,10 +161,11 @@ export class AzureAIAgentsChatClient implements ChatClient {
         : await this.client.runs.create(threadId, start.agent.id, { ...start.runOptions, abortSignal: signal });
       runId = run.id;
       run = await this.#poll(run, signal);
+      if (start.pendingRunId && options.toolChoice === 'none' && run.status === 'requires_action') return await this.#stopAtToolLimit(run);
       return await this.#toResponse(run, start.agent, signal);
     } catch (error) {
       if (signal?.aborted && threadId !== undefined && runId !== undefined) await this.#cancelQuietly(threadId, runId);
-      throw toSkeinError(this.providerId, error, signal);
+      throw this.#toError(error, signal, options.conversationId);
     }
   }
 
@@ -177,39 +179,64 @@ export class AzureAIAgentsChatClient implements ChatClient {
       let threadId: string | undefined;
       let runId: string | undefined;
       let settled = false;
+      let events: AsyncDisposable | undefined;
+      // The SDK does not end an event stream it already receives when the signal aborts, so
+      // teardown disposes of it and cancels the run itself.
+      const stop = () => {
+        if (settled) return;
+        settled = true;
+        controller.abort(new AbortError('The stream was unsubscribed.'));
+        if (events) Promise.resolve(events[Symbol.asyncDispose]()).catch(() => {});
+        if (threadId !== undefined && runId !== undefined) void this.#cancelQuietly(threadId, runId);
+      };
 
       (async () => {
         const start = await this.#prepare(messages, { ...options, signal: controller.signal });
         threadId = start.threadId;
         runId = start.pendingRunId;
-        const events = start.pendingRunId
+        const stream = start.pendingRunId
           ? await this.client.runs.submitToolOutputs(threadId, start.pendingRunId, start.outputs!, { abortSignal: controller.signal }).stream()
           : await this.client.runs.create(threadId, start.agent.id, { ...start.runOptions, abortSignal: controller.signal }).stream();
+        events = stream;
+        if (settled) {
+          stop();
+          return;
+        }
         const translator = new RunEventTranslator(this.providerId, threadId, start.agent.id);
-        for await (const event of events) {
+        for await (const event of stream) {
           if (subscriber.closed) return;
           if (event.event === 'thread.run.created') runId = (event.data as ThreadRun).id;
           const { updates, done } = translator.next(event);
           for (const update of updates) subscriber.next(update);
           if (done) break;
         }
-        settled = true;
         if (subscriber.closed) return;
+        settled = true;
         const last = translator.finish();
         if (last.kind === 'requires_action') this.#cancelOnAbort(outer, threadId, last.runId);
         subscriber.complete();
-      })().catch(async (error: unknown) => {
+      })().catch((error: unknown) => {
+        if (controller.signal.aborted) stop();
         settled = true;
-        if (controller.signal.aborted && threadId !== undefined && runId !== undefined) await this.#cancelQuietly(threadId, runId);
-        if (!subscriber.closed) subscriber.error(toSkeinError(this.providerId, error, controller.signal));
+        if (!subscriber.closed) subscriber.error(this.#toError(error, controller.signal, options.conversationId));
       });
 
       return () => {
         outer?.removeEventListener('abort', onOuterAbort);
-        if (settled) return;
-        controller.abort(new AbortError('The stream was unsubscribed.'));
+        stop();
       };
     });
+  }
+
+  /** A 404 on a thread the caller named is almost always that thread being gone: say so. */
+  #toError(error: unknown, signal: AbortSignal | undefined, threadId: string | undefined): Error {
+    const mapped = toSkeinError(this.providerId, error, signal);
+    if (!(mapped instanceof NotFoundError) || threadId === undefined || mapped.message.includes(threadId)) return mapped;
+    return new NotFoundError(
+      this.providerId,
+      `${mapped.message} (Foundry thread ${threadId}: it may have been deleted; start a new thread with agent.getNewThread()).`,
+      { status: mapped.status, requestId: mapped.requestId, cause: error },
+    );
   }
 
   /** Thread, agent and the run's overrides; on a new turn also the active-run check and the new messages. */
@@ -332,6 +359,16 @@ export class AzureAIAgentsChatClient implements ChatClient {
       return { ...base, messages, finishReason: status === 'completed' ? 'stop' : 'incomplete', usage: usageOf(run) };
     }
     throw runError(this.providerId, run);
+  }
+
+  /**
+   * A run's tool choice cannot change once it started, so when the tool loop asks for an answer
+   * without tools (its round limit) and the run still wants calls, the run is cancelled and the
+   * turn ends on the submitted results instead of leaving the run waiting.
+   */
+  async #stopAtToolLimit(run: ThreadRun): Promise<ChatResponse> {
+    await this.#cancelQuietly(run.threadId, run.id);
+    return { messages: [], conversationId: run.threadId, responseId: run.id, finishReason: 'tool_calls' };
   }
 
   /** The run in `requires_action` that asked for these calls (newest runs first). */

@@ -49,7 +49,7 @@ export function toSkeinError(provider: string, error: unknown, signal?: AbortSig
     if (status === undefined) {
       return new ConnectionError(provider, `Could not reach ${provider}: ${firstLine(error.message)}`, details);
     }
-    const text = `${provider} answered HTTP ${status}: ${firstLine(serviceMessage(error) ?? error.message)}`;
+    const text = `${provider} answered HTTP ${status}: ${firstLine(serviceMessage(error) ?? error.message)}${error.code && !serviceMessage(error) ? ` (${error.code})` : ''}`;
     switch (status) {
       case 429:
         return new RateLimitError(provider, `${text} (rate limited after the configured retries; raise retryOptions.maxRetries or slow down).`, details);
@@ -71,9 +71,16 @@ export function toSkeinError(provider: string, error: unknown, signal?: AbortSig
   return new ServiceError(provider, `${provider} request failed: ${String(error)}`, { cause: error });
 }
 
-/** The `error.message` of the service's error envelope, when the SDK kept it. */
-function serviceMessage(error: { details?: unknown }): string | undefined {
-  const details = error.details as { error?: { message?: unknown } } | undefined;
+/** The `error.message` of the service's error envelope, from the SDK's details or the raw body (paged calls keep only that). */
+function serviceMessage(error: { details?: unknown; response?: { bodyAsText?: string | null } }): string | undefined {
+  let details = error.details as { error?: { message?: unknown } } | undefined;
+  if (details?.error === undefined && error.response?.bodyAsText) {
+    try {
+      details = JSON.parse(error.response.bodyAsText) as typeof details;
+    } catch {
+      return undefined;
+    }
+  }
   return typeof details?.error?.message === 'string' ? details.error.message : undefined;
 }
 
