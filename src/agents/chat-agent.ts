@@ -271,7 +271,8 @@ export class ChatAgent extends AIAgent {
     if (approvalRequests.length) emit?.({ role: 'assistant', contents: approvalRequests });
     const state = withPendingApprovals(await this.#notifyProviders(thread, turnInput, produced), result.pendingApprovals);
     await this.#commit(thread, turnInput, produced, result);
-    thread.state = state;
+    // Service threads keep what the provider needs to continue (e.g. the agent binding).
+    thread.state = result.continuation && thread.serviceThreadId !== undefined ? { ...state, continuation: result.continuation as JsonObject } : state;
     return new AgentRunResponse(produced, {
       responseId: result.responseId,
       conversationId: result.conversationId,
@@ -356,7 +357,6 @@ export class ChatAgent extends AIAgent {
   async #commit(thread: AgentThread, input: ChatMessage[], produced: ChatMessage[], result: FunctionLoopResult): Promise<void> {
     if (!thread.messageStore && result.conversationId !== undefined && this.threadKind !== 'message-store') {
       thread.setServiceThreadId(result.conversationId);
-      if (result.continuation) thread.state = { ...thread.state, continuation: result.continuation as never };
       return;
     }
     if (!thread.messageStore) thread.attachMessageStore(this.#storeFactory.create(thread.origin));

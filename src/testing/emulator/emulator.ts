@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { registerAssistantsRoutes } from './assistants-routes.js';
 import { registerChatCompletionsRoutes } from './chat-completions-routes.js';
 import { registerConversationsRoutes } from './conversations-routes.js';
+import { registerFoundryRoutes } from './foundry-routes.js';
 import { EmulatedModel } from './emulated-model.js';
 import { FaultQueue, type Fault } from './fault.js';
 import { SseStream, sendError, sendJson, sendRawJson, type StreamSabotage } from './http-replies.js';
@@ -64,6 +65,7 @@ export class Emulator implements RouteRegistry {
     registerAssistantsRoutes(this);
     registerResponsesRoutes(this);
     registerConversationsRoutes(this);
+    registerFoundryRoutes(this);
   }
 
   static async start(options: EmulatorOptions = {}): Promise<Emulator> {

@@ -37,3 +37,4 @@ export { registerChatCompletionsRoutes } from './chat-completions-routes.js';
 export { AssistantsState, registerAssistantsRoutes, type AssistantsRoutesOptions, type EmulatedRun } from './assistants-routes.js';
 export { registerResponsesRoutes, ResponsesState, responsesStateOf } from './responses-routes.js';
 export { registerConversationsRoutes } from './conversations-routes.js';
+export { FOUNDRY_DEFAULT_PROJECT, FOUNDRY_PROJECT_PREFIX, foundryProjectEndpoint, registerFoundryRoutes } from './foundry-routes.js';

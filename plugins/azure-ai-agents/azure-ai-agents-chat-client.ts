@@ -1,0 +1,605 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type {
+  Agent,
+  AgentEventMessage,
+  AgentsClient,
+  FunctionToolDefinition,
+  MessageDeltaChunk,
+  MessageInputContentBlockUnion,
+  RequiredFunctionToolCall,
+  RunsCreateRunOptionalParams,
+  RunStepDeltaChunk,
+  RunStepDeltaToolCallObject,
+  SubmitToolOutputsAction,
+  ThreadRun,
+  ToolDefinitionUnion,
+  ToolOutput,
+} from '@azure/ai-agents';
+import { Observable } from 'rxjs';
+import {
+  AbortError,
+  type AIContent,
+  type ChatClient,
+  type ChatMessage,
+  type ChatOptions,
+  type ChatResponse,
+  type ChatResponseUpdate,
+  ConfigurationError,
+  ConnectionError,
+  type FunctionResultContent,
+  NotFoundError,
+  ServiceError,
+  SkeinError,
+  type ThreadKind,
+  type UsageDetails,
+} from 'skein';
+import { FoundryRunError, FoundryRunTimeoutError, toSkeinError } from './azure-ai-agents-errors.js';
+
+export const AZURE_AI_AGENTS_CLIENT_ID = 'azure-ai-agents';
+
+/** A Foundry agent to create on first use. Skein's function tools are added to `tools`. */
+export interface FoundryAgentDefinition {
+  model: string;
+  name?: string;
+  description?: string;
+  /** Defaults to the Skein agent's instructions. */
+  instructions?: string;
+  /** Service-side tools (code interpreter, file search, ...), kept beside Skein's function tools. */
+  tools?: ToolDefinitionUnion[];
+  temperature?: number;
+  topP?: number;
+  metadata?: Record<string, string>;
+}
+
+/** What to do when a new turn finds a run of an earlier turn still active on the thread. */
+export type ActiveRunPolicy = 'cancel' | 'wait';
+
+export interface AzureAIAgentsChatClientOptions {
+  /** The SDK client: `new AgentsClient(endpoint, credential, options)`. */
+  client: AgentsClient;
+  /** An existing Foundry agent to run. Per call, `additionalProperties.agentId` wins. */
+  agentId?: string;
+  /** Or a definition: the Foundry agent is created on first use (see `getAgentId`). */
+  definition?: FoundryAgentDefinition;
+  /** Between polls of a run. Default 500 ms. */
+  pollIntervalMs?: number;
+  /** A run still going after this long is cancelled and fails with FoundryRunTimeoutError. Default 10 minutes. */
+  runTimeoutMs?: number;
+  /** Default `cancel`: an orphaned run (from an aborted or crashed turn) is cancelled; `wait` lets a queued or running one finish first. */
+  activeRun?: ActiveRunPolicy;
+  providerId?: string;
+}
+
+const ACTIVE_STATUSES = new Set(['queued', 'in_progress', 'requires_action', 'cancelling']);
+const RUNNING_STATUSES = new Set(['queued', 'in_progress', 'cancelling']);
+const DEFAULT_POLL_INTERVAL_MS = 500;
+const DEFAULT_RUN_TIMEOUT_MS = 10 * 60_000;
+
+interface BoundAgent {
+  id: string;
+  model: string | undefined;
+  instructions: string | undefined;
+  tools: ToolDefinitionUnion[];
+}
+
+/** Where a model call starts: a new run on the thread, or the pending run taking tool outputs. */
+interface RunStart {
+  threadId: string;
+  agent: BoundAgent;
+  /** Set when the call carries tool results for a run in `requires_action`. */
+  pendingRunId?: string;
+  outputs?: ToolOutput[];
+  runOptions: RunsCreateRunOptionalParams;
+}
+
+/**
+ * Foundry Agents on the official `@azure/ai-agents` SDK. History lives in Foundry threads (the
+ * AgentThread's `serviceThreadId`). One call = messages added, a run created and polled; when the
+ * run needs tool outputs the function calls are returned, and the next call (carrying the
+ * results) submits them to that run. Stateless: the pending run is found on the thread itself.
+ */
+export class AzureAIAgentsChatClient implements ChatClient {
+  readonly providerId: string;
+  readonly threadKind: ThreadKind = 'service';
+  readonly client: AgentsClient;
+  readonly pollIntervalMs: number;
+  readonly runTimeoutMs: number;
+  readonly activeRun: ActiveRunPolicy;
+  readonly #agentId: string | undefined;
+  readonly #definition: FoundryAgentDefinition | undefined;
+  #bound: Promise<BoundAgent> | undefined;
+  readonly #boundById = new Map<string, Promise<BoundAgent>>();
+
+  constructor(options: AzureAIAgentsChatClientOptions) {
+    if (!options?.client) throw new ConfigurationError('AzureAIAgentsChatClient needs `client`: new AgentsClient(endpoint, credential).');
+    if (options.agentId !== undefined && options.definition !== undefined) {
+      throw new ConfigurationError('Give AzureAIAgentsChatClient either `agentId` (an existing Foundry agent) or `definition` (one to create), not both.');
+    }
+    this.client = options.client;
+    this.#agentId = options.agentId;
+    this.#definition = options.definition;
+    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.runTimeoutMs = options.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
+    this.activeRun = options.activeRun ?? 'cancel';
+    this.providerId = options.providerId ?? AZURE_AI_AGENTS_CLIENT_ID;
+  }
+
+  /** The Foundry agent id, creating the agent from its definition if that has not happened yet. */
+  async getAgentId(options: ChatOptions = {}): Promise<string> {
+    return (await this.#agent(options)).id;
+  }
+
+  /** Deletes the Foundry agent definition (never done implicitly; threads are not touched). */
+  async deleteAgent(options: { signal?: AbortSignal } = {}): Promise<void> {
+    const id = this.#agentId ?? (this.#bound ? (await this.#bound).id : undefined);
+    if (id === undefined) return;
+    try {
+      await this.client.deleteAgent(id, { abortSignal: options.signal });
+      this.#bound = undefined;
+    } catch (error) {
+      throw toSkeinError(this.providerId, error, options.signal);
+    }
+  }
+
+  async deleteServiceThread(serviceThreadId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+    try {
+      await this.client.threads.delete(serviceThreadId, { abortSignal: options.signal });
+    } catch (error) {
+      throw toSkeinError(this.providerId, error, options.signal);
+    }
+  }
+
+  async getResponse(messages: readonly ChatMessage[], options: ChatOptions = {}): Promise<ChatResponse> {
+    const signal = options.signal;
+    let threadId: string | undefined;
+    let runId: string | undefined;
+    try {
+      const start = await this.#prepare(messages, options);
+      threadId = start.threadId;
+      let run = start.pendingRunId
+        ? await this.client.runs.submitToolOutputs(threadId, start.pendingRunId, start.outputs!, { abortSignal: signal })
+        : await this.client.runs.create(threadId, start.agent.id, { ...start.runOptions, abortSignal: signal });
+      runId = run.id;
+      run = await this.#poll(run, signal);
+      if (start.pendingRunId && options.toolChoice === 'none' && run.status === 'requires_action') return await this.#stopAtToolLimit(run);
+      return await this.#toResponse(run, start.agent, signal);
+    } catch (error) {
+      if (signal?.aborted && threadId !== undefined && runId !== undefined) await this.#cancelQuietly(threadId, runId);
+      throw this.#toError(error, signal, options.conversationId);
+    }
+  }
+
+  getStreamingResponse(messages: readonly ChatMessage[], options: ChatOptions = {}): Observable<ChatResponseUpdate> {
+    return new Observable<ChatResponseUpdate>((subscriber) => {
+      const controller = new AbortController();
+      const outer = options.signal;
+      const onOuterAbort = () => controller.abort(outer?.reason);
+      if (outer?.aborted) controller.abort(outer.reason);
+      else outer?.addEventListener('abort', onOuterAbort, { once: true });
+      let threadId: string | undefined;
+      let runId: string | undefined;
+      let settled = false;
+      let events: AsyncDisposable | undefined;
+      // The SDK does not end an event stream it already receives when the signal aborts, so
+      // teardown disposes of it and cancels the run itself.
+      const stop = () => {
+        if (settled) return;
+        settled = true;
+        controller.abort(new AbortError('The stream was unsubscribed.'));
+        if (events) Promise.resolve(events[Symbol.asyncDispose]()).catch(() => {});
+        if (threadId !== undefined && runId !== undefined) void this.#cancelQuietly(threadId, runId);
+      };
+
+      (async () => {
+        const start = await this.#prepare(messages, { ...options, signal: controller.signal });
+        threadId = start.threadId;
+        runId = start.pendingRunId;
+        const stream = start.pendingRunId
+          ? await this.client.runs.submitToolOutputs(threadId, start.pendingRunId, start.outputs!, { abortSignal: controller.signal }).stream()
+          : await this.client.runs.create(threadId, start.agent.id, { ...start.runOptions, abortSignal: controller.signal }).stream();
+        events = stream;
+        if (settled) {
+          stop();
+          return;
+        }
+        const translator = new RunEventTranslator(this.providerId, threadId, start.agent.id);
+        for await (const event of stream) {
+          if (subscriber.closed) return;
+          if (event.event === 'thread.run.created') runId = (event.data as ThreadRun).id;
+          const { updates, done } = translator.next(event);
+          for (const update of updates) subscriber.next(update);
+          if (done) break;
+        }
+        if (subscriber.closed) return;
+        settled = true;
+        const last = translator.finish();
+        if (last.kind === 'requires_action') this.#cancelOnAbort(outer, threadId, last.runId);
+        subscriber.complete();
+      })().catch((error: unknown) => {
+        if (controller.signal.aborted) stop();
+        settled = true;
+        if (!subscriber.closed) subscriber.error(this.#toError(error, controller.signal, options.conversationId));
+      });
+
+      return () => {
+        outer?.removeEventListener('abort', onOuterAbort);
+        stop();
+      };
+    });
+  }
+
+  /** A 404 on a thread the caller named is almost always that thread being gone: say so. */
+  #toError(error: unknown, signal: AbortSignal | undefined, threadId: string | undefined): Error {
+    const mapped = toSkeinError(this.providerId, error, signal);
+    if (!(mapped instanceof NotFoundError) || threadId === undefined || mapped.message.includes(threadId)) return mapped;
+    return new NotFoundError(
+      this.providerId,
+      `${mapped.message} (Foundry thread ${threadId}: it may have been deleted; start a new thread with agent.getNewThread()).`,
+      { status: mapped.status, requestId: mapped.requestId, cause: error },
+    );
+  }
+
+  /** Thread, agent and the run's overrides; on a new turn also the active-run check and the new messages. */
+  async #prepare(messages: readonly ChatMessage[], options: ChatOptions): Promise<RunStart> {
+    const signal = options.signal;
+    const agent = await this.#agent(options);
+    const results = functionResults(messages);
+    if (results.length > 0) {
+      const threadId = options.conversationId;
+      if (threadId === undefined) {
+        throw new SkeinError('Tool results were given without the Foundry thread they belong to (ChatOptions.conversationId).');
+      }
+      const pending = await this.#findPendingRun(threadId, results, signal);
+      this.#forgetPendingRun(pending.id);
+      return { threadId, agent, pendingRunId: pending.id, outputs: results.map(toToolOutput), runOptions: {} };
+    }
+    const threadId = options.conversationId ?? (await this.client.threads.create({ abortSignal: signal })).id;
+    if (options.conversationId !== undefined) await this.#settleActiveRun(threadId, signal);
+    const systemText: string[] = [];
+    for (const message of messages) {
+      if (message.role === 'system') {
+        systemText.push(textOf(message.contents));
+        continue;
+      }
+      if (message.role !== 'user' && message.role !== 'assistant') continue;
+      const content = inputContent(message.contents);
+      if (content.length === 0) continue;
+      await this.client.messages.create(threadId, message.role, content, { abortSignal: signal });
+    }
+    return { threadId, agent, runOptions: this.#runOptions(agent, options, systemText) };
+  }
+
+  #runOptions(agent: BoundAgent, options: ChatOptions, systemText: string[]): RunsCreateRunOptionalParams {
+    const run: RunsCreateRunOptionalParams = {};
+    if (options.model !== undefined && options.model !== agent.model) run.model = options.model;
+    const extra = [...(options.instructions && options.instructions !== agent.instructions ? [options.instructions] : []), ...systemText];
+    if (extra.length > 0) run.additionalInstructions = extra.join('\n');
+    const wanted = (options.tools ?? []).map(toFunctionTool);
+    const have = new Set(agent.tools.filter(isFunctionTool).map((t) => t.function.name));
+    if (wanted.some((t) => !have.has(t.function.name))) {
+      const names = new Set(wanted.map((t) => t.function.name));
+      run.tools = [...agent.tools.filter((t) => !isFunctionTool(t) || !names.has(t.function.name)), ...wanted];
+    }
+    if (options.toolChoice === 'none' || options.toolChoice === 'auto') run.toolChoice = options.toolChoice;
+    if (options.temperature !== undefined) run.temperature = options.temperature;
+    if (options.topP !== undefined) run.topP = options.topP;
+    if (options.maxOutputTokens !== undefined) run.maxCompletionTokens = options.maxOutputTokens;
+    return run;
+  }
+
+  /** The bound Foundry agent: by id (per call or configured), or created once from the definition. */
+  #agent(options: ChatOptions): Promise<BoundAgent> {
+    const perCall = options.additionalProperties?.agentId;
+    const id = typeof perCall === 'string' ? perCall : this.#agentId;
+    if (id !== undefined) {
+      let bound = this.#boundById.get(id);
+      if (!bound) {
+        bound = this.client.getAgent(id, { abortSignal: options.signal }).then(boundAgent);
+        bound.catch(() => this.#boundById.delete(id));
+        this.#boundById.set(id, bound);
+      }
+      return bound;
+    }
+    const definition = this.#definition;
+    if (!definition) {
+      return Promise.reject(
+        new ConfigurationError(`No Foundry agent for ${this.providerId}: give the client an \`agentId\` or a \`definition\`, or set \`agentId\` in the agent config.`),
+      );
+    }
+    if (!this.#bound) {
+      const tools = [...(definition.tools ?? []), ...(options.tools ?? []).map(toFunctionTool)];
+      this.#bound = this.client
+        .createAgent(definition.model, {
+          name: definition.name,
+          description: definition.description,
+          instructions: definition.instructions ?? options.instructions,
+          tools,
+          temperature: definition.temperature,
+          topP: definition.topP,
+          metadata: definition.metadata,
+          abortSignal: options.signal,
+        })
+        .then(boundAgent);
+      this.#bound.catch(() => (this.#bound = undefined));
+    }
+    return this.#bound;
+  }
+
+  /** Polls until the run needs tool outputs or has ended; past the timeout the run is cancelled. */
+  async #poll(run: ThreadRun, signal: AbortSignal | undefined): Promise<ThreadRun> {
+    const deadline = Date.now() + this.runTimeoutMs;
+    while (RUNNING_STATUSES.has(run.status)) {
+      if (Date.now() >= deadline) {
+        await this.#cancelQuietly(run.threadId, run.id);
+        throw new FoundryRunTimeoutError(
+          this.providerId, run.threadId, run.id, 'timeout', undefined,
+          `Foundry run ${run.id} on thread ${run.threadId} was still "${run.status}" after ${this.runTimeoutMs} ms; it was cancelled. Raise runTimeoutMs for long runs.`,
+        );
+      }
+      await sleep(this.pollIntervalMs, undefined, { signal });
+      run = await this.client.runs.get(run.threadId, run.id, { abortSignal: signal });
+    }
+    return run;
+  }
+
+  async #toResponse(run: ThreadRun, agent: BoundAgent, signal: AbortSignal | undefined): Promise<ChatResponse> {
+    const status = run.status as string;
+    const base = { conversationId: run.threadId, responseId: run.id, modelId: run.model, continuation: { agentId: agent.id, runId: run.id } };
+    if (status === 'requires_action') {
+      const calls = requiredCalls(run);
+      this.#cancelOnAbort(signal, run.threadId, run.id);
+      return { ...base, messages: [{ role: 'assistant', contents: calls, messageId: run.id }], finishReason: 'tool_calls', usage: usageOf(run) };
+    }
+    if (status === 'completed' || status === 'incomplete') {
+      const messages: ChatMessage[] = [];
+      for await (const m of this.client.messages.list(run.threadId, { runId: run.id, order: 'asc', abortSignal: signal })) {
+        if (m.role !== 'assistant') continue;
+        messages.push({ role: 'assistant', contents: outputContents(m.content), messageId: m.id, createdAt: m.createdAt.toISOString() });
+      }
+      return { ...base, messages, finishReason: status === 'completed' ? 'stop' : 'incomplete', usage: usageOf(run) };
+    }
+    throw runError(this.providerId, run);
+  }
+
+  /**
+   * A run's tool choice cannot change once it started, so when the tool loop asks for an answer
+   * without tools (its round limit) and the run still wants calls, the run is cancelled and the
+   * turn ends on the submitted results instead of leaving the run waiting.
+   */
+  async #stopAtToolLimit(run: ThreadRun): Promise<ChatResponse> {
+    await this.#cancelQuietly(run.threadId, run.id);
+    return { messages: [], conversationId: run.threadId, responseId: run.id, finishReason: 'tool_calls' };
+  }
+
+  /** The run in `requires_action` that asked for these calls (newest runs first). */
+  async #findPendingRun(threadId: string, results: FunctionResultContent[], signal: AbortSignal | undefined): Promise<ThreadRun> {
+    const wanted = new Set(results.map((r) => r.callId));
+    for await (const run of this.client.runs.list(threadId, { order: 'desc', limit: 20, abortSignal: signal })) {
+      if (run.status !== 'requires_action') continue;
+      if (requiredCalls(run).some((c) => wanted.has(c.callId))) return run;
+    }
+    throw new SkeinError(
+      `No run on Foundry thread ${threadId} is waiting for tool outputs for ${[...wanted].join(', ')}; it may have been cancelled or expired. Run the turn again.`,
+    );
+  }
+
+  /** An active run of an earlier turn blocks new messages: cancel it (or wait for it) first. */
+  async #settleActiveRun(threadId: string, signal: AbortSignal | undefined): Promise<void> {
+    let latest: ThreadRun | undefined;
+    for await (const run of this.client.runs.list(threadId, { order: 'desc', limit: 1, abortSignal: signal })) {
+      latest = run;
+      break;
+    }
+    if (!latest || !ACTIVE_STATUSES.has(latest.status)) return;
+    if (this.activeRun === 'cancel' || latest.status === 'requires_action') {
+      if (latest.status !== 'cancelling') await this.#cancelQuietly(threadId, latest.id);
+      latest = await this.client.runs.get(threadId, latest.id, { abortSignal: signal });
+    }
+    await this.#poll(latest, signal);
+  }
+
+  /** If the caller aborts while the tool loop runs the calls, the waiting run is cancelled. */
+  #cancelOnAbort(signal: AbortSignal | undefined, threadId: string, runId: string): void {
+    if (!signal) return;
+    // Removed again when the next call of the turn submits the outputs (#forgetPendingRun).
+    const onAbort = () => void this.#cancelQuietly(threadId, runId);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    this.#pendingCancels.get(runId)?.();
+    this.#pendingCancels.set(runId, () => signal.removeEventListener('abort', onAbort));
+  }
+
+  readonly #pendingCancels = new Map<string, () => void>();
+
+  async #cancelQuietly(threadId: string, runId: string): Promise<void> {
+    try {
+      await this.client.runs.cancel(threadId, runId);
+    } catch {
+      // Already ended (or the service is unreachable): nothing more to stop.
+    }
+  }
+
+  /** The run gets its outputs now: from here an abort cancels it through the call that submits them. */
+  #forgetPendingRun(runId: string): void {
+    this.#pendingCancels.get(runId)?.();
+    this.#pendingCancels.delete(runId);
+  }
+}
+
+/** Folds a run's SSE events into Skein updates, tool calls included. */
+class RunEventTranslator {
+  #end: { kind: 'completed' | 'incomplete' | 'requires_action'; runId: string } | undefined;
+
+  constructor(
+    private readonly provider: string,
+    private readonly threadId: string,
+    private readonly agentId: string,
+  ) {}
+
+  next(event: AgentEventMessage): { updates: ChatResponseUpdate[]; done: boolean } {
+    const base = { conversationId: this.threadId };
+    switch (event.event) {
+      case 'thread.run.created':
+      case 'thread.run.queued':
+      case 'thread.run.in_progress': {
+        const run = event.data as ThreadRun;
+        return { updates: [{ ...base, contents: [], responseId: run.id, modelId: run.model }], done: false };
+      }
+      case 'thread.message.delta': {
+        const chunk = event.data as MessageDeltaChunk;
+        const contents: AIContent[] = [];
+        for (const part of chunk.delta.content ?? []) {
+          if (part.type === 'text') {
+            const value = (part as { text?: { value?: string } }).text?.value;
+            if (value) contents.push({ kind: 'text', text: value });
+          }
+        }
+        return { updates: contents.length ? [{ ...base, role: 'assistant', contents, messageId: chunk.id }] : [], done: false };
+      }
+      case 'thread.run.step.delta': {
+        const chunk = event.data as RunStepDeltaChunk;
+        const details = chunk.delta.stepDetails as RunStepDeltaToolCallObject | undefined;
+        if (details?.type !== 'tool_calls') return { updates: [], done: false };
+        const updates: ChatResponseUpdate[] = [];
+        for (const call of details.toolCalls ?? []) {
+          if (call.type !== 'function') continue;
+          const fn = (call as { function?: { name?: string; arguments?: string } }).function;
+          updates.push({
+            ...base,
+            role: 'assistant',
+            contents: [],
+            toolCallDelta: { index: call.index, callId: call.id, name: fn?.name, argumentsDelta: fn?.arguments ?? '' },
+          });
+        }
+        return { updates, done: false };
+      }
+      case 'thread.run.requires_action': {
+        const run = event.data as ThreadRun;
+        this.#end = { kind: 'requires_action', runId: run.id };
+        return {
+          updates: [{ ...base, role: 'assistant', contents: requiredCalls(run), messageId: run.id, responseId: run.id, finishReason: 'tool_calls', continuation: this.#continuation(run) }],
+          done: false,
+        };
+      }
+      case 'thread.run.completed':
+      case 'thread.run.incomplete': {
+        const run = event.data as ThreadRun;
+        this.#end = { kind: event.event === 'thread.run.completed' ? 'completed' : 'incomplete', runId: run.id };
+        const usage = usageOf(run);
+        return {
+          updates: [{
+            ...base,
+            contents: usage ? [{ kind: 'usage', usage }] : [],
+            responseId: run.id,
+            finishReason: event.event === 'thread.run.completed' ? 'stop' : 'incomplete',
+            continuation: this.#continuation(run),
+          }],
+          done: false,
+        };
+      }
+      case 'thread.run.failed':
+      case 'thread.run.cancelled':
+      case 'thread.run.expired':
+        throw runError(this.provider, event.data as ThreadRun);
+      case 'error': {
+        const data = event.data as { error?: { message?: string } } | string;
+        const message = typeof data === 'string' ? data : (data.error?.message ?? JSON.stringify(data));
+        throw new ServiceError(this.provider, `${this.provider} sent an error event on thread ${this.threadId}: ${message}`);
+      }
+      case 'done':
+        return { updates: [], done: true };
+      default:
+        return { updates: [], done: false };
+    }
+  }
+
+  finish(): { kind: 'completed' | 'incomplete' | 'requires_action'; runId: string } {
+    if (!this.#end) {
+      throw new ConnectionError(this.provider, `The ${this.provider} run stream on thread ${this.threadId} ended before the run did (no completed, requires_action or failure event).`);
+    }
+    return this.#end;
+  }
+
+  #continuation(run: ThreadRun) {
+    return { agentId: this.agentId, runId: run.id };
+  }
+}
+
+function runError(provider: string, run: ThreadRun): FoundryRunError {
+  const status = run.status as 'failed' | 'cancelled' | 'expired';
+  const reason = run.lastError ? `: ${run.lastError.code} — ${run.lastError.message}` : '';
+  const advice =
+    status === 'failed' ? 'See the run in the Foundry portal; retry the turn if the failure was transient.'
+      : status === 'expired' ? 'Its tool outputs came too late or it ran past its deadline; run the turn again.'
+        : 'It was cancelled outside this turn; run the turn again.';
+  return new FoundryRunError(provider, run.threadId, run.id, status, run.lastError?.code, `Foundry run ${run.id} on thread ${run.threadId} ended "${status}"${reason}. ${advice}`);
+}
+
+function boundAgent(agent: Agent): BoundAgent {
+  return { id: agent.id, model: agent.model, instructions: agent.instructions ?? undefined, tools: agent.tools ?? [] };
+}
+
+function requiredCalls(run: ThreadRun): Extract<AIContent, { kind: 'function-call' }>[] {
+  const action = run.requiredAction as SubmitToolOutputsAction | null | undefined;
+  const calls = action?.type === 'submit_tool_outputs' ? action.submitToolOutputs.toolCalls : [];
+  return calls
+    .filter((c): c is RequiredFunctionToolCall => c.type === 'function')
+    .map((c) => ({ kind: 'function-call' as const, callId: c.id, name: c.function.name, arguments: c.function.arguments }));
+}
+
+function functionResults(messages: readonly ChatMessage[]): FunctionResultContent[] {
+  const results: FunctionResultContent[] = [];
+  for (const m of messages) for (const c of m.contents) if (c.kind === 'function-result') results.push(c);
+  return results;
+}
+
+/** What the model reads as the result of a call. */
+export function toolOutputText(result: FunctionResultContent): string {
+  if (result.error !== undefined) return `Error: ${result.error}`;
+  if (typeof result.result === 'string') return result.result;
+  return JSON.stringify(result.result ?? null);
+}
+
+function toToolOutput(result: FunctionResultContent): ToolOutput {
+  return { toolCallId: result.callId, output: toolOutputText(result) };
+}
+
+function toFunctionTool(tool: NonNullable<ChatOptions['tools']>[number]): FunctionToolDefinition {
+  return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+}
+
+function isFunctionTool(tool: ToolDefinitionUnion): tool is FunctionToolDefinition {
+  return tool.type === 'function' && 'function' in tool;
+}
+
+function textOf(contents: readonly AIContent[]): string {
+  let text = '';
+  for (const c of contents) if (c.kind === 'text') text += c.text;
+  return text;
+}
+
+function inputContent(contents: readonly AIContent[]): string | MessageInputContentBlockUnion[] {
+  if (contents.every((c) => c.kind === 'text' || c.kind === 'function-call' || c.kind === 'usage')) return textOf(contents);
+  const blocks: MessageInputContentBlockUnion[] = [];
+  for (const c of contents) {
+    if (c.kind === 'text') blocks.push({ type: 'text', text: c.text } as MessageInputContentBlockUnion);
+    else if (c.kind === 'uri') blocks.push({ type: 'image_url', imageUrl: { url: c.uri } } as MessageInputContentBlockUnion);
+    else if (c.kind === 'data' && c.mediaType.startsWith('image/')) {
+      blocks.push({ type: 'image_url', imageUrl: { url: `data:${c.mediaType};base64,${c.data}` } } as MessageInputContentBlockUnion);
+    }
+  }
+  return blocks;
+}
+
+function outputContents(content: readonly { type: string }[]): AIContent[] {
+  const out: AIContent[] = [];
+  for (const part of content) {
+    if (part.type === 'text') out.push({ kind: 'text', text: (part as unknown as { text: { value: string } }).text.value });
+  }
+  return out;
+}
+
+function usageOf(run: ThreadRun): UsageDetails | undefined {
+  if (!run.usage) return undefined;
+  return { inputTokens: run.usage.promptTokens, outputTokens: run.usage.completionTokens, totalTokens: run.usage.totalTokens };
+}

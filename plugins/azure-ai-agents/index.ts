@@ -1,0 +1,7 @@
+import 'reflect-metadata';
+
+export * from './azure-ai-agents-chat-client.js';
+export * from './azure-ai-agent.js';
+export * from './azure-ai-agents-errors.js';
+export * from './azure-ai-agents-plugin.js';
+export * from './emulator-connection.js';

@@ -1,0 +1,699 @@
+import { isToolCallsReply, type ModelMessage, type ModelReply, type ModelTool, type ModelToolCall } from './emulated-model.js';
+import type { SseStream } from './http-replies.js';
+import type { RouteContext, RouteHandler, RouteRegistry, RouteReply, RouteRequest } from './router.js';
+
+/**
+ * Foundry (Azure AI) Agents, as `@azure/ai-agents` 1.x speaks it: the Assistants v2 paths under a
+ * project endpoint (`/api/projects/<project>`), `?api-version` on every call, HTTP 200 for every
+ * success (the SDK throws on a 201), the `{"error":{...}}` envelope, arrays always arrays and
+ * Unix-second timestamps. Agents, threads, messages and runs are kept in memory per emulator.
+ *
+ * Runs are simulated: a new run is `queued`, the first poll moves it to `in_progress`, the next
+ * one settles it (`requires_action` with tool calls, or `completed` with the assistant message).
+ * A directive in the last user message forces another ending, so tests can reach each status:
+ * `[run:failed]`, `[run:expired]`, `[run:cancelled]`, `[run:incomplete]`, and `[run:hold]` (the
+ * run stays `in_progress` until it is cancelled). Directives are not shown to the model.
+ */
+export const FOUNDRY_PROJECT_PREFIX = '/api/projects/:project';
+export const FOUNDRY_DEFAULT_PROJECT = 'emulated';
+
+/** The project endpoint of the emulator at `emulatorUrl`, with its scheme set to https for the SDK. */
+export function foundryProjectEndpoint(emulatorUrl: string, project = FOUNDRY_DEFAULT_PROJECT): string {
+  return `${emulatorUrl.replace(/^http:/, 'https:')}/api/projects/${project}`;
+}
+
+type Directive = 'failed' | 'expired' | 'cancelled' | 'incomplete' | 'hold';
+const DIRECTIVE = /\[run:(failed|expired|cancelled|incomplete|hold)\]/i;
+const ACTIVE = new Set(['queued', 'in_progress', 'requires_action', 'cancelling']);
+const ARGUMENT_FRAGMENT_LENGTH = 8;
+
+interface WireTool {
+  type: string;
+  function?: { name: string; description?: string; parameters?: Record<string, unknown> };
+  [key: string]: unknown;
+}
+
+interface WireMessage {
+  id: string;
+  object: 'thread.message';
+  created_at: number;
+  thread_id: string;
+  status: 'in_progress' | 'completed' | 'incomplete';
+  incomplete_details: { reason: string } | null;
+  completed_at: number | null;
+  incomplete_at: number | null;
+  role: 'user' | 'assistant';
+  content: { type: 'text'; text: { value: string; annotations: unknown[] } }[];
+  assistant_id: string | null;
+  run_id: string | null;
+  attachments: unknown[];
+  metadata: Record<string, string>;
+}
+
+interface WireToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+interface WireRun {
+  id: string;
+  object: 'thread.run';
+  thread_id: string;
+  assistant_id: string;
+  status: string;
+  required_action: { type: 'submit_tool_outputs'; submit_tool_outputs: { tool_calls: WireToolCall[] } } | null;
+  last_error: { code: string; message: string } | null;
+  model: string;
+  instructions: string;
+  tools: WireTool[];
+  created_at: number;
+  expires_at: number | null;
+  started_at: number | null;
+  completed_at: number | null;
+  cancelled_at: number | null;
+  failed_at: number | null;
+  incomplete_details: { reason: string } | null;
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
+  temperature: number;
+  top_p: number;
+  max_prompt_tokens: number | null;
+  max_completion_tokens: number | null;
+  truncation_strategy: { type: string; last_messages: number | null };
+  tool_choice: unknown;
+  response_format: unknown;
+  metadata: Record<string, string>;
+  tool_resources: null;
+  parallel_tool_calls: boolean;
+}
+
+interface RunState {
+  wire: WireRun;
+  directive: Directive | undefined;
+  offerTools: boolean;
+  /** Tool calls asked for and the outputs submitted, per round, in order. */
+  rounds: { calls: WireToolCall[]; outputs: Map<string, string> }[];
+  /** Messages of the thread the run reads (those before it started). */
+  inputCount: number;
+  /** Set while a held stream waits for the run to be cancelled. */
+  onCancel?: () => void;
+}
+
+interface ThreadState {
+  wire: { id: string; object: 'thread'; created_at: number; metadata: Record<string, string>; tool_resources: null };
+  messages: WireMessage[];
+  runs: RunState[];
+}
+
+interface AgentWire {
+  id: string;
+  object: 'assistant';
+  created_at: number;
+  name: string | null;
+  description: string | null;
+  model: string;
+  instructions: string | null;
+  tools: WireTool[];
+  tool_resources: null;
+  temperature: number;
+  top_p: number;
+  response_format: unknown;
+  metadata: Record<string, string>;
+}
+
+class FoundryState {
+  readonly agents = new Map<string, AgentWire>();
+  readonly threads = new Map<string, ThreadState>();
+}
+
+/** Thrown while handling a request; becomes an error envelope with this status. */
+class FoundryRouteError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly param?: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+
+export function registerFoundryRoutes(registry: RouteRegistry): void {
+  const state = new FoundryState();
+  const p = (path: string) => `${FOUNDRY_PROJECT_PREFIX}${path}`;
+  const route = (method: string, path: string, handler: (request: RouteRequest, reply: RouteReply, context: RouteContext, state: FoundryState) => unknown) =>
+    registry.route(method, p(path), guarded(state, handler));
+
+  route('POST', '/assistants', createAgent);
+  route('GET', '/assistants', (request, reply, _c, s) => reply.json(200, listPage([...s.agents.values()], request.query)));
+  route('GET', '/assistants/:agentId', (request, reply, _c, s) => reply.json(200, agentOf(s, request.params.agentId)));
+  route('POST', '/assistants/:agentId', updateAgent);
+  route('DELETE', '/assistants/:agentId', (request, reply, _c, s) => {
+    agentOf(s, request.params.agentId);
+    s.agents.delete(request.params.agentId);
+    reply.json(200, { id: request.params.agentId, object: 'assistant.deleted', deleted: true });
+  });
+  // Before /threads/:threadId, which has as many segments.
+  route('POST', '/threads/runs', createThreadAndRun);
+  route('POST', '/threads', (request, reply, context, s) => reply.json(200, createThread(s, context, record(request.body).messages).wire));
+  route('GET', '/threads/:threadId', (request, reply, _c, s) => reply.json(200, threadOf(s, request.params.threadId).wire));
+  route('DELETE', '/threads/:threadId', (request, reply, _c, s) => {
+    threadOf(s, request.params.threadId);
+    s.threads.delete(request.params.threadId);
+    reply.json(200, { id: request.params.threadId, object: 'thread.deleted', deleted: true });
+  });
+  route('POST', '/threads/:threadId/messages', (request, reply, context, s) => {
+    const thread = threadOf(s, request.params.threadId);
+    reply.json(200, addMessage(thread, context, request.body, 'body'));
+  });
+  route('GET', '/threads/:threadId/messages', (request, reply, _c, s) => {
+    const thread = threadOf(s, request.params.threadId);
+    const runId = request.query.run_id;
+    reply.json(200, listPage(thread.messages.filter((m) => runId === undefined || m.run_id === runId), request.query));
+  });
+  route('GET', '/threads/:threadId/messages/:messageId', (request, reply, _c, s) => {
+    const message = threadOf(s, request.params.threadId).messages.find((m) => m.id === request.params.messageId);
+    if (!message) throw new FoundryRouteError(404, `No message found with id '${request.params.messageId}'.`);
+    reply.json(200, message);
+  });
+  route('POST', '/threads/:threadId/runs', (request, reply, context, s) => {
+    const thread = threadOf(s, request.params.threadId);
+    return startRun(s, thread, request.body, reply, context);
+  });
+  route('GET', '/threads/:threadId/runs', (request, reply, _c, s) => {
+    reply.json(200, listPage(threadOf(s, request.params.threadId).runs.map((r) => r.wire), request.query));
+  });
+  route('GET', '/threads/:threadId/runs/:runId', (request, reply, context, s) => {
+    const { thread, run } = runOf(s, request.params.threadId, request.params.runId);
+    advance(thread, run, context);
+    reply.json(200, run.wire);
+  });
+  route('POST', '/threads/:threadId/runs/:runId/cancel', (request, reply, _c, s) => {
+    const { run } = runOf(s, request.params.threadId, request.params.runId);
+    cancelRun(run);
+    reply.json(200, run.wire);
+  });
+  route('POST', '/threads/:threadId/runs/:runId/submit_tool_outputs', submitToolOutputs);
+}
+
+function guarded(
+  state: FoundryState,
+  handler: (request: RouteRequest, reply: RouteReply, context: RouteContext, state: FoundryState) => unknown,
+): RouteHandler {
+  return async (request, reply, context) => {
+    try {
+      if (!request.query['api-version']) {
+        throw new FoundryRouteError(400, 'Missing required query parameter `api-version` (the SDK sends api-version=v1).', 'api-version', 'missing_api_version');
+      }
+      await handler(request, reply, context, state);
+    } catch (error) {
+      if (!(error instanceof FoundryRouteError)) throw error;
+      reply.error(error.status, error.message, { param: error.param, code: error.code });
+    }
+  };
+}
+
+// ---------------------------------------------------------------- agents
+
+function createAgent(request: RouteRequest, reply: RouteReply, context: RouteContext, state: FoundryState): void {
+  const body = record(request.body);
+  if (typeof body.model !== 'string' || body.model === '') throw new FoundryRouteError(400, '`model` is required.', 'model');
+  const agent: AgentWire = {
+    id: context.ids.next('asst_'),
+    object: 'assistant',
+    created_at: now(),
+    name: optionalString(body.name) ?? null,
+    description: optionalString(body.description) ?? null,
+    model: body.model,
+    instructions: optionalString(body.instructions) ?? null,
+    tools: parseTools(body.tools, 'tools'),
+    tool_resources: null,
+    temperature: typeof body.temperature === 'number' ? body.temperature : 1,
+    top_p: typeof body.top_p === 'number' ? body.top_p : 1,
+    response_format: body.response_format ?? 'auto',
+    metadata: metadataOf(body.metadata),
+  };
+  state.agents.set(agent.id, agent);
+  reply.json(200, agent);
+}
+
+function updateAgent(request: RouteRequest, reply: RouteReply, _context: RouteContext, state: FoundryState): void {
+  const agent = agentOf(state, request.params.agentId);
+  const body = record(request.body);
+  if (typeof body.model === 'string') agent.model = body.model;
+  if (typeof body.name === 'string') agent.name = body.name;
+  if (typeof body.description === 'string') agent.description = body.description;
+  if (typeof body.instructions === 'string') agent.instructions = body.instructions;
+  if (body.tools !== undefined && body.tools !== null) agent.tools = parseTools(body.tools, 'tools');
+  if (body.metadata) agent.metadata = metadataOf(body.metadata);
+  reply.json(200, agent);
+}
+
+function agentOf(state: FoundryState, id: string): AgentWire {
+  const agent = state.agents.get(id);
+  if (!agent) throw new FoundryRouteError(404, `No assistant found with id '${id}'.`, 'assistant_id', 'not_found');
+  return agent;
+}
+
+// ---------------------------------------------------------------- threads and messages
+
+function createThread(state: FoundryState, context: RouteContext, messages: unknown): ThreadState {
+  const thread: ThreadState = {
+    wire: { id: context.ids.next('thread_'), object: 'thread', created_at: now(), metadata: {}, tool_resources: null },
+    messages: [],
+    runs: [],
+  };
+  if (messages !== undefined && messages !== null) {
+    if (!Array.isArray(messages)) throw new FoundryRouteError(400, '`messages` must be an array.', 'messages');
+    messages.forEach((m, i) => addMessage(thread, context, m, `messages[${i}]`));
+  }
+  state.threads.set(thread.wire.id, thread);
+  return thread;
+}
+
+function threadOf(state: FoundryState, id: string): ThreadState {
+  const thread = state.threads.get(id);
+  if (!thread) throw new FoundryRouteError(404, `No thread found with id '${id}'.`, 'thread_id', 'not_found');
+  return thread;
+}
+
+function activeRun(thread: ThreadState): RunState | undefined {
+  return thread.runs.find((r) => ACTIVE.has(r.wire.status));
+}
+
+function addMessage(thread: ThreadState, context: RouteContext, input: unknown, param: string): WireMessage {
+  const active = activeRun(thread);
+  if (active) {
+    throw new FoundryRouteError(400, `Can't add messages to ${thread.wire.id} while a run ${active.wire.id} is active.`, param, 'thread_locked');
+  }
+  const body = record(input, param);
+  if (body.role !== 'user' && body.role !== 'assistant') {
+    throw new FoundryRouteError(400, `${param}.role must be "user" or "assistant".`, `${param}.role`);
+  }
+  const message = newMessage(thread, context, body.role, contentText(body.content, `${param}.content`), null, null);
+  thread.messages.push(message);
+  return message;
+}
+
+function newMessage(
+  thread: ThreadState,
+  context: RouteContext,
+  role: 'user' | 'assistant',
+  text: string,
+  agentId: string | null,
+  runId: string | null,
+): WireMessage {
+  return {
+    id: context.ids.next('msg_'),
+    object: 'thread.message',
+    created_at: now(),
+    thread_id: thread.wire.id,
+    status: 'completed',
+    incomplete_details: null,
+    completed_at: now(),
+    incomplete_at: null,
+    role,
+    content: [{ type: 'text', text: { value: text, annotations: [] } }],
+    assistant_id: agentId,
+    run_id: runId,
+    attachments: [],
+    metadata: {},
+  };
+}
+
+function contentText(content: unknown, param: string): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) throw new FoundryRouteError(400, `${param} must be a string or an array of content blocks.`, param);
+  return content.map((block) => (isRecord(block) && block.type === 'text' && typeof block.text === 'string' ? block.text : '')).join('');
+}
+
+/** Newest first unless `order=asc`; `after`/`before` cursors and `limit` (default 20). */
+function listPage<T extends { id: string; created_at: number }>(items: readonly T[], query: Record<string, string>) {
+  let ordered = query.order === 'asc' ? [...items] : [...items].reverse();
+  if (query.after) ordered = ordered.slice(ordered.findIndex((i) => i.id === query.after) + 1);
+  if (query.before) {
+    const at = ordered.findIndex((i) => i.id === query.before);
+    if (at >= 0) ordered = ordered.slice(0, at);
+  }
+  const limit = Math.min(Math.max(Number(query.limit ?? 20) || 20, 1), 100);
+  const data = ordered.slice(0, limit);
+  return {
+    object: 'list',
+    data,
+    first_id: data[0]?.id ?? null,
+    last_id: data[data.length - 1]?.id ?? null,
+    has_more: ordered.length > limit,
+  };
+}
+
+// ---------------------------------------------------------------- runs
+
+async function createThreadAndRun(request: RouteRequest, reply: RouteReply, context: RouteContext, state: FoundryState): Promise<void> {
+  const body = record(request.body);
+  const thread = createThread(state, context, isRecord(body.thread) ? body.thread.messages : undefined);
+  await startRun(state, thread, body, reply, context);
+}
+
+async function startRun(state: FoundryState, thread: ThreadState, input: unknown, reply: RouteReply, context: RouteContext): Promise<void> {
+  const body = record(input);
+  if (typeof body.assistant_id !== 'string') throw new FoundryRouteError(400, '`assistant_id` is required.', 'assistant_id');
+  const agent = agentOf(state, body.assistant_id);
+  const active = activeRun(thread);
+  if (active) {
+    throw new FoundryRouteError(400, `Thread ${thread.wire.id} already has an active run ${active.wire.id}.`, 'thread_id', 'thread_locked');
+  }
+  if (body.additional_messages !== undefined && body.additional_messages !== null) {
+    if (!Array.isArray(body.additional_messages)) throw new FoundryRouteError(400, '`additional_messages` must be an array.', 'additional_messages');
+    body.additional_messages.forEach((m, i) => addMessage(thread, context, m, `additional_messages[${i}]`));
+  }
+  const tools = body.tools === undefined || body.tools === null ? agent.tools : parseTools(body.tools, 'tools');
+  const instructions = [optionalString(body.instructions) ?? agent.instructions ?? '', optionalString(body.additional_instructions) ?? '']
+    .filter((s) => s.length > 0)
+    .join('\n');
+  const lastUser = [...thread.messages].reverse().find((m) => m.role === 'user');
+  const directive = DIRECTIVE.exec(lastUser ? messageText(lastUser) : '')?.[1]?.toLowerCase() as Directive | undefined;
+  const run: RunState = {
+    wire: {
+      id: context.ids.next('run_'),
+      object: 'thread.run',
+      thread_id: thread.wire.id,
+      assistant_id: agent.id,
+      status: 'queued',
+      required_action: null,
+      last_error: null,
+      model: optionalString(body.model) ?? agent.model,
+      instructions,
+      tools,
+      created_at: now(),
+      expires_at: now() + 600,
+      started_at: null,
+      completed_at: null,
+      cancelled_at: null,
+      failed_at: null,
+      incomplete_details: null,
+      usage: null,
+      temperature: typeof body.temperature === 'number' ? body.temperature : agent.temperature,
+      top_p: typeof body.top_p === 'number' ? body.top_p : agent.top_p,
+      max_prompt_tokens: null,
+      max_completion_tokens: typeof body.max_completion_tokens === 'number' ? body.max_completion_tokens : null,
+      truncation_strategy: { type: 'auto', last_messages: null },
+      tool_choice: body.tool_choice ?? 'auto',
+      response_format: body.response_format ?? 'auto',
+      metadata: metadataOf(body.metadata),
+      tool_resources: null,
+      parallel_tool_calls: body.parallel_tool_calls !== false,
+    },
+    directive,
+    offerTools: body.tool_choice !== 'none',
+    rounds: [],
+    inputCount: thread.messages.length,
+  };
+  thread.runs.push(run);
+  if (body.stream === true) {
+    await streamRun(thread, run, reply, context, true);
+    return;
+  }
+  reply.json(200, run.wire);
+}
+
+function runOf(state: FoundryState, threadId: string, runId: string): { thread: ThreadState; run: RunState } {
+  const thread = threadOf(state, threadId);
+  const run = thread.runs.find((r) => r.wire.id === runId);
+  if (!run) throw new FoundryRouteError(404, `No run found with id '${runId}'.`, 'run_id', 'not_found');
+  return { thread, run };
+}
+
+/** One poll's worth of progress: queued -> in_progress -> settled; cancelling -> cancelled. */
+function advance(thread: ThreadState, run: RunState, context: RouteContext): void {
+  switch (run.wire.status) {
+    case 'queued':
+      run.wire.status = 'in_progress';
+      run.wire.started_at ??= now();
+      return;
+    case 'cancelling':
+      run.wire.status = 'cancelled';
+      run.wire.cancelled_at = now();
+      return;
+    case 'in_progress':
+      settle(thread, run, context);
+      return;
+  }
+}
+
+interface Settled {
+  /** The assistant message the run wrote (text or incomplete endings). */
+  message?: WireMessage;
+  calls?: WireToolCall[];
+}
+
+/** Runs the model and moves the run to its end state (or requires_action). */
+function settle(thread: ThreadState, run: RunState, context: RouteContext): Settled {
+  const wire = run.wire;
+  const directive = run.rounds.length === 0 ? run.directive : run.directive === 'incomplete' ? 'incomplete' : undefined;
+  if (directive === 'hold') return {};
+  if (directive === 'failed') {
+    wire.status = 'failed';
+    wire.failed_at = now();
+    wire.last_error = { code: 'server_error', message: `The emulated run ${wire.id} failed as asked by [run:failed].` };
+    return {};
+  }
+  if (directive === 'expired' || directive === 'cancelled') {
+    wire.status = directive;
+    if (directive === 'cancelled') wire.cancelled_at = now();
+    return {};
+  }
+  const tools: ModelTool[] = run.offerTools ? modelTools(wire.tools) : [];
+  const input = modelInput(thread, run);
+  const answer = context.model.reply(input, tools);
+  const usage = usageOf(input, answer, context);
+  if (isToolCallsReply(answer)) {
+    const calls = answer.toolCalls.map((call): WireToolCall => ({ id: context.ids.next('call_'), type: 'function', function: { name: call.name, arguments: call.arguments } }));
+    run.rounds.push({ calls, outputs: new Map() });
+    wire.status = 'requires_action';
+    wire.required_action = { type: 'submit_tool_outputs', submit_tool_outputs: { tool_calls: calls } };
+    wire.usage = addUsage(wire.usage, usage);
+    return { calls };
+  }
+  wire.usage = addUsage(wire.usage, usage);
+  if (directive === 'incomplete') {
+    const words = answer.text.split(' ');
+    const partial = words.slice(0, Math.max(1, Math.floor(words.length / 2))).join(' ');
+    const message = newMessage(thread, context, 'assistant', partial, wire.assistant_id, wire.id);
+    message.status = 'incomplete';
+    message.incomplete_details = { reason: 'max_tokens' };
+    message.completed_at = null;
+    message.incomplete_at = now();
+    thread.messages.push(message);
+    wire.status = 'incomplete';
+    wire.incomplete_details = { reason: 'max_completion_tokens' };
+    return { message };
+  }
+  const message = newMessage(thread, context, 'assistant', answer.text, wire.assistant_id, wire.id);
+  thread.messages.push(message);
+  wire.status = 'completed';
+  wire.completed_at = now();
+  return { message };
+}
+
+function cancelRun(run: RunState): void {
+  const status = run.wire.status;
+  if (!ACTIVE.has(status)) {
+    throw new FoundryRouteError(400, `Cannot cancel run ${run.wire.id} with status '${status}'.`, 'run_id', 'invalid_run_status');
+  }
+  if (status === 'cancelling') return;
+  run.wire.status = 'cancelling';
+  run.wire.required_action = null;
+  run.onCancel?.();
+}
+
+async function submitToolOutputs(request: RouteRequest, reply: RouteReply, context: RouteContext, state: FoundryState): Promise<void> {
+  const { thread, run } = runOf(state, request.params.threadId, request.params.runId);
+  if (run.wire.status !== 'requires_action') {
+    throw new FoundryRouteError(400, `Run ${run.wire.id} is '${run.wire.status}', not 'requires_action'; it takes no tool outputs.`, 'run_id', 'invalid_run_status');
+  }
+  const body = record(request.body);
+  const outputs = Array.isArray(body.tool_outputs) ? body.tool_outputs : [];
+  const round = run.rounds[run.rounds.length - 1]!;
+  const expected = new Set(round.calls.map((c) => c.id));
+  outputs.forEach((output, i) => {
+    const o = record(output, `tool_outputs[${i}]`);
+    if (typeof o.tool_call_id !== 'string' || !expected.has(o.tool_call_id)) {
+      throw new FoundryRouteError(400, `tool_outputs[${i}].tool_call_id ${JSON.stringify(o.tool_call_id)} is not a pending tool call of run ${run.wire.id}.`, `tool_outputs[${i}].tool_call_id`);
+    }
+    round.outputs.set(o.tool_call_id, typeof o.output === 'string' ? o.output : JSON.stringify(o.output ?? ''));
+  });
+  const missing = [...expected].filter((id) => !round.outputs.has(id));
+  if (missing.length > 0) {
+    round.outputs.clear();
+    throw new FoundryRouteError(400, `Expected tool outputs for call_ids ${JSON.stringify([...expected])}, got none for ${JSON.stringify(missing)}.`, 'tool_outputs');
+  }
+  run.wire.status = 'queued';
+  run.wire.required_action = null;
+  if (body.stream === true) {
+    await streamRun(thread, run, reply, context, false);
+    return;
+  }
+  reply.json(200, run.wire);
+}
+
+/** The SSE form of a run, with the Assistants event names, ending with `event: done`. */
+async function streamRun(thread: ThreadState, run: RunState, reply: RouteReply, context: RouteContext, created: boolean): Promise<void> {
+  const stream: SseStream = reply.sse();
+  const send = (event: string, data: unknown) => stream.send(structuredClone(data), event);
+  if (created && !(await send('thread.run.created', run.wire))) return;
+  if (!(await send('thread.run.queued', run.wire))) return;
+  advance(thread, run, context);
+  if (!(await send('thread.run.in_progress', run.wire))) return;
+
+  const settled = settle(thread, run, context);
+  if (run.wire.status === 'in_progress') {
+    // [run:hold]: stay open until the run is cancelled or the client goes away.
+    await new Promise<void>((resolve) => {
+      run.onCancel = resolve;
+      reply.raw.once('close', () => resolve());
+    });
+    run.onCancel = undefined;
+    if (!stream.open) return;
+    advance(thread, run, context);
+  }
+  const step = (type: 'message_creation' | 'tool_calls', details: Record<string, unknown>, status: string) => ({
+    id: stepId,
+    object: 'thread.run.step',
+    type,
+    assistant_id: run.wire.assistant_id,
+    thread_id: thread.wire.id,
+    run_id: run.wire.id,
+    status,
+    step_details: { type, ...details },
+    last_error: null,
+    created_at: now(),
+    expired_at: null,
+    completed_at: status === 'completed' ? now() : null,
+    cancelled_at: null,
+    failed_at: null,
+    usage: null,
+    metadata: {},
+  });
+  const stepId = context.ids.next('step_');
+
+  if (settled.calls) {
+    const pending = settled.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: '', output: null } }));
+    if (!(await send('thread.run.step.created', step('tool_calls', { tool_calls: pending }, 'in_progress')))) return;
+    for (const [index, call] of settled.calls.entries()) {
+      const pieces = fragments(call.function.arguments);
+      for (const [i, piece] of pieces.entries()) {
+        const toolCall = i === 0
+          ? { index, id: call.id, type: 'function', function: { name: call.function.name, arguments: piece, output: null } }
+          : { index, type: 'function', function: { arguments: piece } };
+        const delta = { id: stepId, object: 'thread.run.step.delta', delta: { step_details: { type: 'tool_calls', tool_calls: [toolCall] } } };
+        if (!(await send('thread.run.step.delta', delta))) return;
+      }
+    }
+    if (!(await send('thread.run.requires_action', run.wire))) return;
+  } else if (settled.message) {
+    const message = settled.message;
+    const text = message.content[0]!.text.value;
+    if (!(await send('thread.run.step.created', step('message_creation', { message_creation: { message_id: message.id } }, 'in_progress')))) return;
+    const opening = { ...message, status: 'in_progress', content: [], completed_at: null, incomplete_at: null, incomplete_details: null };
+    if (!(await send('thread.message.created', opening))) return;
+    if (!(await send('thread.message.in_progress', opening))) return;
+    for (const word of splitWords(text)) {
+      const delta = { id: message.id, object: 'thread.message.delta', delta: { role: 'assistant', content: [{ index: 0, type: 'text', text: { value: word, annotations: [] } }] } };
+      if (!(await send('thread.message.delta', delta))) return;
+    }
+    if (!(await send(message.status === 'incomplete' ? 'thread.message.incomplete' : 'thread.message.completed', message))) return;
+    if (!(await send('thread.run.step.completed', step('message_creation', { message_creation: { message_id: message.id } }, 'completed')))) return;
+    if (!(await send(`thread.run.${run.wire.status}`, run.wire))) return;
+  } else {
+    if (!(await send(`thread.run.${run.wire.status}`, run.wire))) return;
+  }
+  if (!(await stream.send('[DONE]', 'done'))) return;
+  await stream.end();
+}
+
+// ---------------------------------------------------------------- the model's view
+
+function modelInput(thread: ThreadState, run: RunState): ModelMessage[] {
+  const input: ModelMessage[] = [];
+  if (run.wire.instructions) input.push({ role: 'system', text: run.wire.instructions });
+  const visible = thread.messages.slice(0, run.inputCount);
+  for (const m of visible) input.push({ role: m.role, text: messageText(m).replace(DIRECTIVE, '').trim() });
+  for (const round of run.rounds) {
+    input.push({ role: 'assistant', text: '', toolCalls: round.calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) });
+    for (const call of round.calls) {
+      const output = round.outputs.get(call.id);
+      if (output !== undefined) input.push({ role: 'tool', text: output, toolCallId: call.id });
+    }
+  }
+  return input;
+}
+
+function modelTools(tools: readonly WireTool[]): ModelTool[] {
+  return tools
+    .filter((t) => t.type === 'function' && t.function)
+    .map((t) => ({ name: t.function!.name, description: t.function!.description, parameters: t.function!.parameters }));
+}
+
+function parseTools(tools: unknown, param: string): WireTool[] {
+  if (tools === undefined || tools === null) return [];
+  if (!Array.isArray(tools)) throw new FoundryRouteError(400, `\`${param}\` must be an array.`, param);
+  return tools.map((tool, i) => {
+    if (!isRecord(tool) || typeof tool.type !== 'string') throw new FoundryRouteError(400, `${param}[${i}] needs a type.`, `${param}[${i}]`);
+    if (tool.type === 'function' && (!isRecord(tool.function) || typeof tool.function.name !== 'string')) {
+      throw new FoundryRouteError(400, `${param}[${i}] must be {type:"function", function:{name, description?, parameters?}}.`, `${param}[${i}]`);
+    }
+    return tool as WireTool;
+  });
+}
+
+function usageOf(input: readonly ModelMessage[], answer: ModelReply, context: RouteContext) {
+  const count = (text: string) => context.model.countTokens(text);
+  const prompt = input.reduce((sum, m) => sum + count(m.text), 0);
+  const completion = isToolCallsReply(answer) ? answer.toolCalls.reduce((s, c: Omit<ModelToolCall, 'id'>) => s + count(`${c.name} ${c.arguments}`), 0) : count(answer.text);
+  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+function addUsage(a: WireRun['usage'], b: NonNullable<WireRun['usage']>): NonNullable<WireRun['usage']> {
+  if (!a) return b;
+  return {
+    prompt_tokens: a.prompt_tokens + b.prompt_tokens,
+    completion_tokens: a.completion_tokens + b.completion_tokens,
+    total_tokens: a.total_tokens + b.total_tokens,
+  };
+}
+
+function messageText(message: WireMessage): string {
+  return message.content.map((c) => c.text.value).join('');
+}
+
+function splitWords(text: string): string[] {
+  return text.split(/(?<=\s)(?=\S)/).filter((word) => word.length > 0);
+}
+
+function fragments(text: string): string[] {
+  if (text.length === 0) return [''];
+  const pieces: string[] = [];
+  for (let i = 0; i < text.length; i += ARGUMENT_FRAGMENT_LENGTH) pieces.push(text.slice(i, i + ARGUMENT_FRAGMENT_LENGTH));
+  return pieces;
+}
+
+function record(value: unknown, param = 'body'): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (!isRecord(value)) throw new FoundryRouteError(400, `${param} must be a JSON object.`, param);
+  return value;
+}
+
+function optionalString(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function metadataOf(value: unknown): Record<string, string> {
+  if (!isRecord(value)) return {};
+  return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
