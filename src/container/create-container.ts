@@ -2,6 +2,8 @@ import { Container, ContainerModule, type ResolutionContext } from 'inversify';
 import { z } from 'zod';
 import { ChatAgent } from '../agents/chat-agent.js';
 import type { AIAgent } from '../agents/ai-agent.js';
+import { ContextProvider } from '../agents/context-provider.js';
+import { AgentRunMiddleware, ChatClientMiddleware, FunctionCallMiddleware } from '../agents/middleware.js';
 import { ChatClient } from '../clients/chat-client.js';
 import { ConfigurationError } from '../errors/skein-error.js';
 import { ContentKindSerializer } from '../serialization/content-kind-serializer.js';
@@ -98,6 +100,12 @@ function createAgent(name: string, config: AgentConfig, context: ResolutionConte
     serializationRegistry: context.get<SerializationRegistry>(SerializationRegistry),
     maxToolIterations: config.maxToolIterations,
     concurrency: config.concurrency,
+    contextProviders: context.getAll<ContextProvider>(ContextProvider, { optional: true }),
+    middleware: {
+      agentRun: context.getAll<AgentRunMiddleware>(AgentRunMiddleware, { optional: true }),
+      functionCall: context.getAll<FunctionCallMiddleware>(FunctionCallMiddleware, { optional: true }),
+      chatClient: context.getAll<ChatClientMiddleware>(ChatClientMiddleware, { optional: true }),
+    },
   });
 }
 

@@ -184,3 +184,25 @@ describe('createContainer', () => {
     expect((parent.get(agentToken('assistant')) as ChatAgent).chatClient).to.be.instanceOf(OpenAIChatClient);
   });
 });
+
+describe('createContainer contributions', () => {
+  it('hands middleware and context providers bound in the container to every ChatAgent, in binding order', async () => {
+    const { AgentRunMiddleware, ContextProvider } = await import('skein');
+    const order: string[] = [];
+    const container = createContainer({ plugins: [openaiPlugin({ apiKey: 'k' })], agents: { a: { client: 'openai-chat', model: 'm' } } });
+    for (const name of ['first', 'second']) {
+      container.bind(AgentRunMiddleware).toConstantValue({
+        async onRun(_context: unknown, next: () => Promise<unknown>) {
+          order.push(name);
+          return next();
+        },
+      });
+    }
+    container.bind(ContextProvider).toConstantValue({ id: 'note', invoking: () => ({ instructions: 'Remember the note.' }) });
+    const fake = new FakeChatClient({ providerId: 'openai-chat' }).reply('ok');
+    container.rebind(ChatClient).toConstantValue(fake);
+    await container.get(agentToken('a')).run('x');
+    expect(order).to.deep.equal(['first', 'second']);
+    expect(fake.calls[0]!.options.instructions).to.equal('Remember the note.');
+  });
+});
