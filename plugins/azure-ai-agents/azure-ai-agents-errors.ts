@@ -1,12 +1,10 @@
 import { isRestError } from '@azure/core-rest-pipeline';
 import {
   AbortError,
-  AuthenticationError,
   ConnectionError,
-  NotFoundError,
-  RateLimitError,
   ServiceError,
   SkeinError,
+  serviceErrorForStatus,
 } from 'skein';
 
 /** How a Foundry run ended when it did not complete. */
@@ -50,17 +48,10 @@ export function toSkeinError(provider: string, error: unknown, signal?: AbortSig
       return new ConnectionError(provider, `Could not reach ${provider}: ${firstLine(error.message)}`, details);
     }
     const text = `${provider} answered HTTP ${status}: ${firstLine(serviceMessage(error) ?? error.message)}${error.code && !serviceMessage(error) ? ` (${error.code})` : ''}`;
-    switch (status) {
-      case 429:
-        return new RateLimitError(provider, `${text} (rate limited after the configured retries; raise retryOptions.maxRetries or slow down).`, details);
-      case 401:
-      case 403:
-        return new AuthenticationError(provider, `${text} (check the credential and its role on the Foundry project).`, details);
-      case 404:
-        return new NotFoundError(provider, text, details);
-      default:
-        return new ServiceError(provider, text, details);
-    }
+    return serviceErrorForStatus(provider, status, text, details, {
+      rateLimit: 'rate limited after the configured retries; raise retryOptions.maxRetries or slow down',
+      auth: 'check the credential and its role on the Foundry project',
+    });
   }
   if (error instanceof SyntaxError) {
     return new ConnectionError(provider, `${provider} sent a reply that is not valid JSON: ${error.message}`, { cause: error });

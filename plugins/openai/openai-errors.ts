@@ -1,12 +1,10 @@
 import OpenAI from 'openai';
 import {
   AbortError,
-  AuthenticationError,
   ConnectionError,
-  NotFoundError,
-  RateLimitError,
   ServiceError,
   SkeinError,
+  serviceErrorForStatus,
 } from 'skein';
 
 /**
@@ -24,17 +22,7 @@ export function toSkeinError(provider: string, error: unknown, signal?: AbortSig
   if (error instanceof OpenAI.APIError) {
     const details = { status: error.status, requestId: error.requestID ?? undefined, cause: error };
     const text = `${provider} answered HTTP ${error.status ?? '?'}: ${firstLine(error.message)}`;
-    switch (error.status) {
-      case 429:
-        return new RateLimitError(provider, `${text} (rate limited after the configured retries; raise maxRetries or slow down).`, details);
-      case 401:
-      case 403:
-        return new AuthenticationError(provider, `${text} (check the API key or credential).`, details);
-      case 404:
-        return new NotFoundError(provider, text, details);
-      default:
-        return new ServiceError(provider, text, details);
-    }
+    return serviceErrorForStatus(provider, error.status, text, details);
   }
   if (error instanceof SyntaxError) {
     return new ConnectionError(provider, `${provider} sent a reply that is not valid JSON: ${error.message}`, { cause: error });

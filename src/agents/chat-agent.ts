@@ -12,6 +12,7 @@ import type { ChatMessageStoreFactory } from '../threads/chat-message-store.js';
 import { InMemoryChatMessageStoreFactory } from '../threads/in-memory-chat-message-store.js';
 import { DefaultThreadFactory, type ThreadFactory } from '../threads/thread-factory.js';
 import type { AITool } from '../tools/ai-tool.js';
+import { toolMap } from '../tools/tool-map.js';
 import { AIAgent, type AgentRunOptions } from './ai-agent.js';
 import { AgentRunResponse, type AgentRunResponseUpdate } from './agent-run-response.js';
 import { type AIContext, type ContextProvider, providerState, withProviderState } from './context-provider.js';
@@ -380,14 +381,6 @@ export class ChatAgent extends AIAgent {
   }
 }
 
-function toolMap(tools: readonly AITool[]): Map<string, AITool> {
-  const map = new Map<string, AITool>();
-  for (const t of tools) {
-    if (map.has(t.declaration.name)) throw new TypeError(`Two tools are named "${t.declaration.name}"; tool names must be unique per agent.`);
-    map.set(t.declaration.name, t);
-  }
-  return map;
-}
 
 function stamp(messages: ChatMessage[]): ChatMessage[] {
   const now = new Date().toISOString();

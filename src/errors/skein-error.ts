@@ -84,3 +84,27 @@ export class ThreadConflictError extends SkeinError {
     super(message);
   }
 }
+
+/**
+ * The typed error for an HTTP status a service answered with: one mapping for every plugin.
+ * `hints` finish the message with what to do (they differ per SDK).
+ */
+export function serviceErrorForStatus(
+  provider: string,
+  status: number | undefined,
+  text: string,
+  details: { status?: number; requestId?: string; cause?: unknown },
+  hints: { rateLimit?: string; auth?: string } = {},
+): ServiceError {
+  switch (status) {
+    case 429:
+      return new RateLimitError(provider, `${text} (${hints.rateLimit ?? 'rate limited after the configured retries; raise maxRetries or slow down'}).`, details);
+    case 401:
+    case 403:
+      return new AuthenticationError(provider, `${text} (${hints.auth ?? 'check the API key or credential'}).`, details);
+    case 404:
+      return new NotFoundError(provider, text, details);
+    default:
+      return new ServiceError(provider, text, details);
+  }
+}

@@ -25,6 +25,7 @@ import {
   addUsage,
   linkSignal,
   toMessages,
+  toolMap,
 } from 'skein';
 import { toSkeinError } from '../openai-errors.js';
 import {
@@ -728,11 +729,3 @@ export function fromThreadMessage(message: OpenAI.Beta.Threads.Message, agentNam
   return out;
 }
 
-function toolMap(tools: readonly AITool[]): Map<string, AITool> {
-  const map = new Map<string, AITool>();
-  for (const t of tools) {
-    if (map.has(t.declaration.name)) throw new TypeError(`Two tools are named "${t.declaration.name}"; tool names must be unique per agent.`);
-    map.set(t.declaration.name, t);
-  }
-  return map;
-}
