@@ -1,4 +1,6 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+// The core's converter only: the full zod index is a few megabytes more at import.
+import { toJSONSchema } from 'zod/v4/core';
 import type { ToolDeclaration } from '../clients/chat-options.js';
 import type { FunctionResultContent } from '../messages/content.js';
 import { AbortError } from '../errors/skein-error.js';
@@ -25,7 +27,7 @@ export class FunctionTool<S extends z.ZodType = z.ZodType> implements AITool {
       throw new TypeError(`Tool name "${options.name}" is invalid: use 1-64 letters, digits, "_" or "-".`);
     }
     this.#options = options;
-    const parameters = z.toJSONSchema(options.parameters, { target: 'draft-7' }) as JsonObject;
+    const parameters = toJSONSchema(options.parameters, { target: 'draft-7' }) as JsonObject;
     delete parameters.$schema;
     this.declaration = { name: options.name, description: options.description, parameters };
   }
