@@ -1,6 +1,7 @@
 import OpenAI, { AzureOpenAI, type ClientOptions } from 'openai';
 import type { AzureClientOptions } from 'openai/azure';
-import { Observable } from 'rxjs';
+// Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
+import { Observable } from 'rxjs/internal/Observable';
 import {
   type ChatClient,
   type ChatMessage,

@@ -1,4 +1,5 @@
-import { Observable } from 'rxjs';
+// Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
+import { Observable } from 'rxjs/internal/Observable';
 
 export interface StreamTranslator<TChunk, TUpdate> {
   next(chunk: TChunk): TUpdate[];
@@ -28,6 +29,9 @@ export function streamFromAsyncIterable<TChunk, TUpdate>(source: StreamSource<TC
     if (outer?.aborted) controller.abort(outer.reason);
     else outer?.addEventListener('abort', onOuterAbort, { once: true });
 
+    // Set once the stream ended on its own: teardown then has nothing to abort, and aborting
+    // anyway costs a DOMException and an abort event per stream.
+    let ended = false;
     (async () => {
       const translator = source.translate();
       const stream = await source.open(controller.signal);
@@ -37,14 +41,17 @@ export function streamFromAsyncIterable<TChunk, TUpdate>(source: StreamSource<TC
       }
       if (subscriber.closed) return;
       for (const update of translator.complete()) subscriber.next(update);
+      ended = true;
       subscriber.complete();
     })().catch((error: unknown) => {
-      if (!subscriber.closed) subscriber.error(source.toError(error, controller.signal));
+      if (subscriber.closed) return;
+      ended = true;
+      subscriber.error(source.toError(error, controller.signal));
     });
 
     return () => {
       outer?.removeEventListener('abort', onOuterAbort);
-      controller.abort();
+      if (!ended) controller.abort();
     };
   });
 }

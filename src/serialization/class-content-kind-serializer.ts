@@ -1,4 +1,5 @@
-import { type ClassConstructor, plainToInstance } from 'class-transformer';
+import { createRequire } from 'node:module';
+import type { ClassConstructor } from 'class-transformer';
 import type { AIContent } from '../messages/content.js';
 import { type ContentKindSerializer, ShapeContentKindSerializer } from './content-kind-serializer.js';
 import type { ShapeSpec } from './shape.js';
@@ -21,6 +22,13 @@ export class ClassContentKindSerializer<T extends AIContent> implements ContentK
 
   read(value: Record<string, unknown>, path: string): AIContent {
     const checked = this.#shape.read(value, path);
-    return plainToInstance(this.type, { ...checked });
+    return classTransformer().plainToInstance(this.type, { ...checked });
   }
+}
+
+type ClassTransformer = typeof import('class-transformer');
+let loaded: ClassTransformer | undefined;
+/** Loaded on first use (it is CommonJS, so synchronously): most apps define no class-backed kinds. */
+function classTransformer(): ClassTransformer {
+  return (loaded ??= createRequire(import.meta.url)('class-transformer') as ClassTransformer);
 }

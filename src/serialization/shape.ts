@@ -15,29 +15,36 @@ export function expectObject(value: unknown, path: string): Record<string, unkno
   return value;
 }
 
-/** Checks required and optional fields and rejects any other key, so nothing is silently dropped. */
+/**
+ * Checks required and optional fields and rejects any other key, so nothing is silently dropped.
+ * Paths are built only for errors: this runs once per message and content of every thread read.
+ */
 export function checkShape(value: unknown, path: string, spec: ShapeSpec): Record<string, unknown> {
   const obj = expectObject(value, path);
   const required = spec.required ?? {};
   const optional = spec.optional ?? {};
-  for (const [key, check] of Object.entries(required)) {
-    if (!(key in obj) || obj[key] === undefined) throw new SerializationError(`${path}.${key}`, `required ${check} is missing.`);
-    checkField(obj[key], `${path}.${key}`, check);
+  for (const key in required) {
+    const check = required[key]!;
+    const field = obj[key];
+    if (field === undefined) throw new SerializationError(`${path}.${key}`, `required ${check} is missing.`);
+    if (!fieldOk(field, check)) throw fieldError(field, `${path}.${key}`, check);
   }
   for (const key of Object.keys(obj)) {
-    if (key in required) continue;
-    const check = optional[key];
+    if (Object.hasOwn(required, key)) continue;
+    const check = Object.hasOwn(optional, key) ? optional[key] : undefined;
     if (check === undefined) {
       throw new SerializationError(`${path}.${key}`, `unexpected field; expected one of: ${[...Object.keys(required), ...Object.keys(optional)].join(', ')}.`);
     }
-    if (obj[key] !== undefined) checkField(obj[key], `${path}.${key}`, check);
+    const field = obj[key];
+    if (field !== undefined && !fieldOk(field, check)) throw fieldError(field, `${path}.${key}`, check);
   }
   return obj;
 }
 
-function checkField(value: unknown, path: string, check: FieldCheck): void {
-  const ok =
-    check === 'json' ||
-    (check === 'array' ? Array.isArray(value) : check === 'object' ? isPlainObject(value) : typeof value === check);
-  if (!ok) throw new SerializationError(path, `expected ${check === 'array' || check === 'object' ? `an ${check}` : `a ${check}`}, found ${describe(value)}.`);
+function fieldOk(value: unknown, check: FieldCheck): boolean {
+  return check === 'json' || (check === 'array' ? Array.isArray(value) : check === 'object' ? isPlainObject(value) : typeof value === check);
+}
+
+function fieldError(value: unknown, path: string, check: FieldCheck): SerializationError {
+  return new SerializationError(path, `expected ${check === 'array' || check === 'object' ? `an ${check}` : `a ${check}`}, found ${describe(value)}.`);
 }

@@ -1,4 +1,6 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+// The core's converter only: the full zod index is a few megabytes more at import.
+import { toJSONSchema } from 'zod/v4/core';
 import type { ToolDeclaration } from '../clients/chat-options.js';
 import type { FunctionResultContent } from '../messages/content.js';
 import { AbortError } from '../errors/skein-error.js';
@@ -29,7 +31,7 @@ export class FunctionTool<S extends z.ZodType = z.ZodType> implements AITool {
     }
     this.#options = options;
     this.requiresApproval = options.requiresApproval ?? false;
-    const parameters = z.toJSONSchema(options.parameters, { target: 'draft-7' }) as JsonObject;
+    const parameters = toJSONSchema(options.parameters, { target: 'draft-7' }) as JsonObject;
     delete parameters.$schema;
     this.declaration = { name: options.name, description: options.description, parameters };
   }

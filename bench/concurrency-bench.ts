@@ -1,0 +1,92 @@
+/**
+ * One agent, many concurrent conversations on the emulator: every conversation introduces
+ * itself by its own name and must get exactly that name back (no cross-talk). Then the idle
+ * threads' heap is compared with the JSON size of their messages.
+ */
+import { type AgentThread, ChatAgent } from 'skein';
+import { OpenAIChatClient } from 'skein/openai';
+import { Emulator } from 'skein/testing';
+
+export interface ConcurrencyResult {
+  conversations: number;
+  turnsEach: number;
+  wallMs: number;
+  /** Conversations whose answer named another conversation (or none). */
+  crossTalk: number;
+  messagesPerThread: number;
+  /** Heap held per idle thread (bytes), from a forced GC before and after dropping them; undefined without --expose-gc. */
+  heapBytesPerThread?: number;
+  /** JSON.stringify of the thread's messages, bytes. */
+  jsonBytesPerThread: number;
+  /** JSON.stringify of the whole serialized thread, bytes. */
+  serializedBytesPerThread: number;
+  memoryRatio?: number;
+}
+
+type Gc = () => void;
+
+/** Heap in use after full collections; yields to the event loop first so finished requests let go. */
+async function heapAfterGc(): Promise<number | undefined> {
+  const gc = (globalThis as { gc?: Gc }).gc;
+  if (!gc) return undefined;
+  for (let i = 0; i < 3; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    gc();
+  }
+  return process.memoryUsage().heapUsed;
+}
+
+export async function runConcurrency(conversations: number): Promise<ConcurrencyResult> {
+  const emulator = await Emulator.start();
+  try {
+    const agent = new ChatAgent({
+      chatClient: new OpenAIChatClient({ apiKey: 'emulator', baseURL: emulator.openaiBaseURL, model: 'gpt-4.1' }),
+      name: 'concierge',
+      instructions: 'You are a helpful assistant.',
+    });
+    let threads: AgentThread[] = [];
+    const names = Array.from({ length: conversations }, (_, i) => `Guest${i.toString().padStart(4, '0')}`);
+    const start = performance.now();
+    const answers = await Promise.all(
+      names.map(async (name) => {
+        const thread = agent.getNewThread();
+        threads.push(thread);
+        await agent.run(`My name is ${name}.`, { thread });
+        return (await agent.run("What's my name?", { thread })).text;
+      }),
+    );
+    const wallMs = performance.now() - start;
+    const crossTalk = answers.filter((answer, i) => answer !== `Your name is ${names[i]}.`).length;
+
+    emulator.requests.length = 0; // the emulator's own request log is not thread memory
+    let json = 0;
+    let serialized = 0;
+    let messages = 0;
+    for (const thread of threads) {
+      const list = await thread.messageStore!.listMessages();
+      messages += list.length;
+      json += Buffer.byteLength(JSON.stringify(list));
+      serialized += Buffer.byteLength(JSON.stringify(await thread.serialize()));
+    }
+    const held = await heapAfterGc();
+    const count = threads.length;
+    threads = [];
+    const freed = await heapAfterGc();
+    const result: ConcurrencyResult = {
+      conversations,
+      turnsEach: 2,
+      wallMs,
+      crossTalk,
+      messagesPerThread: messages / count,
+      jsonBytesPerThread: json / count,
+      serializedBytesPerThread: serialized / count,
+    };
+    if (held !== undefined && freed !== undefined) {
+      result.heapBytesPerThread = (held - freed) / count;
+      result.memoryRatio = result.heapBytesPerThread / result.jsonBytesPerThread;
+    }
+    return result;
+  } finally {
+    await emulator.stop();
+  }
+}

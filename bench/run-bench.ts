@@ -1,0 +1,208 @@
+/**
+ * `npm run bench`: every Skein performance target in one process tree, against a fixed-reply
+ * server it starts itself. Prints the ratio table, writes bench/results/latest.{json,svg}.
+ *   node --expose-gc dist/bench/run-bench.js [--quick] [--peers] [--out <dir>]
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { type ConcurrencyResult, runConcurrency } from './concurrency-bench.js';
+import { startFixedReplyServer } from './fixed-reply-server.js';
+import { type ImportRssResult, runImportRss } from './import-rss-bench.js';
+import { loadPeerContenders } from './peers-bench.js';
+import { type Check, check, formatTable, renderSvg } from './report.js';
+import { type SerializationResult, runSerialization } from './serialization-bench.js';
+import { round } from './stats.js';
+import {
+  type Contender,
+  type ContenderResult,
+  runTurns,
+  sdkContender,
+  sdkStreamContender,
+  skeinAgent,
+  skeinRunContender,
+  skeinStreamContender,
+} from './turns-bench.js';
+
+export interface BenchOptions {
+  turns: number;
+  runs: number;
+  warmupRuns: number;
+  serializationMessages: number;
+  serializationIterations: number;
+  conversations: number;
+  rssSamples: number;
+  /** Compare LangChain / `ai` / `@openai/agents` too, when installed. */
+  peers: boolean;
+  log: (line: string) => void;
+}
+
+export const FULL: Omit<BenchOptions, 'peers' | 'log'> = {
+  turns: 50,
+  runs: 15,
+  warmupRuns: 2,
+  serializationMessages: 10_000,
+  serializationIterations: 20,
+  conversations: 1000,
+  rssSamples: 5,
+};
+
+export interface BenchResults {
+  date: string;
+  environment: { node: string; platform: string; cpus: number; cpuModel: string };
+  options: Omit<BenchOptions, 'log'>;
+  turns: ContenderResult[];
+  peers: { results: ContenderResult[]; notes: string[] } | undefined;
+  serialization: SerializationResult;
+  concurrency: ConcurrencyResult;
+  importRss: ImportRssResult;
+  checks: Check[];
+  passed: boolean;
+}
+
+export async function runBench(options: BenchOptions): Promise<BenchResults> {
+  const { log } = options;
+  const server = await startFixedReplyServer();
+  let turns: ContenderResult[];
+  let peers: BenchResults['peers'];
+  try {
+    log(`turns: ${options.runs} runs (+${options.warmupRuns} warm-up) of ${options.turns} turns, contenders interleaved`);
+    turns = await runTurns(
+      [sdkContender(server.baseURL), skeinRunContender(server.baseURL), sdkStreamContender(server.baseURL), skeinStreamContender(server.baseURL)],
+      options,
+    );
+    if (options.peers) {
+      const loaded = await loadPeerContenders(server.baseURL);
+      if (loaded.contenders.length === 0) {
+        peers = { results: [], notes: loaded.notes };
+      } else {
+        log(`peers: ${loaded.contenders.map((c) => c.name).join(', ')}`);
+        const contenders: Contender[] = [sdkContender(server.baseURL), skeinRunContender(server.baseURL), ...loaded.contenders];
+        peers = { results: await runTurns(contenders, options), notes: loaded.notes };
+      }
+      for (const note of peers.notes) log(`peers: ${note}`);
+    }
+  } finally {
+    await server.stop();
+  }
+  log(`serialization: ${options.serializationMessages} messages x ${options.serializationIterations}`);
+  const serialization = await runSerialization(skeinAgent('http://127.0.0.1:9/v1'), options.serializationMessages, options.serializationIterations);
+  log(`concurrency: ${options.conversations} conversations on the emulator`);
+  const concurrency = await runConcurrency(options.conversations);
+  log(`import RSS: ${options.rssSamples} child processes per module set`);
+  const importRss = await runImportRss(options.rssSamples);
+
+  const checks = checksOf(turns, peers, serialization, concurrency, importRss);
+  const { log: _log, ...recorded } = options;
+  return {
+    date: new Date().toISOString(),
+    environment: { node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '?' },
+    options: recorded,
+    turns,
+    peers,
+    serialization,
+    concurrency,
+    importRss,
+    checks,
+    passed: checks.every((c) => c.pass !== false),
+  };
+}
+
+function checksOf(
+  turns: ContenderResult[],
+  peers: BenchResults['peers'],
+  serialization: SerializationResult,
+  concurrency: ConcurrencyResult,
+  rss: ImportRssResult,
+): Check[] {
+  const by = (name: string) => turns.find((t) => t.name === name)!;
+  const run = by('Skein run');
+  const stream = by('Skein runStream');
+  const sdk = by('openai SDK');
+  const us = (r: ContenderResult) => `${Math.round(r.meanTurnWallUs)} us wall, ${Math.round(r.meanTurnCpuUs)} us CPU per turn`;
+  const checks: Check[] = [
+    check('agent.run wall / openai SDK', run.wallRatio!, 1.1, `${us(run)} vs ${us(sdk)}`),
+    check('agent.run CPU / openai SDK', run.cpuRatio!, 1.1),
+    check('runStream wall / SDK stream', stream.wallRatio!, 1.15, `${us(stream)} vs ${us(by('openai SDK stream'))}`),
+    check('runStream CPU / SDK stream', stream.cpuRatio!, 1.15),
+    check('agent.run wall, turns 46-50 / 1-5', run.flatnessWall, 1.1, `openai SDK itself: ${sdk.flatnessWall.toFixed(3)}x`),
+    check('agent.run CPU, turns 46-50 / 1-5', run.flatnessCpu, 1.1, `openai SDK itself: ${sdk.flatnessCpu.toFixed(3)}x`),
+    check('runStream wall, turns 46-50 / 1-5', stream.flatnessWall, 1.1, `SDK stream itself: ${by('openai SDK stream').flatnessWall.toFixed(3)}x`),
+    check(
+      `serialize+deserialize / JSON, ${serialization.messages} msgs`,
+      serialization.ratio,
+      2,
+      `${serialization.skeinMs.toFixed(1)} ms (${serialization.skeinSerializeMs.toFixed(1)} + ${serialization.skeinDeserializeMs.toFixed(1)}) vs ${serialization.jsonMs.toFixed(1)} ms, ${(serialization.jsonBytes / 1e6).toFixed(2)} MB`,
+    ),
+    check(
+      `cross-talk in ${concurrency.conversations} concurrent conversations`,
+      concurrency.crossTalk,
+      0,
+      `one agent, ${concurrency.turnsEach} turns each, ${Math.round(concurrency.wallMs)} ms in all`,
+      'conversations',
+    ),
+  ];
+  if (concurrency.memoryRatio !== undefined) {
+    checks.push(
+      check(
+        'heap per idle thread / JSON of its messages',
+        concurrency.memoryRatio,
+        2,
+        `${Math.round(concurrency.heapBytesPerThread!)} B vs ${Math.round(concurrency.jsonBytesPerThread)} B (${concurrency.messagesPerThread} messages)`,
+      ),
+    );
+  }
+  checks.push(
+    check('RSS import skein+skein/openai / openai', rss.ratio, 1.2, `${rss.skeinMiB.toFixed(1)} MiB vs ${rss.openaiMiB.toFixed(1)} MiB (bare node ${rss.nodeOnlyMiB.toFixed(1)})`),
+  );
+  for (const peer of peers?.results ?? []) {
+    if (peer.name === 'openai SDK') continue;
+    checks.push(check(`${peer.name} wall / openai SDK`, peer.wallRatio!, undefined, `${Math.round(peer.meanTurnWallUs)} us per turn; turns 46-50 / 1-5: ${peer.flatnessWall.toFixed(2)}x`));
+    checks.push(check(`${peer.name} CPU / openai SDK`, peer.cpuRatio!, undefined));
+  }
+  return checks;
+}
+
+function rounded(value: unknown): unknown {
+  if (typeof value === 'number') return round(value);
+  if (Array.isArray(value)) return value.map(rounded);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rounded(v)]));
+  return value;
+}
+
+export async function writeResults(results: BenchResults, dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, 'latest.json'), JSON.stringify(rounded(results), null, 2) + '\n');
+  const title = `Skein overhead, ${results.environment.node}, ${results.date.slice(0, 10)}`;
+  await writeFile(path.join(dir, 'latest.svg'), renderSvg(results.checks, title));
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const quick = args.includes('--quick');
+  const outAt = args.indexOf('--out');
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const out = outAt >= 0 ? path.resolve(args[outAt + 1]!) : path.resolve(here, '../../bench/results');
+  const options: BenchOptions = {
+    ...FULL,
+    ...(quick ? { runs: 3, warmupRuns: 1, serializationIterations: 5, conversations: 200, rssSamples: 2 } : {}),
+    peers: args.includes('--peers'),
+    log: (line) => console.error(`bench: ${line}`),
+  };
+  if (!(globalThis as { gc?: unknown }).gc) console.error('bench: run with --expose-gc to measure heap per thread');
+  const results = await runBench(options);
+  console.log(formatTable(results.checks));
+  await writeResults(results, out);
+  console.log(`\n${results.passed ? 'all targets met' : 'some targets missed'}; wrote ${path.relative(process.cwd(), out)}/latest.json and latest.svg`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,194 @@
+/**
+ * Per-turn cost of a growing conversation, contenders interleaved turn by turn (rotating who
+ * goes first) so drift and GC noise fall on all of them alike; medians over repeated runs.
+ */
+import OpenAI from 'openai';
+import { ChatAgent, type AgentThread } from 'skein';
+import { OpenAIChatClient } from 'skein/openai';
+import { FIXED_REPLY_TEXT } from './fixed-reply-server.js';
+import { type Cost, mean, median, sum, timed } from './stats.js';
+
+export const INSTRUCTIONS = 'You are a helpful assistant.';
+export const MODEL = 'bench-model';
+
+/** One conversation of one contender: `turn` sends a user message and resolves with the reply text. */
+export interface Conversation {
+  turn(text: string): Promise<string>;
+}
+
+export interface Contender {
+  name: string;
+  /** The contender this one is compared with (its ratio's denominator); none for a baseline. */
+  baseline?: string;
+  newConversation(): Conversation;
+}
+
+export interface TurnsOptions {
+  turns: number;
+  runs: number;
+  warmupRuns: number;
+}
+
+export interface ContenderResult {
+  name: string;
+  baseline?: string;
+  /** Median over runs of each turn's cost, microseconds. */
+  perTurnWallUs: number[];
+  perTurnCpuUs: number[];
+  /** Median per-turn cost over the whole conversation. */
+  meanTurnWallUs: number;
+  meanTurnCpuUs: number;
+  /** Median over runs of this contender's total / its baseline's total, same run. */
+  wallRatio?: number;
+  cpuRatio?: number;
+  /** Median over runs of mean(last 5 turns) / mean(first 5 turns). */
+  flatnessWall: number;
+  flatnessCpu: number;
+}
+
+export function userText(turn: number): string {
+  return `Turn ${turn + 1}: please answer with your usual reply.`;
+}
+
+export async function runTurns(contenders: readonly Contender[], options: TurnsOptions): Promise<ContenderResult[]> {
+  // samples[contender][run][turn]
+  const samples: Cost[][][] = contenders.map(() => []);
+  for (let run = 0; run < options.warmupRuns + options.runs; run++) {
+    const conversations = contenders.map((c) => c.newConversation());
+    const costs: Cost[][] = contenders.map(() => []);
+    for (let turn = 0; turn < options.turns; turn++) {
+      for (let k = 0; k < contenders.length; k++) {
+        const i = (k + run + turn) % contenders.length;
+        let reply = '';
+        costs[i]![turn] = await timed(async () => {
+          reply = await conversations[i]!.turn(userText(turn));
+        });
+        if (reply !== FIXED_REPLY_TEXT) throw new Error(`${contenders[i]!.name} turn ${turn + 1} got ${JSON.stringify(reply)}`);
+      }
+    }
+    if (run >= options.warmupRuns) costs.forEach((c, i) => samples[i]!.push(c));
+  }
+
+  const index = new Map(contenders.map((c, i) => [c.name, i]));
+  const k = Math.min(5, Math.floor(options.turns / 2));
+  const flatness = (runs: Cost[][], key: keyof Cost) =>
+    median(runs.map((r) => mean(r.slice(-k).map((c) => c[key])) / mean(r.slice(0, k).map((c) => c[key]))));
+  return contenders.map((contender, i) => {
+    const runs = samples[i]!;
+    const perTurn = (key: keyof Cost) => Array.from({ length: options.turns }, (_, t) => median(runs.map((r) => r[t]![key])));
+    const result: ContenderResult = {
+      name: contender.name,
+      perTurnWallUs: perTurn('wallUs'),
+      perTurnCpuUs: perTurn('cpuUs'),
+      meanTurnWallUs: median(runs.map((r) => mean(r.map((c) => c.wallUs)))),
+      meanTurnCpuUs: median(runs.map((r) => mean(r.map((c) => c.cpuUs)))),
+      flatnessWall: flatness(runs, 'wallUs'),
+      flatnessCpu: flatness(runs, 'cpuUs'),
+    };
+    const b = contender.baseline === undefined ? undefined : index.get(contender.baseline);
+    if (b !== undefined) {
+      const base = samples[b]!;
+      const ratio = (key: keyof Cost) => median(runs.map((r, j) => sum(r.map((c) => c[key])) / sum(base[j]!.map((c) => c[key]))));
+      result.baseline = contender.baseline;
+      result.wallRatio = ratio('wallUs');
+      result.cpuRatio = ratio('cpuUs');
+    }
+    return result;
+  });
+}
+
+function sdkClient(baseURL: string): OpenAI {
+  return new OpenAI({ apiKey: 'bench', baseURL });
+}
+
+type SdkMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+
+/** The raw SDK, keeping the same growing history itself. */
+export function sdkContender(baseURL: string, name = 'openai SDK'): Contender {
+  const client = sdkClient(baseURL);
+  return {
+    name,
+    newConversation() {
+      const history: SdkMessage[] = [{ role: 'system', content: INSTRUCTIONS }];
+      return {
+        async turn(text) {
+          history.push({ role: 'user', content: text });
+          const completion = await client.chat.completions.create({ model: MODEL, messages: history });
+          const reply = completion.choices[0]?.message.content ?? '';
+          history.push({ role: 'assistant', content: reply });
+          return reply;
+        },
+      };
+    },
+  };
+}
+
+/** The raw SDK's own stream, folding the text deltas. */
+export function sdkStreamContender(baseURL: string, name = 'openai SDK stream'): Contender {
+  const client = sdkClient(baseURL);
+  return {
+    name,
+    newConversation() {
+      const history: SdkMessage[] = [{ role: 'system', content: INSTRUCTIONS }];
+      return {
+        async turn(text) {
+          history.push({ role: 'user', content: text });
+          const stream = await client.chat.completions.create({
+            model: MODEL,
+            messages: history,
+            stream: true,
+            stream_options: { include_usage: true },
+          });
+          let reply = '';
+          for await (const chunk of stream) reply += chunk.choices[0]?.delta.content ?? '';
+          history.push({ role: 'assistant', content: reply });
+          return reply;
+        },
+      };
+    },
+  };
+}
+
+export function skeinAgent(baseURL: string): ChatAgent {
+  return new ChatAgent({
+    chatClient: new OpenAIChatClient({ apiKey: 'bench', baseURL, model: MODEL }),
+    name: 'bench',
+    instructions: INSTRUCTIONS,
+  });
+}
+
+/** `agent.run` on an in-memory thread. */
+export function skeinRunContender(baseURL: string, baseline = 'openai SDK'): Contender {
+  const agent = skeinAgent(baseURL);
+  return {
+    name: 'Skein run',
+    baseline,
+    newConversation() {
+      const thread: AgentThread = agent.getNewThread();
+      return { turn: async (text) => (await agent.run(text, { thread })).text };
+    },
+  };
+}
+
+/** `agent.runStream` on an in-memory thread, folding the text updates. */
+export function skeinStreamContender(baseURL: string, baseline = 'openai SDK stream'): Contender {
+  const agent = skeinAgent(baseURL);
+  return {
+    name: 'Skein runStream',
+    baseline,
+    newConversation() {
+      const thread = agent.getNewThread();
+      return {
+        turn: (text) =>
+          new Promise<string>((resolve, reject) => {
+            let reply = '';
+            agent.runStream(text, { thread }).subscribe({
+              next: (update) => (reply += update.text),
+              error: reject,
+              complete: () => resolve(reply),
+            });
+          }),
+      };
+    },
+  };
+}
