@@ -8,6 +8,7 @@ import { isText } from '../messages/content.js';
 import { type SerializationRegistry, SerializationRegistryImpl } from '../serialization/serialization-registry.js';
 import type { AgentThread, ThreadConcurrency } from '../threads/agent-thread.js';
 import type { ChatMessageStoreFactory } from '../threads/chat-message-store.js';
+import type { ChatReducer } from '../threads/chat-reducer.js';
 import { InMemoryChatMessageStoreFactory } from '../threads/in-memory-chat-message-store.js';
 import { DefaultThreadFactory, type ThreadFactory } from '../threads/thread-factory.js';
 import type { AITool } from '../tools/ai-tool.js';
@@ -32,6 +33,8 @@ export interface ChatAgentOptions {
   maxToolIterations?: number;
   /** What a second run on a busy thread does. Default `queue`. */
   concurrency?: ThreadConcurrency;
+  /** Shrinks a store thread's history before each run (the stored history is unchanged). */
+  chatReducer?: ChatReducer;
 }
 
 const DEFAULT_MAX_TOOL_ITERATIONS = 8;
@@ -50,6 +53,7 @@ export class ChatAgent extends AIAgent {
   readonly #registry: SerializationRegistry;
   readonly #maxToolIterations: number;
   readonly #concurrency: ThreadConcurrency;
+  readonly #reducer: ChatReducer | undefined;
 
   constructor(options: ChatAgentOptions) {
     super();
@@ -65,6 +69,7 @@ export class ChatAgent extends AIAgent {
     this.#registry = options.serializationRegistry ?? (sharedRegistry ??= SerializationRegistryImpl.withDefaults());
     this.#maxToolIterations = options.maxToolIterations ?? DEFAULT_MAX_TOOL_ITERATIONS;
     this.#concurrency = options.concurrency ?? 'queue';
+    this.#reducer = options.chatReducer;
   }
 
   get tools(): AITool[] {
@@ -165,7 +170,8 @@ export class ChatAgent extends AIAgent {
     const release = await thread.acquire(options.concurrency ?? this.#concurrency);
     try {
       throwIfAborted(signal);
-      const history = thread.messageStore ? await thread.messageStore.listMessages() : [];
+      const stored = thread.messageStore ? await thread.messageStore.listMessages() : [];
+      const history = this.#reducer && stored.length > 0 ? await this.#reducer.reduce(stored) : stored;
       const result = await runFunctionLoop({
         callModel,
         history,
