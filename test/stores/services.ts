@@ -44,8 +44,8 @@ export async function postgresAvailable(): Promise<boolean> {
  * or (with SKEIN_REQUIRE_SERVICES=1) one failing test.
  */
 export function withService(title: string, available: boolean, how: string, body: () => void): void {
-  if (available) return body();
   describe(title, () => {
+    if (available) return body();
     if (REQUIRE) {
       it('needs its server (SKEIN_REQUIRE_SERVICES=1)', () => {
         throw new Error(`${title}: server not reachable; ${how}`);
