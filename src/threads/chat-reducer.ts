@@ -22,19 +22,21 @@ export function groupToolTurns(messages: readonly ChatMessage[]): { system: Chat
   while (start < messages.length && messages[start]!.role === 'system') start++;
   const system = messages.slice(0, start);
   const units: ChatMessage[][] = [];
-  let open = new Set<string>();
+  // While a call is unanswered, everything up to its last result belongs to its unit; a user
+  // message always starts a new unit, so a call that never got a result cannot swallow the rest.
+  const open = new Set<string>();
   for (let i = start; i < messages.length; i++) {
     const message = messages[i]!;
-    const results = message.contents.filter(isFunctionResult);
-    const answersOpen = results.length > 0 && results.some((r) => open.has(r.callId));
-    if (answersOpen && units.length > 0) {
+    if (open.size > 0 && message.role !== 'user' && message.role !== 'system' && units.length > 0) {
       units[units.length - 1]!.push(message);
-      for (const r of results) open.delete(r.callId);
     } else {
       units.push([message]);
-      open = new Set();
+      open.clear();
     }
-    for (const c of message.contents) if (isFunctionCall(c)) open.add(c.callId);
+    for (const c of message.contents) {
+      if (isFunctionCall(c)) open.add(c.callId);
+      else if (isFunctionResult(c)) open.delete(c.callId);
+    }
   }
   // Results whose call is not in the history (e.g. trimmed by a store's maxMessages) would be
   // orphan answers the model APIs reject, so they are dropped.
@@ -72,7 +74,6 @@ export class MessageCountReducer implements ChatReducer {
   }
 
   reduce(messages: ChatMessage[]): ChatMessage[] {
-    if (messages.length <= this.maxMessages) return messages;
     return keepNewest(messages, () => 1, this.maxMessages);
   }
 }
