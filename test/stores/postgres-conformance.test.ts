@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import pg from 'pg';
-import { SerializationError, StoreError } from 'skein';
+import { ChatMessageStoreFactory, SerializationError, SerializationRegistry, StoreError, createContainer } from 'skein';
 import { runChatMessageStoreConformance } from 'skein/testing';
-import { POSTGRES_SCHEMA_VERSION, PostgresChatMessageStoreFactory } from 'skein/store-postgres';
+import { POSTGRES_SCHEMA_VERSION, PostgresChatMessageStoreFactory, postgresStorePlugin } from 'skein/store-postgres';
 import { DATABASE_URL, RUN_ID, postgresAvailable, withService } from './services.js';
 
 const up = await postgresAvailable();
@@ -46,6 +46,16 @@ withService('PostgreSQL store', up, 'start PostgreSQL on 127.0.0.1:5432 (databas
       for (const f of factories.splice(0)) await f.close();
     });
 
+
+    it('binds its factory as the "postgres" store and its thread type in a container', async () => {
+      const container = createContainer({ plugins: [postgresStorePlugin({ connectionString: DATABASE_URL, schema })] });
+      const factory = container.get<ChatMessageStoreFactory>(ChatMessageStoreFactory, { name: 'postgres' });
+      expect(factory).to.be.instanceOf(PostgresChatMessageStoreFactory);
+      const registry = container.get<SerializationRegistry>(SerializationRegistry);
+      expect(registry.threadTypes()).to.include('postgres');
+      expect((factory as PostgresChatMessageStoreFactory).serializationRegistry).to.equal(registry);
+      await (factory as PostgresChatMessageStoreFactory).close();
+    });
     it('migrates a new schema once; running it again (even concurrently) changes nothing', async () => {
       const f = make({ schema: `${schema}_fresh` });
       const before = await admin.query(`SELECT 1 FROM information_schema.schemata WHERE schema_name = $1`, [`${schema}_fresh`]);

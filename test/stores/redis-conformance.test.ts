@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { SerializationError, SerializationRegistryImpl, StoreError } from 'skein';
+import { ChatMessageStoreFactory, SerializationError, SerializationRegistry, SerializationRegistryImpl, StoreError, createContainer } from 'skein';
 import { runChatMessageStoreConformance } from 'skein/testing';
-import { RedisChatMessageStoreFactory } from 'skein/store-redis';
+import { RedisChatMessageStoreFactory, redisStorePlugin } from 'skein/store-redis';
 import { REDIS_URL, RUN_ID, redisAvailable, withService } from './services.js';
 
 const up = await redisAvailable();
@@ -55,6 +55,16 @@ withService('Redis store', up, 'start Redis on 127.0.0.1:6379 or set REDIS_URL',
       for (const f of factories.splice(0)) await f.close();
     });
 
+
+    it('binds its factory as the "redis" store and its thread type in a container', async () => {
+      const container = createContainer({ plugins: [redisStorePlugin({ url: REDIS_URL, keyPrefix: prefix })] });
+      const factory = container.get<ChatMessageStoreFactory>(ChatMessageStoreFactory, { name: 'redis' });
+      expect(factory).to.be.instanceOf(RedisChatMessageStoreFactory);
+      const registry = container.get<SerializationRegistry>(SerializationRegistry);
+      expect(registry.threadTypes()).to.include('redis');
+      expect((factory as RedisChatMessageStoreFactory).serializationRegistry).to.equal(registry);
+      await (factory as RedisChatMessageStoreFactory).close();
+    });
     it('sets a native TTL on both keys of a thread when ttlSeconds is given', async () => {
       const store = make({ ttlSeconds: 300 }).create();
       await store.addMessages([{ role: 'user', contents: [{ kind: 'text', text: 'hi' }] }]);

@@ -2,8 +2,18 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { type ChatMessage, MessageCountReducer, SerializationError, SerializationRegistryImpl, StoreError, messageText } from 'skein';
-import { SqliteChatMessageStoreFactory } from 'skein/store-sqlite';
+import {
+  type ChatMessage,
+  ChatMessageStoreFactory,
+  MessageCountReducer,
+  SerializationError,
+  SerializationRegistry,
+  SerializationRegistryImpl,
+  StoreError,
+  createContainer,
+  messageText,
+} from 'skein';
+import { SqliteChatMessageStoreFactory, sqliteStorePlugin } from 'skein/store-sqlite';
 import { tempDir } from './services.js';
 
 const u = (t: string): ChatMessage => ({ role: 'user', contents: [{ kind: 'text', text: t }] });
@@ -20,6 +30,16 @@ describe('SQLite store specifics', () => {
   afterEach(() => {
     for (const f of factories.splice(0)) f.close();
     dir.remove();
+  });
+
+  it('binds its factory as the "sqlite" store and its thread type in a container', () => {
+    const container = createContainer({ plugins: [sqliteStorePlugin({ path: join(dir.path, 'p.db') })] });
+    const factory = container.get<ChatMessageStoreFactory>(ChatMessageStoreFactory, { name: 'sqlite' });
+    expect(factory).to.be.instanceOf(SqliteChatMessageStoreFactory);
+    const registry = container.get<SerializationRegistry>(SerializationRegistry);
+    expect(registry.threadTypes()).to.include('sqlite');
+    expect((factory as SqliteChatMessageStoreFactory).serializationRegistry).to.equal(registry);
+    (factory as SqliteChatMessageStoreFactory).close();
   });
 
   it('applies its reducer when history is read, keeping everything stored', async () => {
