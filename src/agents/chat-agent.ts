@@ -10,6 +10,7 @@ import type { JsonObject } from '../serialization/json.js';
 import { type SerializationRegistry, SerializationRegistryImpl } from '../serialization/serialization-registry.js';
 import type { AgentThread, ThreadConcurrency } from '../threads/agent-thread.js';
 import type { ChatMessageStoreFactory } from '../threads/chat-message-store.js';
+import type { ChatReducer } from '../threads/chat-reducer.js';
 import { InMemoryChatMessageStoreFactory } from '../threads/in-memory-chat-message-store.js';
 import { DefaultThreadFactory, type ThreadFactory } from '../threads/thread-factory.js';
 import type { AITool } from '../tools/ai-tool.js';
@@ -52,6 +53,8 @@ export interface ChatAgentOptions {
   contextProviders?: readonly ContextProvider[];
   /** Run, function-call and chat-client middleware; the first of each list is the outermost. */
   middleware?: AgentMiddleware;
+  /** Shrinks a store thread's history before each run (the stored history is unchanged). */
+  chatReducer?: ChatReducer;
 }
 
 export interface AgentMiddleware {
@@ -82,6 +85,7 @@ export class ChatAgent extends AIAgent {
     functionCall: MiddlewareLayer<FunctionCallContext, FunctionResultContent>[];
     chatClient: MiddlewareLayer<ChatRequestContext, ChatResponse>[];
   };
+  readonly #reducer: ChatReducer | undefined;
 
   constructor(options: ChatAgentOptions) {
     super();
@@ -104,6 +108,7 @@ export class ChatAgent extends AIAgent {
       functionCall: (mw.functionCall ?? []).map((m) => (c, next) => m.onFunctionCall(c, next)),
       chatClient: (mw.chatClient ?? []).map((m) => (c, next) => m.onChatRequest(c, next)),
     };
+    this.#reducer = options.chatReducer;
   }
 
   get tools(): AITool[] {
@@ -244,7 +249,8 @@ export class ChatAgent extends AIAgent {
       runThrough(this.#middleware.functionCall, { agent: this, thread, call, tool }, () => tool.invoke({ call, signal, thread }));
 
     const turnInput = await this.#settleApprovals(thread, input, tools, invokeTool, emit);
-    const history = thread.messageStore ? await thread.messageStore.listMessages() : [];
+    const stored = thread.messageStore ? await thread.messageStore.listMessages() : [];
+    const history = this.#reducer && stored.length > 0 ? await this.#reducer.reduce(stored) : stored;
     const contexts = await this.#gatherContext(thread, turnInput);
     for (const t of contexts.tools) if (!tools.has(t.declaration.name)) tools.set(t.declaration.name, t);
 

@@ -108,3 +108,17 @@ export function serviceErrorForStatus(
       return new ServiceError(provider, text, details);
   }
 }
+
+/**
+ * A durable message store failed: the server is unreachable, refused the credentials, or a
+ * statement failed. Nothing of the failed call is acknowledged. The message never contains the
+ * connection's password.
+ */
+export class StoreError extends SkeinError {
+  /** The store id, e.g. `sqlite`, `redis`, `postgres`. */
+  readonly store: string;
+  constructor(store: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.store = store;
+  }
+}

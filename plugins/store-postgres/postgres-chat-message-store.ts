@@ -1,0 +1,338 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import {
+  type ChatMessage,
+  type ChatMessageStore,
+  type ChatMessageStoreFactory,
+  type ChatReducer,
+  type JsonObject,
+  type ListMessagesOptions,
+  SerializationError,
+  type SerializationRegistry,
+  SerializationRegistryImpl,
+  SkeinError,
+  type StoreRestoreContext,
+  StoreError,
+  ThreadConflictError,
+  checkShape,
+} from 'skein';
+
+export const POSTGRES_STORE_ID = 'postgres';
+
+export interface PostgresStoreOptions {
+  /** `postgres://user[:password]@host:port/db`. The password never appears in state or errors. */
+  connectionString?: string;
+  /** Use this pool instead of making one (the caller ends it). */
+  pool?: pg.Pool;
+  /** The schema holding skein's tables (created by `migrate()`). Default `skein`. */
+  schema?: string;
+  /** Keep only the newest N messages of each thread (trimmed on append). */
+  maxMessages?: number;
+  /** Threads not written for this long are deleted by `prune()`. */
+  ttlSeconds?: number;
+  /** Applied to every history read (`listMessages`); the stored messages are unchanged. */
+  reducer?: ChatReducer;
+  /** Validates messages read back; by default the container's registry (or the core kinds). */
+  serializationRegistry?: SerializationRegistry;
+  /** Pool size. Default 10. */
+  maxConnections?: number;
+  /** Connect timeout in ms. Default 5000. */
+  connectTimeoutMs?: number;
+}
+
+export interface MigrationResult {
+  /** Schema version found before (0: none). */
+  from: number;
+  /** Schema version now. */
+  to: number;
+}
+
+const KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,200}$/;
+const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Versioned, append-only migrations; `migrate()` applies the ones a database lacks. */
+const MIGRATIONS: readonly ((s: string) => string)[] = [
+  (s) => `
+    CREATE TABLE ${s}.skein_threads (
+      key text PRIMARY KEY,
+      version bigint NOT NULL,
+      updated_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX skein_threads_updated_at ON ${s}.skein_threads (updated_at);
+    CREATE TABLE ${s}.skein_messages (
+      thread_key text NOT NULL REFERENCES ${s}.skein_threads (key) ON DELETE CASCADE,
+      seq bigint NOT NULL,
+      body text NOT NULL,
+      PRIMARY KEY (thread_key, seq)
+    );`,
+];
+
+export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Makes PostgreSQL-backed stores: a thread row holds the version, a message row per message; a
+ * serialized thread holds only its key. Call `migrate()` once (it is idempotent) before use.
+ */
+export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory {
+  readonly type = POSTGRES_STORE_ID;
+  readonly version = 1;
+  readonly options: Readonly<PostgresStoreOptions>;
+  readonly schema: string;
+  serializationRegistry: SerializationRegistry;
+  readonly #connectionString: string;
+  #pool: pg.Pool | undefined;
+
+  constructor(options: PostgresStoreOptions = {}) {
+    const schema = options.schema ?? 'skein';
+    if (!SCHEMA_PATTERN.test(schema)) {
+      throw new StoreError(POSTGRES_STORE_ID, `schema must be a lower-case SQL identifier (letters, digits, "_"), found "${schema}".`);
+    }
+    if (options.maxMessages !== undefined && !(Number.isInteger(options.maxMessages) && options.maxMessages > 0)) {
+      throw new StoreError(POSTGRES_STORE_ID, `maxMessages must be a positive integer, found ${options.maxMessages}.`);
+    }
+    if (options.ttlSeconds !== undefined && !(options.ttlSeconds > 0)) {
+      throw new StoreError(POSTGRES_STORE_ID, `ttlSeconds must be positive, found ${options.ttlSeconds}.`);
+    }
+    this.options = { ...options };
+    this.schema = schema;
+    this.#connectionString = options.connectionString ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+    this.serializationRegistry = options.serializationRegistry ?? SerializationRegistryImpl.withDefaults();
+  }
+
+  /** The server address with any password masked: safe for logs and messages. */
+  get redactedConnectionString(): string {
+    return redact(this.#connectionString);
+  }
+
+  /**
+   * Creates or upgrades skein's schema to this build's version. Idempotent and safe to call from
+   * several processes at once (an advisory lock serializes them).
+   */
+  async migrate(): Promise<MigrationResult> {
+    const s = `"${this.schema}"`;
+    return this.run(async (pool) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`skein-migrate:${this.schema}`]);
+        await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+        await client.query(`CREATE TABLE IF NOT EXISTS ${s}.skein_schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+        const found = Number((await client.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${s}.skein_schema_version`)).rows[0]?.v ?? 0);
+        if (found > MIGRATIONS.length) {
+          throw new StoreError(POSTGRES_STORE_ID, `Schema "${this.schema}" is at version ${found}, newer than this build knows (${MIGRATIONS.length}). Upgrade skein.`);
+        }
+        for (let v = found + 1; v <= MIGRATIONS.length; v++) {
+          await client.query(MIGRATIONS[v - 1]!(s));
+          await client.query(`INSERT INTO ${s}.skein_schema_version (version) VALUES ($1)`, [v]);
+        }
+        await client.query('COMMIT');
+        return { from: found, to: MIGRATIONS.length };
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    });
+  }
+
+  create(): PostgresChatMessageStore {
+    return new PostgresChatMessageStore(this, randomUUID(), 0);
+  }
+
+  async restore(state: JsonObject, context: StoreRestoreContext): Promise<PostgresChatMessageStore> {
+    const key = checkShape(state, context.path, { required: { key: 'string' } }).key as string;
+    if (!KEY_PATTERN.test(key)) throw new SerializationError(`${context.path}.key`, 'expected a store key of 1-200 letters, digits, "_", ".", ":" or "-".');
+    const store = new PostgresChatMessageStore(this, key, 0);
+    store.seenVersion = await this.run(async (pool) => {
+      const { rows } = await pool.query<{ version: string }>(`SELECT version FROM "${this.schema}".skein_threads WHERE key = $1`, [key]);
+      return Number(rows[0]?.version ?? 0);
+    });
+    return store;
+  }
+
+  /** Deletes threads (and their messages) not written for `ttlSeconds` as of `now`; returns how many. No-op without a TTL. */
+  async prune(now: Date = new Date()): Promise<number> {
+    const ttl = this.options.ttlSeconds;
+    if (ttl === undefined) return 0;
+    const cutoff = new Date(now.getTime() - ttl * 1000);
+    return this.run(async (pool) => (await pool.query(`DELETE FROM "${this.schema}".skein_threads WHERE updated_at < $1`, [cutoff])).rowCount ?? 0);
+  }
+
+  /** Ends the pool this factory made (not one it was given). */
+  async close(): Promise<void> {
+    const pool = this.#pool;
+    this.#pool = undefined;
+    if (pool && !this.options.pool) await pool.end();
+  }
+
+  /** @internal Runs queries on the (lazily made) pool, turning failures into StoreError. */
+  async run<T>(fn: (pool: pg.Pool) => Promise<T>): Promise<T> {
+    try {
+      return await fn(this.#poolOrNew());
+    } catch (error) {
+      if (error instanceof SkeinError) throw error;
+      const raw = error instanceof Error ? error.message : String(error);
+      const code = (error as { code?: string }).code;
+      const hint =
+        code === '42P01' || code === '3F000'
+          ? ` Run \`await factory.migrate()\` (or \`container.get(PostgresChatMessageStoreFactory).migrate()\`) to create schema "${this.schema}".`
+          : code === '28P01' || code === '28000'
+            ? ' Check the user and password in the connection string.'
+            : '';
+      throw new StoreError(POSTGRES_STORE_ID, `PostgreSQL store at ${this.redactedConnectionString} failed: ${scrub(raw, this.#connectionString)}.${hint}`, {
+        cause: scrubCause(error, this.#connectionString),
+      });
+    }
+  }
+
+  #poolOrNew(): pg.Pool {
+    if (this.options.pool) return this.options.pool;
+    if (!this.#pool) {
+      this.#pool = new pg.Pool({
+        connectionString: this.#connectionString,
+        max: this.options.maxConnections ?? 10,
+        connectionTimeoutMillis: this.options.connectTimeoutMs ?? 5000,
+      });
+      // An idle connection dropped by the server must not crash the process; the next query reconnects.
+      this.#pool.on('error', () => {});
+    }
+    return this.#pool;
+  }
+}
+
+/** One thread's history in PostgreSQL. Remembers the version it last saw to guard its appends. */
+export class PostgresChatMessageStore implements ChatMessageStore {
+  readonly type = POSTGRES_STORE_ID;
+  /** @internal The thread version (messages ever appended) this instance last read or wrote. */
+  seenVersion: number;
+
+  constructor(
+    private readonly factory: PostgresChatMessageStoreFactory,
+    readonly key: string,
+    version: number,
+  ) {
+    this.seenVersion = version;
+  }
+
+  async listMessages(options: ListMessagesOptions = {}): Promise<ChatMessage[]> {
+    const s = `"${this.factory.schema}"`;
+    const last = options.last === undefined ? null : Math.max(0, Math.floor(options.last));
+    // One statement: the version and the messages come from one snapshot.
+    const rows = await this.factory.run(async (pool) =>
+      (
+        await pool.query<{ version: string; seq: string | null; body: string | null }>(
+          `SELECT t.version, m.seq, m.body FROM ${s}.skein_threads t
+           LEFT JOIN LATERAL (SELECT seq, body FROM ${s}.skein_messages WHERE thread_key = t.key ORDER BY seq DESC LIMIT $2) m ON true
+           WHERE t.key = $1 ORDER BY m.seq`,
+          [this.key, last],
+        )
+      ).rows,
+    );
+    this.seenVersion = Number(rows[0]?.version ?? 0);
+    const messages = rows.filter((r) => r.body !== null).map((r) => this.#read(r.body!, r.seq!));
+    return this.factory.options.reducer ? this.factory.options.reducer.reduce(messages) : messages;
+  }
+
+  async addMessages(messages: readonly ChatMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    // Serialize first: a message that cannot be stored fails the turn before anything is sent.
+    const bodies = messages.map((m) => JSON.stringify(m));
+    const s = `"${this.factory.schema}"`;
+    const expected = this.seenVersion;
+    // One statement, so one round trip and one transaction: bump the version only if it is the
+    // one this instance saw, insert the turn after it, trim. A lost race changes nothing.
+    const rows = await this.factory.run(async (pool) =>
+      (
+        await pool.query<{ version: string }>(
+          `WITH ins AS (
+             INSERT INTO ${s}.skein_threads (key, version, updated_at)
+             SELECT $1, $3::bigint, now() WHERE $2::bigint = 0
+             ON CONFLICT (key) DO NOTHING RETURNING version
+           ), upd AS (
+             UPDATE ${s}.skein_threads SET version = version + $3::bigint, updated_at = now()
+             WHERE key = $1 AND version = $2::bigint AND $2::bigint <> 0 RETURNING version
+           ), bumped AS (SELECT version FROM ins UNION ALL SELECT version FROM upd),
+           msgs AS (
+             INSERT INTO ${s}.skein_messages (thread_key, seq, body)
+             SELECT $1, $2::bigint + b.ord, b.body FROM bumped, unnest($4::text[]) WITH ORDINALITY AS b(body, ord)
+             WHERE $5::bigint = 0 OR $2::bigint + b.ord > bumped.version - $5::bigint
+             RETURNING 1
+           ), trimmed AS (
+             DELETE FROM ${s}.skein_messages
+             WHERE $5::bigint > 0 AND thread_key = $1 AND seq <= (SELECT version FROM bumped) - $5::bigint
+             RETURNING 1
+           )
+           SELECT version FROM bumped`,
+          [this.key, expected, bodies.length, bodies, this.factory.options.maxMessages ?? 0],
+        )
+      ).rows,
+    );
+    if (rows.length === 0) {
+      const actual = await this.factory.run(async (pool) => {
+        const found = await pool.query<{ version: string }>(`SELECT version FROM ${s}.skein_threads WHERE key = $1`, [this.key]);
+        return Number(found.rows[0]?.version ?? 0);
+      });
+      throw new ThreadConflictError(
+        `Thread ${this.key} changed since this instance read it (expected version ${expected}, found ${actual}): another process appended a turn. ` +
+          'Nothing of this turn was written; deserialize or reload the thread and run the turn again.',
+        expected,
+        actual,
+      );
+    }
+    this.seenVersion = Number(rows[0]!.version);
+  }
+
+  async serialize(): Promise<JsonObject> {
+    return { key: this.key };
+  }
+
+  async clear(): Promise<void> {
+    await this.factory.run((pool) => pool.query(`DELETE FROM "${this.factory.schema}".skein_threads WHERE key = $1`, [this.key]));
+    this.seenVersion = 0;
+  }
+
+  #read(body: string, seq: string): ChatMessage {
+    const path = `postgres:${this.key}#${seq}`;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch (error) {
+      throw new SerializationError(path, 'stored message is not valid JSON; the database was changed outside skein.', { cause: error });
+    }
+    return this.factory.serializationRegistry.readMessage(parsed, path);
+  }
+}
+
+/** The connection string with its password replaced by `***`. */
+export function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable connection string)';
+  }
+}
+
+function passwordsOf(url: string): string[] {
+  try {
+    const password = new URL(url).password;
+    return password ? [password, decodeURIComponent(password)] : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Removes the connection string's password (raw and URL-decoded) from a message. */
+export function scrub(text: string, url: string): string {
+  let out = text;
+  for (const p of passwordsOf(url)) if (p) out = out.split(p).join('***');
+  return out;
+}
+
+function scrubCause(error: unknown, url: string): unknown {
+  if (!(error instanceof Error)) return error;
+  const clean = scrub(error.message, url);
+  return clean === error.message ? error : new Error(clean);
+}

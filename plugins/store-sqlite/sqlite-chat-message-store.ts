@@ -1,0 +1,268 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import {
+  type ChatMessage,
+  type ChatMessageStore,
+  type ChatMessageStoreFactory,
+  type ChatReducer,
+  type JsonObject,
+  type ListMessagesOptions,
+  SerializationError,
+  type SerializationRegistry,
+  SerializationRegistryImpl,
+  SkeinError,
+  type StoreRestoreContext,
+  StoreError,
+  ThreadConflictError,
+  checkShape,
+} from 'skein';
+
+export const SQLITE_STORE_ID = 'sqlite';
+
+export interface SqliteStoreOptions {
+  /** The database file (its folder is created), or `:memory:` for a database that lives with the process. */
+  path: string;
+  /** Keep only the newest N messages of each thread (older ones are deleted on append). */
+  maxMessages?: number;
+  /** Threads not written for this long are deleted by `prune()`. */
+  ttlSeconds?: number;
+  /** Applied to every history read (`listMessages`); the stored messages are unchanged. */
+  reducer?: ChatReducer;
+  /** How long a writer waits for another process's write lock, in ms. Default 5000. */
+  busyTimeoutMs?: number;
+  /** Validates messages read back; by default the container's registry (or the core kinds). */
+  serializationRegistry?: SerializationRegistry;
+}
+
+const KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,200}$/;
+const SCHEMA_VERSION = 1;
+
+interface Statements {
+  version: Database.Statement<[string], { version: number }>;
+  tail: Database.Statement<[string, number], { seq: number; body: string }>;
+  insert: Database.Statement<[string, number, string]>;
+  upsert: Database.Statement<[string, number, number]>;
+  trim: Database.Statement<[string, number]>;
+  deleteMessages: Database.Statement<[string]>;
+  deleteThread: Database.Statement<[string]>;
+}
+
+/**
+ * Makes SQLite-backed stores: one file holds every thread; a serialized thread holds only its
+ * key. Appends are one IMMEDIATE transaction guarded by the thread's version, so several
+ * processes may share the file (WAL mode).
+ */
+export class SqliteChatMessageStoreFactory implements ChatMessageStoreFactory {
+  readonly type = SQLITE_STORE_ID;
+  readonly version = 1;
+  readonly options: Readonly<SqliteStoreOptions>;
+  serializationRegistry: SerializationRegistry;
+  #db: Database.Database | undefined;
+  #statements: Statements | undefined;
+
+  constructor(options: SqliteStoreOptions) {
+    if (typeof options?.path !== 'string' || options.path === '') {
+      throw new StoreError(SQLITE_STORE_ID, 'sqliteStorePlugin / SqliteChatMessageStoreFactory needs a `path` (a file, or ":memory:").');
+    }
+    checkRetention(options);
+    this.options = { ...options };
+    this.serializationRegistry = options.serializationRegistry ?? SerializationRegistryImpl.withDefaults();
+  }
+
+  create(): SqliteChatMessageStore {
+    return new SqliteChatMessageStore(this, randomUUID(), 0);
+  }
+
+  restore(state: JsonObject, context: StoreRestoreContext): SqliteChatMessageStore {
+    const key = readKey(state, context.path);
+    const store = new SqliteChatMessageStore(this, key, 0);
+    store.seenVersion = this.run(() => this.statements.version.get(key)?.version ?? 0);
+    return store;
+  }
+
+  /** Deletes threads not written for `ttlSeconds` (as of `now`); returns how many. No-op without a TTL. */
+  async prune(now: Date = new Date()): Promise<number> {
+    const ttl = this.options.ttlSeconds;
+    if (ttl === undefined) return 0;
+    const cutoff = now.getTime() - ttl * 1000;
+    return this.run(() => {
+      const db = this.db;
+      return db.transaction(() => {
+        db.prepare('DELETE FROM skein_messages WHERE thread_key IN (SELECT key FROM skein_threads WHERE updated_at < ?)').run(cutoff);
+        return db.prepare('DELETE FROM skein_threads WHERE updated_at < ?').run(cutoff).changes;
+      }).immediate();
+    });
+  }
+
+  close(): void {
+    this.#db?.close();
+    this.#db = undefined;
+    this.#statements = undefined;
+  }
+
+  /** @internal */
+  get db(): Database.Database {
+    if (this.#db) return this.#db;
+    const path = this.options.path;
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const db = new Database(path);
+    try {
+      db.pragma(`busy_timeout = ${Math.floor(this.options.busyTimeoutMs ?? 5000)}`);
+      if (path !== ':memory:') db.pragma('journal_mode = WAL');
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS skein_threads (key TEXT PRIMARY KEY, version INTEGER NOT NULL, updated_at INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS skein_messages (thread_key TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (thread_key, seq)) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS skein_threads_updated ON skein_threads (updated_at);
+      `);
+      const found = db.pragma('user_version', { simple: true }) as number;
+      if (found > SCHEMA_VERSION) {
+        throw new StoreError(SQLITE_STORE_ID, `The SQLite file was written by a newer skein (schema ${found}; this build knows ${SCHEMA_VERSION}). Upgrade skein.`);
+      }
+      if (found < SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    this.#db = db;
+    return db;
+  }
+
+  /** @internal */
+  get statements(): Statements {
+    if (this.#statements) return this.#statements;
+    const db = this.db;
+    this.#statements = {
+      version: db.prepare('SELECT version FROM skein_threads WHERE key = ?'),
+      tail: db.prepare('SELECT seq, body FROM skein_messages WHERE thread_key = ? ORDER BY seq DESC LIMIT ?'),
+      insert: db.prepare('INSERT INTO skein_messages (thread_key, seq, body) VALUES (?, ?, ?)'),
+      upsert: db.prepare(
+        'INSERT INTO skein_threads (key, version, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at',
+      ),
+      trim: db.prepare('DELETE FROM skein_messages WHERE thread_key = ? AND seq <= ?'),
+      deleteMessages: db.prepare('DELETE FROM skein_messages WHERE thread_key = ?'),
+      deleteThread: db.prepare('DELETE FROM skein_threads WHERE key = ?'),
+    };
+    return this.#statements;
+  }
+
+  /** @internal Runs a database call, turning driver failures into StoreError. */
+  run<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (error) {
+      if (error instanceof SkeinError) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      throw new StoreError(SQLITE_STORE_ID, `SQLite store at "${this.options.path}" failed: ${message}`, { cause: error });
+    }
+  }
+}
+
+/** One thread's history in SQLite. Remembers the version it last saw to guard its appends. */
+export class SqliteChatMessageStore implements ChatMessageStore {
+  readonly type = SQLITE_STORE_ID;
+  /** @internal The thread version (messages ever appended) this instance last read or wrote. */
+  seenVersion: number;
+
+  constructor(
+    private readonly factory: SqliteChatMessageStoreFactory,
+    readonly key: string,
+    version: number,
+  ) {
+    this.seenVersion = version;
+  }
+
+  async listMessages(options: ListMessagesOptions = {}): Promise<ChatMessage[]> {
+    const limit = options.last === undefined ? -1 : Math.max(0, Math.floor(options.last));
+    if (limit === 0) {
+      this.seenVersion = this.factory.run(() => this.factory.statements.version.get(this.key)?.version ?? 0);
+      return [];
+    }
+    const { rows, version } = this.factory.run(() => {
+      const s = this.factory.statements;
+      // One read transaction, so the version and the messages are of the same moment.
+      return this.factory.db.transaction(() => ({ version: s.version.get(this.key)?.version ?? 0, rows: s.tail.all(this.key, limit) }))();
+    });
+    this.seenVersion = version;
+    const messages = rows.reverse().map((row) => this.#read(row.body, row.seq));
+    return this.factory.options.reducer ? this.factory.options.reducer.reduce(messages) : messages;
+  }
+
+  async addMessages(messages: readonly ChatMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    // Serialize first: a message that cannot be stored fails the turn before anything is written.
+    const bodies = messages.map((m) => JSON.stringify(m));
+    const expected = this.seenVersion;
+    const next = expected + bodies.length;
+    const max = this.factory.options.maxMessages;
+    this.factory.run(() => {
+      const s = this.factory.statements;
+      this.factory.db
+        .transaction(() => {
+          const actual = s.version.get(this.key)?.version ?? 0;
+          if (actual !== expected) throw conflict(this.key, expected, actual);
+          bodies.forEach((body, i) => {
+            if (max === undefined || expected + i + 1 > next - max) s.insert.run(this.key, expected + i + 1, body);
+          });
+          s.upsert.run(this.key, next, Date.now());
+          if (max !== undefined) s.trim.run(this.key, next - max);
+        })
+        .immediate();
+    });
+    this.seenVersion = next;
+  }
+
+  async serialize(): Promise<JsonObject> {
+    return { key: this.key };
+  }
+
+  async clear(): Promise<void> {
+    this.factory.run(() => {
+      const s = this.factory.statements;
+      this.factory.db
+        .transaction(() => {
+          s.deleteMessages.run(this.key);
+          s.deleteThread.run(this.key);
+        })
+        .immediate();
+    });
+    this.seenVersion = 0;
+  }
+
+  #read(body: string, seq: number): ChatMessage {
+    const path = `sqlite:${this.key}#${seq}`;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch (error) {
+      throw new SerializationError(path, 'stored message is not valid JSON; the database was changed outside skein.', { cause: error });
+    }
+    return this.factory.serializationRegistry.readMessage(parsed, path);
+  }
+}
+
+function conflict(key: string, expected: number, actual: number): ThreadConflictError {
+  return new ThreadConflictError(
+    `Thread ${key} changed since this instance read it (expected version ${expected}, found ${actual}): another process appended a turn. ` +
+      'Nothing of this turn was written; deserialize or reload the thread and run the turn again.',
+    expected,
+    actual,
+  );
+}
+
+function readKey(state: JsonObject, path: string): string {
+  const shape = checkShape(state, path, { required: { key: 'string' } });
+  const key = shape.key as string;
+  if (!KEY_PATTERN.test(key)) throw new SerializationError(`${path}.key`, 'expected a store key of 1-200 letters, digits, "_", ".", ":" or "-".');
+  return key;
+}
+
+function checkRetention(options: { maxMessages?: number; ttlSeconds?: number }): void {
+  if (options.maxMessages !== undefined && !(Number.isInteger(options.maxMessages) && options.maxMessages > 0)) {
+    throw new StoreError(SQLITE_STORE_ID, `maxMessages must be a positive integer, found ${options.maxMessages}.`);
+  }
+  if (options.ttlSeconds !== undefined && !(options.ttlSeconds > 0)) {
+    throw new StoreError(SQLITE_STORE_ID, `ttlSeconds must be positive, found ${options.ttlSeconds}.`);
+  }
+}
