@@ -15,13 +15,13 @@ import {
   type JsonObject,
   SerializationError,
   type SerializationRegistry,
-  SerializationRegistryImpl,
   type ThreadConcurrency,
   ThreadCompatibilityError,
   isText,
   linkSignal,
   throwIfAborted,
   toMessages,
+  defaultSerializationRegistry,
 } from 'skein';
 import {
   A2A_PROVIDER_ID,
@@ -93,7 +93,6 @@ export class A2ARunResponse extends AgentRunResponse {
 const DEFAULT_POLL_INTERVAL_MS = 250;
 /** How long an abort waits for the remote's task id (to cancel the task) before dropping the connection. */
 const ABORT_GRACE_MS = 5000;
-let sharedRegistry: SerializationRegistry | undefined;
 
 /**
  * A remote agent spoken to over A2A (protocol 1.0, `@a2a-js/sdk` 1.x). The remote keeps the
@@ -115,7 +114,7 @@ export class A2AAgent extends AIAgent {
     this.name = options.name;
     this.description = options.description;
     this.#options = options;
-    this.#registry = options.serializationRegistry ?? (sharedRegistry ??= SerializationRegistryImpl.withDefaults());
+    this.#registry = options.serializationRegistry ?? defaultSerializationRegistry();
   }
 
   /** The remote agent card (fetched once; a failed fetch is retried on the next call). */

@@ -6,8 +6,8 @@ import {
   AgentThread,
   type ChatMessageStoreFactory,
   type SerializationRegistry,
-  SerializationRegistryImpl,
   type SerializedThread,
+  defaultSerializationRegistry,
 } from 'skein';
 import type { A2AContextStore, StoredA2AContext } from './a2a-context-store.js';
 import { agentMessage, artifact, fromA2AMessage, textPart, toParts } from './a2a-mapping.js';
@@ -40,7 +40,7 @@ export class SkeinAgentExecutor implements AgentExecutor {
     this.#agent = options.agent;
     this.#contexts = options.contextStore;
     this.#storeFactory = options.chatMessageStoreFactory;
-    this.#registry = options.serializationRegistry ?? SerializationRegistryImpl.withDefaults();
+    this.#registry = options.serializationRegistry ?? defaultSerializationRegistry();
   }
 
   execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {

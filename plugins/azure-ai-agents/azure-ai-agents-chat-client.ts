@@ -32,6 +32,7 @@ import {
   SkeinError,
   type ThreadKind,
   type UsageDetails,
+  functionResultText,
 } from 'skein';
 import { FoundryRunError, FoundryRunTimeoutError, toSkeinError } from './azure-ai-agents-errors.js';
 
@@ -553,15 +554,8 @@ function functionResults(messages: readonly ChatMessage[]): FunctionResultConten
   return results;
 }
 
-/** What the model reads as the result of a call. */
-export function toolOutputText(result: FunctionResultContent): string {
-  if (result.error !== undefined) return `Error: ${result.error}`;
-  if (typeof result.result === 'string') return result.result;
-  return JSON.stringify(result.result ?? null);
-}
-
 function toToolOutput(result: FunctionResultContent): ToolOutput {
-  return { toolCallId: result.callId, output: toolOutputText(result) };
+  return { toolCallId: result.callId, output: functionResultText(result) };
 }
 
 function toFunctionTool(tool: NonNullable<ChatOptions['tools']>[number]): FunctionToolDefinition {

@@ -1,3 +1,4 @@
+import { functionResultText } from 'skein';
 import type OpenAI from 'openai';
 import type {
   AIContent,
@@ -60,13 +61,6 @@ function assistantMessage(contents: readonly AIContent[]): MessageParam {
     message.tool_calls = calls.map((c) => ({ id: c.callId, type: 'function', function: { name: c.name, arguments: c.arguments } }));
   }
   return message;
-}
-
-/** What the model reads as the result of a call. */
-export function functionResultText(result: FunctionResultContent): string {
-  if (result.error !== undefined) return `Error: ${result.error}`;
-  if (typeof result.result === 'string') return result.result;
-  return JSON.stringify(result.result ?? null);
 }
 
 function toolMessage(result: FunctionResultContent): MessageParam {

@@ -8,8 +8,8 @@ import {
   type FunctionCallContent,
   ServiceError,
   type UsageDetails,
+  functionResultText,
 } from 'skein';
-import { functionResultText } from './chat-completions-mapping.js';
 
 type InputItem = OpenAI.Responses.ResponseInputItem;
 type InputContent = OpenAI.Responses.ResponseInputContent;

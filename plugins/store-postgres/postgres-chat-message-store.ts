@@ -9,12 +9,12 @@ import {
   type ListMessagesOptions,
   SerializationError,
   type SerializationRegistry,
-  SerializationRegistryImpl,
   SkeinError,
   type StoreRestoreContext,
   StoreError,
   ThreadConflictError,
   checkShape,
+  defaultSerializationRegistry,
 } from 'skein';
 
 export const POSTGRES_STORE_ID = 'postgres';
@@ -96,7 +96,7 @@ export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory 
     this.options = { ...options };
     this.schema = schema;
     this.#connectionString = options.connectionString ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-    this.serializationRegistry = options.serializationRegistry ?? SerializationRegistryImpl.withDefaults();
+    this.serializationRegistry = options.serializationRegistry ?? defaultSerializationRegistry();
   }
 
   /** The server address with any password masked: safe for logs and messages. */

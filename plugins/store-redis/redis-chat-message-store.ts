@@ -9,12 +9,12 @@ import {
   type ListMessagesOptions,
   SerializationError,
   type SerializationRegistry,
-  SerializationRegistryImpl,
   SkeinError,
   type StoreRestoreContext,
   StoreError,
   ThreadConflictError,
   checkShape,
+  defaultSerializationRegistry,
 } from 'skein';
 
 export const REDIS_STORE_ID = 'redis';
@@ -89,7 +89,7 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
     }
     this.options = { ...options };
     this.#url = options.url ?? 'redis://127.0.0.1:6379';
-    this.serializationRegistry = options.serializationRegistry ?? SerializationRegistryImpl.withDefaults();
+    this.serializationRegistry = options.serializationRegistry ?? defaultSerializationRegistry();
   }
 
   /** The server address with any password masked: safe for logs and messages. */

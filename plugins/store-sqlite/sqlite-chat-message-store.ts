@@ -11,12 +11,12 @@ import {
   type ListMessagesOptions,
   SerializationError,
   type SerializationRegistry,
-  SerializationRegistryImpl,
   SkeinError,
   type StoreRestoreContext,
   StoreError,
   ThreadConflictError,
   checkShape,
+  defaultSerializationRegistry,
 } from 'skein';
 
 export const SQLITE_STORE_ID = 'sqlite';
@@ -68,7 +68,7 @@ export class SqliteChatMessageStoreFactory implements ChatMessageStoreFactory {
     }
     checkRetention(options);
     this.options = { ...options };
-    this.serializationRegistry = options.serializationRegistry ?? SerializationRegistryImpl.withDefaults();
+    this.serializationRegistry = options.serializationRegistry ?? defaultSerializationRegistry();
   }
 
   create(): SqliteChatMessageStore {

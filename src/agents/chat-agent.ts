@@ -7,7 +7,7 @@ import { AbortError, SkeinError, ThreadCompatibilityError } from '../errors/skei
 import { type AgentInput, type ChatMessage, toMessages } from '../messages/chat-message.js';
 import { type FunctionCallContent, type FunctionResultContent, isText } from '../messages/content.js';
 import type { JsonObject } from '../serialization/json.js';
-import { type SerializationRegistry, SerializationRegistryImpl } from '../serialization/serialization-registry.js';
+import { type SerializationRegistry, defaultSerializationRegistry } from '../serialization/serialization-registry.js';
 import type { AgentThread, ThreadConcurrency } from '../threads/agent-thread.js';
 import type { ChatMessageStoreFactory } from '../threads/chat-message-store.js';
 import type { ChatReducer } from '../threads/chat-reducer.js';
@@ -64,7 +64,6 @@ export interface AgentMiddleware {
 }
 
 const DEFAULT_MAX_TOOL_ITERATIONS = 8;
-let sharedRegistry: SerializationRegistry | undefined;
 
 /** An agent over any ChatClient: instructions, tools, threads of the client's kind. */
 export class ChatAgent extends AIAgent {
@@ -98,7 +97,7 @@ export class ChatAgent extends AIAgent {
     this.#chatOptions = options.chatOptions;
     this.#storeFactory = options.chatMessageStoreFactory ?? new InMemoryChatMessageStoreFactory();
     this.#threadFactory = options.threadFactory ?? new DefaultThreadFactory();
-    this.#registry = options.serializationRegistry ?? (sharedRegistry ??= SerializationRegistryImpl.withDefaults());
+    this.#registry = options.serializationRegistry ?? defaultSerializationRegistry();
     this.#maxToolIterations = options.maxToolIterations ?? DEFAULT_MAX_TOOL_ITERATIONS;
     this.#concurrency = options.concurrency ?? 'queue';
     this.#contextProviders = [...(options.contextProviders ?? [])];

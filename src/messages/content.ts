@@ -123,3 +123,10 @@ export function addUsage(a: UsageDetails | undefined, b: UsageDetails | undefine
     totalTokens: sum(a.totalTokens, b.totalTokens),
   };
 }
+
+/** What a model reads as the result of a call: the error, the string result, or its JSON. */
+export function functionResultText(result: FunctionResultContent): string {
+  if (result.error !== undefined) return `Error: ${result.error}`;
+  if (typeof result.result === 'string') return result.result;
+  return JSON.stringify(result.result ?? null);
+}

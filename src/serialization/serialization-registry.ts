@@ -143,4 +143,14 @@ export class SerializationRegistryImpl implements SerializationRegistry {
   }
 }
 
+let defaultRegistry: SerializationRegistryImpl | undefined;
+
+/**
+ * The registry agents and stores use when none is given (outside a container): the core thread
+ * types and content kinds, created once per process.
+ */
+export function defaultSerializationRegistry(): SerializationRegistry {
+  return (defaultRegistry ??= SerializationRegistryImpl.withDefaults());
+}
+
 export type { JsonObject };

@@ -16,7 +16,6 @@ import {
   type FunctionResultContent,
   type JsonObject,
   type SerializationRegistry,
-  SerializationRegistryImpl,
   SkeinError,
   ThreadCompatibilityError,
   type ThreadConcurrency,
@@ -26,6 +25,7 @@ import {
   linkSignal,
   toMessages,
   toolMap,
+  defaultSerializationRegistry,
 } from 'skein';
 import { toSkeinError } from '../openai-errors.js';
 import {
@@ -86,7 +86,6 @@ const WAITING = new Set(['queued', 'in_progress', 'cancelling']);
 const FAILED = new Set(['expired', 'failed', 'cancelled', 'incomplete']);
 const DEFAULT_INTERVAL_MS = 500;
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
-let sharedRegistry: SerializationRegistry | undefined;
 
 /**
  * An AIAgent backed by an OpenAI assistant (Assistants v2). History lives in the service's
@@ -116,7 +115,7 @@ export class OpenAIAssistantAgent extends AIAgent {
     this.#name = options.name ?? options.definition.name;
     this.#tools = toolMap(options.tools ?? []);
     this.#polling = { intervalMs: options.polling?.intervalMs ?? DEFAULT_INTERVAL_MS, timeoutMs: options.polling?.timeoutMs ?? DEFAULT_TIMEOUT_MS };
-    this.#registry = options.serializationRegistry ?? (sharedRegistry ??= SerializationRegistryImpl.withDefaults());
+    this.#registry = options.serializationRegistry ?? defaultSerializationRegistry();
     this.#concurrency = options.concurrency ?? 'queue';
     if (this.#definition.executionOptions) parseExecutionOptions(this.#definition.executionOptions, 'definition.executionOptions');
   }
