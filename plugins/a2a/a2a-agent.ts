@@ -1,7 +1,8 @@
 import { type AgentCard, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory, DefaultAgentCardResolver, type RequestOptions } from '@a2a-js/sdk/client';
 import type { SendMessageRequest } from '@a2a-js/sdk';
-import { Observable } from 'rxjs';
+// Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
+import { Observable } from 'rxjs/internal/Observable';
 import {
   AbortError,
   type AgentInput,

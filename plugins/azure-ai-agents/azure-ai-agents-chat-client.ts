@@ -15,7 +15,8 @@ import type {
   ToolDefinitionUnion,
   ToolOutput,
 } from '@azure/ai-agents';
-import { Observable } from 'rxjs';
+// Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
+import { Observable } from 'rxjs/internal/Observable';
 import {
   AbortError,
   type AIContent,

@@ -1,5 +1,4 @@
 import { ContainerModule } from 'inversify';
-import { z } from 'zod';
 import { AgentFactory, ChatClient, type SkeinPlugin } from 'skein';
 import { OPENAI_ASSISTANTS_CLIENT_ID } from './assistants/openai-assistant-agent.js';
 import { OpenAIAssistantAgentFactory } from './assistants/openai-assistant-agent-factory.js';
@@ -24,7 +23,9 @@ export function openaiPlugin(options: OpenAIPluginOptions = {}): SkeinPlugin {
 }
 
 /** Settings a config file may give the plugin (checked before anything is built). */
-openaiPlugin.configSchema = z
+openaiPlugin.configSchema = async () => {
+  const { z } = await import('zod');
+  return z
   .object({
     apiKey: z.string().min(1).optional(),
     baseURL: z.string().url().optional(),
@@ -36,6 +37,7 @@ openaiPlugin.configSchema = z
     defaultHeaders: z.record(z.string(), z.string()).optional(),
   })
   .passthrough();
+};
 
 function createOpenAIPlugin(options: OpenAIPluginOptions): SkeinPlugin {
   const { store, conversation, ...shared } = options;

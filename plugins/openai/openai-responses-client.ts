@@ -1,6 +1,7 @@
 import OpenAI, { type ClientOptions } from 'openai';
 import type { ResponseCreateParamsBase } from 'openai/resources/responses/responses';
-import { defer, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { defer } from 'rxjs/internal/observable/defer';
 import {
   type ChatClient,
   type ChatMessage,

@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ConfigurationError } from '../errors/skein-error.js';
 import type { AgentConfig, SkeinConfig } from './skein-config.js';
 import type { SkeinPlugin } from './skein-plugin.js';
@@ -11,7 +10,10 @@ import type { SkeinPlugin } from './skein-plugin.js';
  * A plugin factory as a config file reaches it: called with the plugin's settings. A factory may
  * carry a zod `configSchema` so its settings are checked up front with the rest of the file.
  */
-export type PluginFactory = ((settings: Record<string, unknown>) => SkeinPlugin) & { configSchema?: z.ZodType };
+export type PluginFactory = ((settings: Record<string, unknown>) => SkeinPlugin) & {
+  /** The schema, or a function that builds it on demand (so importing the plugin need not load zod). */
+  configSchema?: z.ZodType | (() => z.ZodType | Promise<z.ZodType>);
+};
 
 /** Built-in plugins, found by id in this package. */
 export const BUILTIN_PLUGINS: Readonly<Record<string, { module: string; export: string }>> = {
@@ -30,12 +32,16 @@ export interface SkeinConfigFile {
   agents?: Record<string, AgentConfig>;
 }
 
-const fileSchema = z
-  .object({
-    plugins: z.record(z.string(), z.union([z.record(z.string(), z.unknown()), z.null()])).optional(),
-    agents: z.record(z.string(), z.object({ client: z.string() }).passthrough()).optional(),
-  })
-  .strict();
+// yaml and zod load only when a config file is read: most apps never pay for them at import.
+async function fileSchema() {
+  const { z } = await import('zod');
+  return z
+    .object({
+      plugins: z.record(z.string(), z.union([z.record(z.string(), z.unknown()), z.null()])).optional(),
+      agents: z.record(z.string(), z.object({ client: z.string() }).passthrough()).optional(),
+    })
+    .strict();
+}
 
 const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
@@ -62,7 +68,7 @@ export async function readConfigFile(file: string, env: NodeJS.ProcessEnv = proc
   }
   let raw: unknown;
   try {
-    raw = /\.ya?ml$/i.test(absolute) ? parseYaml(text) : JSON.parse(text);
+    raw = /\.ya?ml$/i.test(absolute) ? (await import('yaml')).parse(text) : JSON.parse(text);
   } catch (error) {
     throw new ConfigurationError(`${absolute} is not valid ${/\.ya?ml$/i.test(absolute) ? 'YAML' : 'JSON'}: ${(error as Error).message}`);
   }
@@ -76,7 +82,7 @@ export async function resolveConfigFile(
 ): Promise<{ config: SkeinConfig; problems: string[] }> {
   const problems: string[] = [];
   const interpolated = interpolate(raw, options.env ?? process.env, '', problems);
-  const parsed = fileSchema.safeParse(interpolated);
+  const parsed = (await fileSchema()).safeParse(interpolated);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problems.push(`${issue.path.join('.') || '(root)'}: ${issue.message}`);
     return { config: {}, problems };
@@ -118,7 +124,8 @@ async function instantiatePlugin(
     problems.push(`plugins.${id}.export: "${specifier}" has no plugin factory function named "${name}".`);
     return undefined;
   }
-  const schema = (factory as PluginFactory).configSchema;
+  const declared = (factory as PluginFactory).configSchema;
+  const schema = typeof declared === 'function' ? await declared() : declared;
   if (schema) {
     const check = schema.safeParse(pluginSettings);
     if (!check.success) {

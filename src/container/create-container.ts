@@ -1,5 +1,4 @@
 import { Container, ContainerModule, type ResolutionContext } from 'inversify';
-import { z } from 'zod';
 import { ChatAgent } from '../agents/chat-agent.js';
 import type { AIAgent } from '../agents/ai-agent.js';
 import { ContextProvider } from '../agents/context-provider.js';
@@ -134,21 +133,35 @@ export function providerOptions(config: AgentConfig): Record<string, unknown> | 
   return extras.length ? Object.fromEntries(extras) : undefined;
 }
 
-const agentSchema = z
-  .object({
-    client: z.string().min(1),
-    model: z.string().optional(),
-    instructions: z.string().optional(),
-    name: z.string().min(1).optional(),
-    description: z.string().optional(),
-    messageStore: z.string().optional(),
-    tools: z.array(z.string()).optional(),
-    temperature: z.number().optional(),
-    maxOutputTokens: z.number().int().positive().optional(),
-    maxToolIterations: z.number().int().nonnegative().optional(),
-    concurrency: z.enum(['queue', 'reject']).optional(),
-  })
-  .passthrough();
+type FieldRule = [check: (value: unknown) => boolean, expected: string];
+const isString = (v: unknown) => typeof v === 'string';
+const isInt = (v: unknown) => Number.isInteger(v);
+const AGENT_FIELD_RULES: Record<string, FieldRule> = {
+  client: [(v) => isString(v) && v !== '', 'a non-empty string'],
+  model: [isString, 'a string'],
+  instructions: [isString, 'a string'],
+  name: [(v) => isString(v) && v !== '', 'a non-empty string'],
+  description: [isString, 'a string'],
+  messageStore: [isString, 'a string'],
+  tools: [(v) => Array.isArray(v) && v.every(isString), 'an array of tool names'],
+  temperature: [(v) => typeof v === 'number' && Number.isFinite(v), 'a number'],
+  maxOutputTokens: [(v) => isInt(v) && (v as number) > 0, 'a positive integer'],
+  maxToolIterations: [(v) => isInt(v) && (v as number) >= 0, 'a non-negative integer'],
+  concurrency: [(v) => v === 'queue' || v === 'reject', '"queue" or "reject"'],
+};
+
+/** The core agent keys' types (provider keys are the plugin's to check); one problem per bad field. */
+function agentProblems(name: string, agent: unknown): string[] {
+  if (!agent || typeof agent !== 'object' || Array.isArray(agent)) return [`agents.${name}: expected an object with at least "client".`];
+  const problems: string[] = [];
+  const fields = agent as Record<string, unknown>;
+  if (fields.client === undefined) problems.push(`agents.${name}.client: required; name the client a plugin provides, e.g. "openai-chat".`);
+  for (const [key, [check, expected]] of Object.entries(AGENT_FIELD_RULES)) {
+    const value = fields[key];
+    if (value !== undefined && !check(value)) problems.push(`agents.${name}.${key}: expected ${expected}, found ${JSON.stringify(value)}.`);
+  }
+  return problems;
+}
 
 function validateConfig(config: SkeinConfig, earlierProblems: readonly string[]): void {
   const problems: string[] = [...earlierProblems];
@@ -167,9 +180,9 @@ function validateConfig(config: SkeinConfig, earlierProblems: readonly string[])
     plugin.stores?.forEach((s) => stores.add(s));
   });
   for (const [name, agent] of Object.entries(config.agents ?? {})) {
-    const parsed = agentSchema.safeParse(agent);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) problems.push(`agents.${name}.${issue.path.join('.')}: ${issue.message}`);
+    const fieldProblems = agentProblems(name, agent);
+    if (fieldProblems.length) {
+      problems.push(...fieldProblems);
       continue;
     }
     if (!clients.has(agent.client)) {

@@ -1,4 +1,5 @@
-import { Observable } from 'rxjs';
+// Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
+import { Observable } from 'rxjs/internal/Observable';
 import type { ChatClient, ThreadKind } from '../clients/chat-client.js';
 import type { ChatOptions } from '../clients/chat-options.js';
 import type { ChatResponse, ChatResponseUpdate } from '../clients/chat-response.js';

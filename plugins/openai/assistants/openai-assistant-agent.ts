@@ -1,7 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type OpenAI from 'openai';
-import { Observable, type Subscriber } from 'rxjs';
+import { Observable } from 'rxjs/internal/Observable';
+import type { Subscriber } from 'rxjs';
 import {
   AbortError,
   AgentRunResponse,
