@@ -17,6 +17,8 @@ import type { FunctionResultContent, UsageDetails } from '../messages/content.js
 import { GenAI, GenAIOperation, providerName } from './gen-ai-attributes.js';
 import { toGenAIMessages } from './gen-ai-messages.js';
 
+/** Telemetry settings; in a container, rebind this token to change what telemetryPlugin was given. */
+export const TelemetryOptions = Symbol('TelemetryOptions');
 export interface TelemetryOptions {
   /**
    * Record message contents, instructions and tool arguments/results (`gen_ai.input.messages`,

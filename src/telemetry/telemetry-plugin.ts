@@ -2,12 +2,9 @@ import { ContainerModule } from 'inversify';
 import { z } from 'zod';
 import { AgentRunMiddleware, ChatClientMiddleware, FunctionCallMiddleware } from '../agents/middleware.js';
 import type { SkeinPlugin } from '../container/skein-plugin.js';
-import { type TelemetryOptions, TelemetryMiddleware } from './telemetry-middleware.js';
+import { TelemetryMiddleware, TelemetryOptions } from './telemetry-middleware.js';
 
 export const TELEMETRY_PLUGIN_ID = 'telemetry';
-
-/** Options the telemetry module reads from the container: rebind it to change them. */
-export const TelemetryOptionsToken = Symbol('TelemetryOptions');
 
 /**
  * Instruments every ChatAgent the container builds: binds one TelemetryMiddleware into the
@@ -18,9 +15,9 @@ export function telemetryPlugin(options: TelemetryOptions = {}): SkeinPlugin {
   return {
     id: TELEMETRY_PLUGIN_ID,
     module: new ContainerModule(({ bind }) => {
-      bind<TelemetryOptions>(TelemetryOptionsToken).toConstantValue(options);
+      bind<TelemetryOptions>(TelemetryOptions).toConstantValue(options);
       bind(TelemetryMiddleware)
-        .toDynamicValue((context) => new TelemetryMiddleware(context.get<TelemetryOptions>(TelemetryOptionsToken)))
+        .toDynamicValue((context) => new TelemetryMiddleware(context.get<TelemetryOptions>(TelemetryOptions)))
         .inSingletonScope();
       bind(AgentRunMiddleware).toService(TelemetryMiddleware);
       bind(FunctionCallMiddleware).toService(TelemetryMiddleware);
