@@ -23,6 +23,7 @@ export const BUILTIN_PLUGINS: Readonly<Record<string, { module: string; export: 
   postgres: { module: 'skein/store-postgres', export: 'postgresStorePlugin' },
   'azure-ai-agents': { module: 'skein/azure-ai-agents', export: 'azureAIAgentsPlugin' },
   a2a: { module: 'skein/a2a', export: 'a2aPlugin' },
+  telemetry: { module: 'skein/telemetry', export: 'telemetryPlugin' },
 };
 
 /** What a config file holds (after `${ENV}` interpolation). */

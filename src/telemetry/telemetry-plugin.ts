@@ -1,0 +1,35 @@
+import { ContainerModule } from 'inversify';
+import { z } from 'zod';
+import { AgentRunMiddleware, ChatClientMiddleware, FunctionCallMiddleware } from '../agents/middleware.js';
+import type { SkeinPlugin } from '../container/skein-plugin.js';
+import { TelemetryMiddleware, TelemetryOptions } from './telemetry-middleware.js';
+
+export const TELEMETRY_PLUGIN_ID = 'telemetry';
+
+/**
+ * Instruments every ChatAgent the container builds: binds one TelemetryMiddleware into the
+ * run, function-call and chat-client contribution points. List it before other plugins that
+ * contribute middleware so its spans wrap theirs.
+ */
+export function telemetryPlugin(options: TelemetryOptions = {}): SkeinPlugin {
+  return {
+    id: TELEMETRY_PLUGIN_ID,
+    module: new ContainerModule(({ bind }) => {
+      bind<TelemetryOptions>(TelemetryOptions).toConstantValue(options);
+      bind(TelemetryMiddleware)
+        .toDynamicValue((context) => new TelemetryMiddleware(context.get<TelemetryOptions>(TelemetryOptions)))
+        .inSingletonScope();
+      bind(AgentRunMiddleware).toService(TelemetryMiddleware);
+      bind(FunctionCallMiddleware).toService(TelemetryMiddleware);
+      bind(ChatClientMiddleware).toService(TelemetryMiddleware);
+    }),
+  };
+}
+
+/** What a config file may set: `plugins: { telemetry: { captureContent: true } }`. */
+telemetryPlugin.configSchema = z
+  .object({
+    captureContent: z.boolean().optional(),
+    tracerName: z.string().min(1).optional(),
+  })
+  .strict();
