@@ -1,0 +1,63 @@
+import type { ChatMessage } from '../messages/chat-message.js';
+import type { AIContent, FunctionCallContent, FunctionResultContent } from '../messages/content.js';
+
+/** One line for a tool call, as chat shows it and `threads show` lists it. */
+export function formatToolCall(call: FunctionCallContent): string {
+  return `[tool call] ${call.name} ${call.arguments || '{}'}`;
+}
+
+/** One line for a tool result; `name` when the call is known. */
+export function formatToolResult(result: FunctionResultContent, name?: string): string {
+  const label = name ?? result.callId;
+  if (result.error !== undefined) return `[tool error] ${label}: ${oneLine(result.error)}`;
+  return `[tool result] ${label}: ${oneLine(JSON.stringify(result.result ?? null))}`;
+}
+
+/** A content part as text for `threads show`. */
+export function formatContent(content: AIContent): string {
+  switch (content.kind) {
+    case 'text':
+      return content.text;
+    case 'function-call':
+      return formatToolCall(content);
+    case 'function-result':
+      return formatToolResult(content);
+    case 'function-approval-request':
+      return `[approval request] ${content.name} ${content.arguments || '{}'}`;
+    case 'function-approval-response':
+      return `[approval ${content.approved ? 'granted' : 'denied'}]${content.reason ? ` ${content.reason}` : ''}`;
+    case 'usage':
+      return `[usage] ${JSON.stringify(content.usage)}`;
+    case 'error':
+      return `[error] ${content.message}`;
+    case 'reasoning':
+      return `[reasoning] ${content.text}`;
+    case 'uri':
+      return `[uri] ${content.uri}`;
+    case 'data':
+      return `[data ${content.mediaType}, ${content.data.length} base64 chars]`;
+    default:
+      return `[${(content as { kind: string }).kind}]`;
+  }
+}
+
+/** `role (author) at: contents`, one content part per line after the first. */
+export function formatMessage(message: ChatMessage, index: number): string {
+  const author = message.authorName ? ` (${message.authorName})` : '';
+  const at = message.createdAt ? ` ${message.createdAt}` : '';
+  const parts = message.contents.map(formatContent);
+  const head = `#${index + 1} ${message.role}${author}${at}:`;
+  if (parts.length === 1 && !parts[0]!.includes('\n')) return `${head} ${parts[0]}`;
+  return [head, ...parts.map((p) => indent(p))].join('\n');
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ');
+}
