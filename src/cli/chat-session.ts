@@ -33,6 +33,7 @@ type TurnOutcome = 'completed' | 'interrupted' | 'failed';
 export class ChatSession {
   #cancelTurn: (() => void) | undefined;
   #pendingApprovals: FunctionApprovalRequestContent[] = [];
+  readonly #callNames = new Map<string, string>();
 
   constructor(private readonly options: ChatSessionOptions) {}
 
@@ -106,7 +107,7 @@ export class ChatSession {
   async #turn(input: AgentInput): Promise<TurnOutcome> {
     const { agent, thread, io, label, slot } = this.options;
     const progress = new Progress(io.stderr);
-    const printer = new ReplyPrinter(io.stdout, label);
+    const printer = new ReplyPrinter(io.stdout, label, this.#callNames);
     progress.start('thinking…');
     let outcome: TurnOutcome;
     try {

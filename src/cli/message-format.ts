@@ -13,15 +13,15 @@ export function formatToolResult(result: FunctionResultContent, name?: string): 
   return `[tool result] ${label}: ${oneLine(JSON.stringify(result.result ?? null))}`;
 }
 
-/** A content part as text for `threads show`. */
-export function formatContent(content: AIContent): string {
+/** A content part as text for `threads show`; `callNames` maps call ids to tool names. */
+export function formatContent(content: AIContent, callNames?: ReadonlyMap<string, string>): string {
   switch (content.kind) {
     case 'text':
       return content.text;
     case 'function-call':
       return formatToolCall(content);
     case 'function-result':
-      return formatToolResult(content);
+      return formatToolResult(content, callNames?.get(content.callId));
     case 'function-approval-request':
       return `[approval request] ${content.name} ${content.arguments || '{}'}`;
     case 'function-approval-response':
@@ -42,13 +42,20 @@ export function formatContent(content: AIContent): string {
 }
 
 /** `role (author) at: contents`, one content part per line after the first. */
-export function formatMessage(message: ChatMessage, index: number): string {
+export function formatMessage(message: ChatMessage, index: number, callNames?: ReadonlyMap<string, string>): string {
   const author = message.authorName ? ` (${message.authorName})` : '';
   const at = message.createdAt ? ` ${message.createdAt}` : '';
-  const parts = message.contents.map(formatContent);
+  const parts = message.contents.map((c) => formatContent(c, callNames));
   const head = `#${index + 1} ${message.role}${author}${at}:`;
   if (parts.length === 1 && !parts[0]!.includes('\n')) return `${head} ${parts[0]}`;
   return [head, ...parts.map((p) => indent(p))].join('\n');
+}
+
+/** Tool names by call id over a whole history, so results can name their tool. */
+export function toolNamesByCallId(messages: readonly ChatMessage[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const m of messages) for (const c of m.contents) if (c.kind === 'function-call' || c.kind === 'function-approval-request') names.set(c.callId, c.name);
+  return names;
 }
 
 function indent(text: string): string {

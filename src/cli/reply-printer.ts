@@ -8,12 +8,13 @@ import { formatToolCall, formatToolResult } from './message-format.js';
  */
 export class ReplyPrinter {
   readonly approvalRequests: FunctionApprovalRequestContent[] = [];
-  readonly #callNames = new Map<string, string>();
   #lineOpen = false;
 
   constructor(
     private readonly out: NodeJS.WritableStream,
     private readonly label: string,
+    /** Tool names by call id, shared across turns: an approved call's result comes a turn later. */
+    private readonly callNames: Map<string, string> = new Map(),
   ) {}
 
   print(update: AgentRunResponseUpdate): void {
@@ -24,10 +25,10 @@ export class ReplyPrinter {
     }
     for (const content of update.contents) {
       if (content.kind === 'function-call') {
-        this.#callNames.set(content.callId, content.name);
+        this.callNames.set(content.callId, content.name);
         this.#line(formatToolCall(content));
       } else if (content.kind === 'function-result') {
-        this.#line(formatToolResult(content, this.#callNames.get(content.callId)));
+        this.#line(formatToolResult(content, this.callNames.get(content.callId)));
       } else if (content.kind === 'function-approval-request') {
         this.approvalRequests.push(content);
         this.#line(`[approval needed] ${content.name} ${content.arguments || '{}'}: answer /approve or /reject [reason]`);

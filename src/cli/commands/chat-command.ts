@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { SkeinError } from '../../errors/skein-error.js';
 import { loadAgent } from '../agent-loader.js';
 import { UsageError } from '../cli-error.js';
 import type { CliCommand } from '../cli-command.js';
@@ -67,7 +66,7 @@ export const chatCommand: CliCommand = {
     try {
       thread = saved === undefined ? agent.getNewThread() : await agent.deserializeThread(saved);
     } catch (error) {
-      if (error instanceof SkeinError) throw new SkeinError(`Cannot resume the thread in ${slot.describe()}: ${error.message}`, { cause: error });
+      writeLine(io.stderr, `Cannot resume the thread in ${slot.describe()} with agent ${agentName}:`);
       throw error;
     }
     writeLine(io.stderr, `${saved === undefined ? 'New thread' : 'Resuming thread'} ${slot.describe()} with agent ${agentName}. /help lists commands.`);

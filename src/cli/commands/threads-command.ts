@@ -8,7 +8,7 @@ import { loadAgent } from '../agent-loader.js';
 import { ExitCode, UsageError } from '../cli-error.js';
 import type { CliCommand } from '../cli-command.js';
 import { writeLine, type CliIO } from '../cli-io.js';
-import { formatMessage } from '../message-format.js';
+import { formatMessage, toolNamesByCallId } from '../message-format.js';
 import { parseCommandArgs } from '../parse-command-args.js';
 import { DEFAULT_THREADS_DIR, ThreadRegistry, type ThreadRecord } from '../thread-registry.js';
 
@@ -127,7 +127,8 @@ async function show(registry: ThreadRegistry, id: string, options: AgentOptions,
   }
   const messages = thread.messageStore ? await thread.messageStore.listMessages() : [];
   writeLine(io.stdout, `messages: ${messages.length}${thread.messageStore ? ` (${thread.messageStore.type} store)` : ''}`);
-  messages.forEach((message, i) => writeLine(io.stdout, formatMessage(message, i)));
+  const names = toolNamesByCallId(messages);
+  messages.forEach((message, i) => writeLine(io.stdout, formatMessage(message, i, names)));
   return ExitCode.ok;
 }
 
