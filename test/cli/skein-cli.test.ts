@@ -7,6 +7,7 @@ import { Emulator } from 'skein/testing';
 import { CliProcess, runSkein } from './cli-process.js';
 
 const WEATHER_PLUGIN = fileURLToPath(new URL('./fixtures/weather-tool-plugin.js', import.meta.url));
+const FILE_STORE_PLUGIN = fileURLToPath(new URL('./fixtures/file-store-plugin.js', import.meta.url));
 
 interface SerializedFile {
   $type: string;
@@ -42,9 +43,11 @@ describe('skein CLI (the real process against the emulator)', function () {
         'plugins:',
         `  openai: { apiKey: test, baseURL: "${emulator.openaiBaseURL}", maxRetries: 0 }`,
         `  weather: { module: "${WEATHER_PLUGIN}", export: weatherToolPlugin, sky: Sunny }`,
+        `  files: { module: "${FILE_STORE_PLUGIN}", export: fileStorePlugin, dir: "${path.join(dir, 'store')}" }`,
         'agents:',
         '  helper: { client: openai-chat, model: emu, tools: [get_weather, delete_file] }',
         '  keeper: { client: openai-responses, model: emu, conversation: true }',
+        '  durable: { client: openai-chat, model: emu, messageStore: file-store }',
         '',
       ].join('\n'),
     );
@@ -276,6 +279,31 @@ describe('skein CLI (the real process against the emulator)', function () {
       expect(emulator.requests.some((r) => r.method === 'DELETE' && r.path === `/v1/conversations/${conversation}`)).to.equal(true);
       expect(await readdir(path.join(dir, '.skein', 'threads'))).to.deep.equal([]);
     });
+
+    it('with a durable message store keeps only the store key in the registry; show and delete go through the agent', async () => {
+      const first = await skein(['chat', '--config', config, '--agent', 'durable', '--thread', 'dur'], 'My name is Hal\n');
+      expect(first.code, first.stderr).to.equal(0);
+      const record = JSON.parse(await readFile(path.join(dir, '.skein', 'threads', 'dur.json'), 'utf8')) as { thread: SerializedFile & { store: { key?: string } } };
+      expect(record.thread.$type).to.equal('file-store');
+      expect(Object.keys(record.thread.store)).to.deep.equal(['key']);
+      const storeFile = path.join(dir, 'store', `${record.thread.store.key}.json`);
+      expect(await readFile(storeFile, 'utf8')).to.contain('My name is Hal');
+
+      const second = await skein(['chat', '--config', config, '--agent', 'durable', '--thread', 'dur'], "What's my name?\n");
+      expect(second.stdout).to.contain('durable: Your name is Hal.');
+
+      const list = await skein(['threads', 'list']);
+      expect(list.stdout).to.match(/dur\s+durable\s+openai-chat\s+file-store store/);
+      const show = await skein(['threads', 'show', 'dur']);
+      expect(show.code, show.stderr).to.equal(0);
+      expect(show.stdout).to.contain('messages: 4 (file-store store)');
+      expect(show.stdout).to.contain('#4 assistant (durable): Your name is Hal.');
+
+      const deleted = await skein(['threads', 'delete', 'dur', '--yes']);
+      expect(deleted.code, deleted.stderr).to.equal(0);
+      expect(await readdir(path.join(dir, 'store'))).to.deep.equal([]);
+      expect(await readdir(path.join(dir, '.skein', 'threads'))).to.deep.equal([]);
+    });
   });
 
   describe('help, usage errors and config errors', () => {
@@ -336,7 +364,7 @@ describe('skein CLI (the real process against the emulator)', function () {
 
       const unknownAgent = await skein(['chat', '--config', config, '--agent', 'ghost']);
       expect(unknownAgent.code).to.equal(1);
-      expect(unknownAgent.stderr).to.contain('no agent named "ghost"; agents: helper, keeper');
+      expect(unknownAgent.stderr).to.contain('no agent named "ghost"; agents: helper, keeper, durable');
     });
   });
 

@@ -1,3 +1,4 @@
+import { SkeinError } from '../../errors/skein-error.js';
 import { parsePort, serveEmulator } from '../../testing/emulator/cli.js';
 import { UsageError } from '../cli-error.js';
 import type { CliCommand } from '../cli-command.js';
@@ -39,7 +40,11 @@ export const emulatorCommand: CliCommand = {
       throw new UsageError((error as Error).message, 'emulator');
     }
     const apiKey = values['api-key'];
-    await serveEmulator({ port, ...(apiKey === undefined ? {} : { apiKey }) }, (line) => writeLine(io.stdout, line));
+    try {
+      await serveEmulator({ port, ...(apiKey === undefined ? {} : { apiKey }) }, (line) => writeLine(io.stdout, line));
+    } catch (error) {
+      throw new SkeinError(`Cannot start the emulator on port ${port}: ${(error as Error).message}. Pick another with --port (0 picks a free one).`, { cause: error });
+    }
     writeLine(io.stderr, 'Emulator running; Ctrl-C stops it.');
     // The server keeps running; serveEmulator's signal handlers end the process.
     return new Promise<number>(() => {});
