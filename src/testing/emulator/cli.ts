@@ -1,12 +1,20 @@
 #!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { Emulator } from './emulator.js';
 
-/** Runs the emulator standalone: `node dist/src/testing/emulator/cli.js [--port N] [--api-key KEY]`. */
-async function main(argv: readonly string[]): Promise<void> {
-  const port = parsePort(optionValue(argv, '--port') ?? process.env.PORT ?? '4010');
-  const apiKey = optionValue(argv, '--api-key');
-  const emulator = await Emulator.start({ port, ...(apiKey === undefined ? {} : { apiKey }) });
-  console.log(`OPENAI_BASE_URL=${emulator.openaiBaseURL}`);
+export interface EmulatorCliOptions {
+  port: number;
+  apiKey?: string;
+}
+
+/**
+ * Starts the emulator for a command line (this file and `skein emulator`): prints its base URL
+ * on stdout and stops it, exiting, on SIGINT or SIGTERM.
+ */
+export async function serveEmulator(options: EmulatorCliOptions, print: (line: string) => void = console.log): Promise<Emulator> {
+  const emulator = await Emulator.start({ port: options.port, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
+  print(`OPENAI_BASE_URL=${emulator.openaiBaseURL}`);
 
   const shutdown = () => {
     emulator.stop().then(
@@ -16,6 +24,14 @@ async function main(argv: readonly string[]): Promise<void> {
   };
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
+  return emulator;
+}
+
+/** Runs the emulator standalone: `node dist/src/testing/emulator/cli.js [--port N] [--api-key KEY]`. */
+async function main(argv: readonly string[]): Promise<void> {
+  const port = parsePort(optionValue(argv, '--port') ?? process.env.PORT ?? '4010');
+  const apiKey = optionValue(argv, '--api-key');
+  await serveEmulator({ port, ...(apiKey === undefined ? {} : { apiKey }) });
 }
 
 function optionValue(argv: readonly string[], name: string): string | undefined {
@@ -25,15 +41,28 @@ function optionValue(argv: readonly string[], name: string): string | undefined 
   return inline?.slice(name.length + 1);
 }
 
-function parsePort(text: string): number {
+export function parsePort(text: string): number {
   const port = Number(text);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`The port must be an integer from 0 to 65535, got ${JSON.stringify(text)}.`);
   }
   return port;
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+/** Only when run as a program: `skein emulator` imports this file for serveEmulator. */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(script)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

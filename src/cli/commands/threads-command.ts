@@ -1,0 +1,198 @@
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { AIAgent } from '../../agents/ai-agent.js';
+import { ConfigurationError, SkeinError } from '../../errors/skein-error.js';
+import { SerializationRegistryImpl } from '../../serialization/serialization-registry.js';
+import { SERVICE_THREAD_TYPE, UNSTARTED_THREAD_TYPE, type AgentThread, type SerializedThread } from '../../threads/agent-thread.js';
+import { loadAgent } from '../agent-loader.js';
+import { ExitCode, UsageError } from '../cli-error.js';
+import type { CliCommand } from '../cli-command.js';
+import { writeLine, type CliIO } from '../cli-io.js';
+import { formatMessage, toolNamesByCallId } from '../message-format.js';
+import { parseCommandArgs } from '../parse-command-args.js';
+import { DEFAULT_THREADS_DIR, ThreadRegistry, type ThreadRecord } from '../thread-registry.js';
+
+const HELP = `Usage: skein threads list [--threads-dir <dir>] [--json]
+       skein threads show <id> [--config <file> --agent <name>] [--threads-dir <dir>]
+       skein threads delete <id> [--yes] [--config <file> --agent <name>] [--threads-dir <dir>]
+
+The thread registry: threads "skein chat" keeps by id (${DEFAULT_THREADS_DIR}/<id>.json).
+
+  list     every thread, newest first: id, agent, provider, messages (or the service
+           thread id), last update
+  show     one thread: every message with its role, author and contents
+  delete   remove a thread. A service thread is also deleted on the service, and a durable
+           store's messages in the store (agent.deleteThread); that needs the config and agent,
+           taken from --config/--agent or from what the thread recorded. Asks first unless --yes.
+
+Options:
+  --config <file>       config file to load the agent from (default: the one the chat used)
+  --agent <name>        agent to use (default: the one the chat used)
+  --threads-dir <dir>   the thread registry (default: ${DEFAULT_THREADS_DIR} under the current directory)
+  --json                list: print the records as JSON
+  -y, --yes             delete: do not ask for confirmation
+  -h, --help            show this help`;
+
+/** Store types the core reads without a config (their messages are in the serialized thread). */
+const SELF_CONTAINED_TYPES = new Set(['in-memory', UNSTARTED_THREAD_TYPE, SERVICE_THREAD_TYPE]);
+
+export const threadsCommand: CliCommand = {
+  name: 'threads',
+  summary: 'list, show or delete the threads "skein chat" saved',
+  help: HELP,
+  async run(args: string[], io: CliIO): Promise<number> {
+    const { values, positionals } = parseCommandArgs('threads', {
+      args,
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        agent: { type: 'string' },
+        'threads-dir': { type: 'string' },
+        json: { type: 'boolean' },
+        yes: { type: 'boolean', short: 'y' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (values.help) {
+      writeLine(io.stdout, HELP);
+      return ExitCode.ok;
+    }
+    const registry = new ThreadRegistry(path.resolve(io.cwd, values['threads-dir'] ?? DEFAULT_THREADS_DIR));
+    const [action, id, ...extra] = positionals;
+    if (extra.length) throw new UsageError(`unexpected argument ${extra[0]}`, 'threads');
+    const agentOptions = { config: values.config, agent: values.agent };
+    switch (action) {
+      case 'list':
+        if (id !== undefined) throw new UsageError(`"threads list" takes no argument, got ${id}`, 'threads');
+        return list(registry, io, values.json === true);
+      case 'show':
+        return show(registry, requireId(action, id), agentOptions, io);
+      case 'delete':
+        return remove(registry, requireId(action, id), agentOptions, values.yes === true, io);
+      case undefined:
+        throw new UsageError('missing subcommand: list, show <id> or delete <id>', 'threads');
+      default:
+        throw new UsageError(`unknown subcommand "${action}": use list, show <id> or delete <id>`, 'threads');
+    }
+  },
+};
+
+interface AgentOptions {
+  config?: string;
+  agent?: string;
+}
+
+function requireId(action: string, id: string | undefined): string {
+  if (id === undefined) throw new UsageError(`"threads ${action}" needs a thread id`, 'threads');
+  if (!ThreadRegistry.isId(id)) throw new UsageError(`"${id}" is not a thread id (1-64 letters, digits, "_" or "-")`, 'threads');
+  return id;
+}
+
+async function list(registry: ThreadRegistry, io: CliIO, json: boolean): Promise<number> {
+  const { records, problems } = await registry.list();
+  for (const problem of problems) writeLine(io.stderr, `skipped: ${problem}`);
+  if (json) {
+    writeLine(io.stdout, JSON.stringify(records, undefined, 2));
+    return ExitCode.ok;
+  }
+  if (!records.length) {
+    writeLine(io.stderr, `No threads in ${registry.dir}. Start one with "skein chat --config <file> --agent <name>".`);
+    return ExitCode.ok;
+  }
+  const rows = [['ID', 'AGENT', 'PROVIDER', 'MESSAGES', 'UPDATED'], ...records.map((r) => [r.id, r.agent, r.provider, historySummary(r.thread), r.updatedAt])];
+  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((row) => row[col]!.length)));
+  for (const row of rows) writeLine(io.stdout, row.map((cell, col) => (col === row.length - 1 ? cell : cell.padEnd(widths[col]!))).join('  '));
+  return ExitCode.ok;
+}
+
+/** The message count, the service thread id, or the store type (a durable store's count needs the store). */
+function historySummary(thread: SerializedThread): string {
+  if (thread.serviceThreadId !== undefined) return `service ${thread.serviceThreadId}`;
+  if (thread.$type === UNSTARTED_THREAD_TYPE) return '0';
+  const messages = thread.store?.messages;
+  if (Array.isArray(messages)) return String(messages.length);
+  return `${thread.$type} store`;
+}
+
+async function show(registry: ThreadRegistry, id: string, options: AgentOptions, io: CliIO): Promise<number> {
+  const record = await readRecord(registry, id);
+  const { thread } = await openThread(record, options, io, false);
+  writeLine(io.stdout, `thread ${record.id}`);
+  writeLine(io.stdout, `agent: ${record.agent}  provider: ${record.provider}`);
+  if (record.config) writeLine(io.stdout, `config: ${record.config}`);
+  writeLine(io.stdout, `created: ${record.createdAt}  updated: ${record.updatedAt}`);
+  if (thread.serviceThreadId !== undefined) {
+    writeLine(io.stdout, `service thread: ${thread.serviceThreadId} (the history is kept by the service, not here)`);
+    return ExitCode.ok;
+  }
+  const messages = thread.messageStore ? await thread.messageStore.listMessages() : [];
+  writeLine(io.stdout, `messages: ${messages.length}${thread.messageStore ? ` (${thread.messageStore.type} store)` : ''}`);
+  const names = toolNamesByCallId(messages);
+  messages.forEach((message, i) => writeLine(io.stdout, formatMessage(message, i, names)));
+  return ExitCode.ok;
+}
+
+async function remove(registry: ThreadRegistry, id: string, options: AgentOptions, yes: boolean, io: CliIO): Promise<number> {
+  const record = await readRecord(registry, id);
+  const remote = record.thread.serviceThreadId !== undefined || !SELF_CONTAINED_TYPES.has(record.thread.$type);
+  const what = record.thread.serviceThreadId !== undefined
+    ? `thread ${id} and service thread ${record.thread.serviceThreadId} on ${record.provider}`
+    : `thread ${id} (${historySummary(record.thread)}${/^\d+$/.test(historySummary(record.thread)) ? ' messages' : ''})`;
+  if (!yes && !(await confirm(`Delete ${what}? [y/N] `, io))) {
+    writeLine(io.stderr, 'Not deleted.');
+    return ExitCode.failure;
+  }
+  if (remote) {
+    // Service threads are never deleted implicitly: only here, on an explicit delete.
+    const { thread, agent } = await openThread(record, options, io, true);
+    await agent!.deleteThread(thread);
+  }
+  await registry.delete(id);
+  writeLine(io.stdout, `Deleted ${what}.`);
+  return ExitCode.ok;
+}
+
+async function readRecord(registry: ThreadRegistry, id: string): Promise<ThreadRecord> {
+  const record = await registry.read(id);
+  if (!record) throw new SkeinError(`No thread "${id}" in ${registry.dir}; "skein threads list" shows the threads there.`);
+  return record;
+}
+
+/**
+ * Reads the record's thread: through the agent when it must (a durable store, a service delete,
+ * or --config given), else with the core serializers alone, so `show` works without the config.
+ */
+async function openThread(record: ThreadRecord, options: AgentOptions, io: CliIO, needAgent: boolean): Promise<{ thread: AgentThread; agent?: AIAgent }> {
+  const viaAgent = needAgent || options.config !== undefined || !SELF_CONTAINED_TYPES.has(record.thread.$type);
+  if (!viaAgent) return { thread: await SerializationRegistryImpl.withDefaults().readThread(record.thread) };
+  const config = options.config ?? record.config;
+  const agentName = options.agent ?? record.agent;
+  if (config === undefined) {
+    throw new UsageError(`thread ${record.id} needs its agent (a "${record.thread.$type}" thread): give --config <file> --agent <name>`, 'threads');
+  }
+  let loaded;
+  try {
+    loaded = await loadAgent(config, agentName, io.cwd);
+  } catch (error) {
+    if (error instanceof ConfigurationError && options.config === undefined) {
+      writeLine(io.stderr, `Thread ${record.id} was made with ${config}; give --config/--agent if that file moved.`);
+    }
+    throw error;
+  }
+  return { thread: await loaded.agent.deserializeThread(record.thread), agent: loaded.agent };
+}
+
+async function confirm(question: string, io: CliIO): Promise<boolean> {
+  io.stderr.write(question);
+  const rl = createInterface({ input: io.stdin, terminal: false });
+  try {
+    const answer = await new Promise<string>((resolve) => {
+      rl.once('line', resolve);
+      rl.once('close', () => resolve(''));
+    });
+    if (io.stdin.isTTY !== true) writeLine(io.stderr);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
