@@ -34,3 +34,4 @@ export * from './agents/middleware.js';
 export * from './agents/context-provider.js';
 export * from './agents/user-facts-memory.js';
 export * from './agents/function-approvals.js';
+export * from './agent-chat/index.js';
