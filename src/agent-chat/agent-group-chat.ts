@@ -36,6 +36,7 @@ export interface AgentGroupChatOptions {
   maxTurns?: number;
   /** Channel providers (the plugins' contributions); the core's fallbacks are added after them. */
   channelProviders?: readonly ChannelProvider[];
+  /** Reads serialized chats back (`deserialize`); the container's, or the core defaults. */
   serializationRegistry?: SerializationRegistry;
 }
 
@@ -88,7 +89,6 @@ export class AgentGroupChat {
   readonly selection: SelectionStrategy;
   readonly termination: TerminationStrategy;
   readonly maxTurns: number;
-  readonly #registry: SerializationRegistry;
   readonly #participants = new Map<AIAgent, Participant>();
   readonly #channels = new Map<string, AgentChannel>();
   #history: ChatMessage[];
@@ -106,7 +106,6 @@ export class AgentGroupChat {
     this.selection = options.selection ?? new SequentialSelectionStrategy();
     this.termination = options.termination ?? new MaxTurnsTermination(this.agents.length);
     this.maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
-    this.#registry = options.serializationRegistry ?? SerializationRegistryImpl.withDefaults();
     this.#history = [...(restored?.messages ?? [])];
     const providers = [...(options.channelProviders ?? []), ...CORE_CHANNEL_PROVIDERS];
     for (const agent of this.agents) {

@@ -26,6 +26,11 @@ export interface AgentThreadChannelOptions {
    * of what passed through it (for services that cannot list a conversation).
    */
   readHistory?: (thread: AgentThread, signal?: AbortSignal) => Promise<ChatMessage[]>;
+  /**
+   * Shapes the waiting messages (already as the invoked agent sees them) into the turn's input,
+   * for services that take one message per turn. Default: as they are.
+   */
+  toInput?: (messages: ChatMessage[]) => ChatMessage[];
   pending?: readonly ChatMessage[];
   transcript?: readonly ChatMessage[];
 }
@@ -45,6 +50,7 @@ export class AgentThreadChannel implements AgentChannel {
   #transcript: ChatMessage[] | undefined;
   readonly #newThread: () => AgentThread;
   readonly #readHistory: AgentThreadChannelOptions['readHistory'];
+  readonly #toInput: (messages: ChatMessage[]) => ChatMessage[];
 
   constructor(options: AgentThreadChannelOptions) {
     this.type = options.type;
@@ -53,6 +59,7 @@ export class AgentThreadChannel implements AgentChannel {
     this.#thread = options.thread;
     this.#newThread = options.newThread;
     this.#readHistory = options.readHistory;
+    this.#toInput = options.toInput ?? ((messages) => messages);
     this.#pending = [...(options.pending ?? [])];
     this.#transcript = options.readHistory ? undefined : [...(options.transcript ?? [])];
   }
@@ -67,14 +74,14 @@ export class AgentThreadChannel implements AgentChannel {
   }
 
   async invoke(agent: AIAgent, options: ChannelInvokeOptions = {}): Promise<ChatMessage[]> {
-    const response = await agent.run(viewFor(agent.name, this.#pending), { thread: this.#thread, signal: options.signal });
+    const response = await agent.run(this.#input(agent), { thread: this.#thread, signal: options.signal });
     return this.#commit(authoredBy(agent.name, response.messages));
   }
 
   invokeStream(agent: AIAgent, options: ChannelInvokeOptions = {}): Observable<AgentRunResponseUpdate> {
     return new Observable<AgentRunResponseUpdate>((subscriber) => {
       const updates: AgentRunResponseUpdate[] = [];
-      const inner = agent.runStream(viewFor(agent.name, this.#pending), { thread: this.#thread, signal: options.signal }).subscribe({
+      const inner = agent.runStream(this.#input(agent), { thread: this.#thread, signal: options.signal }).subscribe({
         next: (update) => {
           updates.push(update);
           subscriber.next(update);
@@ -128,6 +135,10 @@ export class AgentThreadChannel implements AgentChannel {
     const pending = context.registry.readMessages(shape.pending, `${context.path}.pending`);
     const transcript = shape.transcript === undefined ? undefined : context.registry.readMessages(shape.transcript, `${context.path}.transcript`);
     return { thread, pending, transcript };
+  }
+
+  #input(agent: AIAgent): ChatMessage[] {
+    return this.#pending.length ? this.#toInput(viewFor(agent.name, this.#pending)) : [];
   }
 
   #commit(produced: ChatMessage[]): ChatMessage[] {
