@@ -36,3 +36,4 @@ export * from './agents/context-provider.js';
 export * from './agents/user-facts-memory.js';
 export * from './agents/function-approvals.js';
 export * from './tools/tool-map.js';
+export * from './agent-chat/index.js';

@@ -1,5 +1,6 @@
 import { ContainerModule } from 'inversify';
-import { AgentFactory, type AgentConfig, ConfigurationError, type SkeinPlugin } from 'skein';
+import { AgentFactory, type AgentConfig, ChannelProvider, ConfigurationError, type SkeinPlugin } from 'skein';
+import { A2AChannelProvider } from './a2a-channel.js';
 import { A2AAgent, type A2AAgentOptions } from './a2a-agent.js';
 import { A2AContextStore, InMemoryA2AContextStore } from './a2a-context-store.js';
 import { A2A_PROVIDER_ID } from './a2a-errors.js';
@@ -21,6 +22,7 @@ export function a2aPlugin(options: A2APluginOptions = {}): SkeinPlugin {
       bind<AgentFactory>(AgentFactory)
         .toConstantValue({ createAgent: (name, config) => createA2AAgent(name, config, options) })
         .whenNamed(A2A_PROVIDER_ID);
+      bind<ChannelProvider>(ChannelProvider).toConstantValue(new A2AChannelProvider());
     }),
   };
 }

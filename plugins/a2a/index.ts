@@ -8,3 +8,4 @@ export * from './a2a-mapping.js';
 export * from './a2a-plugin.js';
 export * from './skein-agent-executor.js';
 export * from './task-tracker.js';
+export * from './a2a-channel.js';

@@ -5,6 +5,7 @@ import {
   AgentFactory,
   type AgentConfig,
   type AIAgent,
+  ChannelProvider,
   ChatClient,
   ConfigurationError,
   DefaultThreadFactory,
@@ -14,6 +15,7 @@ import {
   ThreadFactory,
 } from 'skein';
 import { AzureAIAgent } from './azure-ai-agent.js';
+import { FoundryChannelProvider } from './foundry-channel.js';
 import { type ActiveRunPolicy, AZURE_AI_AGENTS_CLIENT_ID, AzureAIAgentsChatClient } from './azure-ai-agents-chat-client.js';
 
 export const AZURE_AI_AGENTS_PLUGIN_ID = 'azure-ai-agents';
@@ -65,6 +67,7 @@ export function azureAIAgentsPlugin(options: AzureAIAgentsPluginOptions): SkeinP
       bind<AgentFactory>(AgentFactory)
         .toConstantValue({ createAgent: (name, config, context) => createAzureAIAgent(name, config, context, options) })
         .whenNamed(AZURE_AI_AGENTS_CLIENT_ID);
+      bind<ChannelProvider>(ChannelProvider).toConstantValue(new FoundryChannelProvider(options.endpoint ?? 'configured-client'));
     }),
   };
 }

@@ -5,3 +5,4 @@ export * from './azure-ai-agent.js';
 export * from './azure-ai-agents-errors.js';
 export * from './azure-ai-agents-plugin.js';
 export * from './emulator-connection.js';
+export * from './foundry-channel.js';

@@ -8,3 +8,5 @@ export * from './openai-errors.js';
 export * from './chat-completions-mapping.js';
 export * from './stream-observable.js';
 export * from './assistants/index.js';
+export * from './responses-channel.js';
+export * from './openai-channel-key.js';

@@ -1,9 +1,11 @@
 import { ContainerModule } from 'inversify';
-import { AgentFactory, ChatClient, type SkeinPlugin } from 'skein';
+import { AgentFactory, ChannelProvider, ChatClient, type SkeinPlugin } from 'skein';
 import { OPENAI_ASSISTANTS_CLIENT_ID } from './assistants/openai-assistant-agent.js';
 import { OpenAIAssistantAgentFactory } from './assistants/openai-assistant-agent-factory.js';
+import { OpenAIAssistantChannelProvider } from './assistants/openai-assistant-channel.js';
 import { OPENAI_CHAT_CLIENT_ID, OpenAIChatClient, type OpenAIChatClientOptions } from './openai-chat-client.js';
 import { OPENAI_RESPONSES_CLIENT_ID, OpenAIResponsesClient } from './openai-responses-client.js';
+import { OpenAIResponsesChannelProvider } from './responses-channel.js';
 
 export interface OpenAIPluginOptions extends OpenAIChatClientOptions {
   /** Default `store` of the `openai-responses` client (agents override it with `store`). */
@@ -61,6 +63,9 @@ function createOpenAIPlugin(options: OpenAIPluginOptions): SkeinPlugin {
       bind<ChatClient>(ChatClient)
         .toDynamicValue((context) => context.get(OpenAIResponsesClient))
         .whenNamed(OPENAI_RESPONSES_CLIENT_ID);
+      // Group-chat channels (Chat Completions agents use the core's message-store channel).
+      bind<ChannelProvider>(ChannelProvider).toConstantValue(new OpenAIResponsesChannelProvider());
+      bind<ChannelProvider>(ChannelProvider).toConstantValue(new OpenAIAssistantChannelProvider());
     }),
   };
 }
