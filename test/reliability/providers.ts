@@ -48,6 +48,12 @@ export interface ProviderCase {
   history: 'message-store' | 'service';
   /** Whether the SDK `timeout` option is wired through this harness. */
   sdkTimeout: boolean;
+  /**
+   * The service may keep the input of a turn that failed after it reached the service (Foundry
+   * posts the message before the run; a lost Assistants reply after the run was created). The
+   * local thread is still unchanged.
+   */
+  serviceMayKeepFailedInput: boolean;
   create(emulator: Emulator, options?: HarnessOptions): Promise<ProviderHarness>;
 }
 
@@ -98,6 +104,7 @@ export const openaiChat: ProviderCase = {
   id: 'openai-chat',
   history: 'message-store',
   sdkTimeout: true,
+  serviceMayKeepFailedInput: false,
   async create(emulator, options = {}) {
     return {
       id: this.id,
@@ -114,6 +121,7 @@ function responsesCase(store: boolean): ProviderCase {
     id: store ? 'openai-responses' : 'openai-responses (store: false)',
     history: store ? 'service' : 'message-store',
     sdkTimeout: true,
+    serviceMayKeepFailedInput: false,
     async create(emulator, options = {}) {
       const agent = new ChatAgent({
         chatClient: new OpenAIResponsesClient({ ...openaiOptions(emulator, options), model: 'gpt-test', store }),
@@ -139,6 +147,7 @@ export const openaiAssistants: ProviderCase = {
   id: 'openai-assistants',
   history: 'service',
   sdkTimeout: true,
+  serviceMayKeepFailedInput: true,
   async create(emulator, options = {}) {
     const client = new OpenAI(openaiOptions(emulator, options));
     const agent = await OpenAIAssistantAgent.create(
@@ -166,6 +175,7 @@ export const azureAIAgents: ProviderCase = {
   id: 'azure-ai-agents',
   history: 'service',
   sdkTimeout: false,
+  serviceMayKeepFailedInput: true,
   async create(emulator, options = {}) {
     const token = options.secrets?.azureToken ?? DEFAULT_SECRETS.azureToken;
     const connect = (maxRetries: number): AgentsClient =>
@@ -199,6 +209,7 @@ export const a2a: ProviderCase = {
   id: 'a2a',
   history: 'service',
   sdkTimeout: false,
+  serviceMayKeepFailedInput: false,
   async create(emulator, options = {}) {
     const server = new A2AServer({ agent: chatAgent(emulator, options, 'hosted') });
     await server.listen();
