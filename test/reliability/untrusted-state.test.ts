@@ -88,6 +88,7 @@ function subjects(): Subject[] {
   const offline = { apiKey: 'unused', baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0 };
   const chat = new ChatAgent({ chatClient: new OpenAIChatClient({ ...offline, model: 'm' }), name: 'assistant' });
   const responses = new ChatAgent({ chatClient: new OpenAIResponsesClient({ ...offline, model: 'm' }), name: 'assistant' });
+  const stateless = new ChatAgent({ chatClient: new OpenAIResponsesClient({ ...offline, model: 'm', store: false }), name: 'assistant' });
   const assistants = new OpenAIAssistantAgent({ client: new OpenAI(offline), definition: { id: 'asst_1', model: 'm' }, name: 'assistant' });
   const foundry = new AzureAIAgent({ client: createEmulatorAgentsClient('http://127.0.0.1:9'), model: 'm', name: 'assistant' });
   const a2a = new A2AAgent({ url: 'http://127.0.0.1:9/.well-known/agent-card.json', name: 'assistant' });
@@ -102,7 +103,8 @@ function subjects(): Subject[] {
   ) as fc.Arbitrary<{ [key: string]: Json } | undefined>;
   return [
     { name: 'openai-chat', agent: chat, threads: threadArb('openai-chat', 'assistant', ['in-memory'], plainState) },
-    { name: 'openai-responses', agent: responses, threads: threadArb('openai-responses', 'assistant', ['in-memory', 'service', 'unstarted'], plainState) },
+    { name: 'openai-responses', agent: responses, threads: threadArb('openai-responses', 'assistant', ['service', 'unstarted'], plainState) },
+    { name: 'openai-responses (store: false)', agent: stateless, threads: threadArb('openai-responses', 'assistant', ['in-memory'], plainState) },
     { name: 'openai-assistants', agent: assistants, threads: threadArb('openai-assistants', 'assistant', ['service', 'unstarted'], assistantsState) },
     { name: 'azure-ai-agents', agent: foundry, threads: threadArb('azure-ai-agents', 'assistant', ['service', 'unstarted'], foundryState) },
     { name: 'a2a', agent: a2a, threads: threadArb('a2a', 'assistant', ['service', 'unstarted'], a2aState) },
