@@ -9,6 +9,7 @@ import {
   type ChatResponse,
   type ChatResponseUpdate,
   ConfigurationError,
+  ConnectionError,
   type ThreadKind,
 } from 'skein';
 import {
@@ -68,7 +69,7 @@ export class OpenAIChatClient implements ChatClient {
           { ...this.#request(messages, options), stream: true, stream_options: { include_usage: true } },
           { signal },
         ),
-      translate: () => new ChunkTranslator(),
+      translate: () => new ChunkTranslator(this.providerId),
       toError: (error, signal) => toSkeinError(this.providerId, error, signal),
     });
   }
@@ -97,6 +98,9 @@ export class OpenAIChatClient implements ChatClient {
 /** Turns chunks into updates; tool-call fragments are assembled and emitted whole at the end. */
 class ChunkTranslator {
   readonly #calls = new Map<number, { id: string; name: string; arguments: string }>();
+  #finished = false;
+
+  constructor(private readonly provider: string) {}
 
   next(chunk: OpenAI.Chat.Completions.ChatCompletionChunk): ChatResponseUpdate[] {
     const updates: ChatResponseUpdate[] = [];
@@ -105,6 +109,7 @@ class ChunkTranslator {
       const delta = choice.delta;
       if (delta.content) updates.push({ role: 'assistant', contents: [{ kind: 'text', text: delta.content }], messageId: chunk.id, responseId: chunk.id, modelId: chunk.model });
       for (const part of delta.tool_calls ?? []) updates.push(this.#toolCallDelta(part, chunk.id));
+      if (choice.finish_reason) this.#finished = true;
       if (choice.finish_reason) updates.push({ role: 'assistant', contents: this.#finishCalls(), messageId: chunk.id, responseId: chunk.id, finishReason: choice.finish_reason });
     }
     if (usage) updates.push({ contents: [{ kind: 'usage', usage }], responseId: chunk.id });
@@ -112,7 +117,11 @@ class ChunkTranslator {
   }
 
   complete(): ChatResponseUpdate[] {
-    // A stream without finish_reason still hands over the calls it assembled.
+    // A stream that ends without finish_reason was cut short (a proxy closing it cleanly, a
+    // reply that is not an event stream): its text is partial, so the turn must not land.
+    if (!this.#finished) {
+      throw new ConnectionError(this.provider, `The ${this.provider} stream ended before the model finished (no finish_reason); nothing of this turn was kept.`);
+    }
     const rest = this.#finishCalls();
     return rest.length ? [{ role: 'assistant', contents: rest }] : [];
   }

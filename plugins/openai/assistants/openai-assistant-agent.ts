@@ -5,6 +5,7 @@ import { Observable } from 'rxjs/internal/Observable';
 import type { Subscriber } from 'rxjs';
 import {
   AbortError,
+  ConnectionError,
   AgentRunResponse,
   type AgentRunOptions,
   type AgentRunResponseUpdate,
@@ -479,12 +480,18 @@ export class OpenAIAssistantAgent extends AIAgent {
       let rounds = 0;
       for (;;) {
         let requires: Run | undefined;
+        let completed = false;
         for await (const event of stream) {
           if (signal.aborted) break;
           const outcome = this.#onStreamEvent(event, live, next);
           if (outcome === 'requires_action') requires = event.data as Run;
+          if (outcome === 'completed') completed = true;
         }
         throwIfAborted(signal);
+        if (!requires && !completed) {
+          // A stream cut short (or a reply that was no event stream) must not pass for a finished turn.
+          throw new ConnectionError(this.providerId, `The ${this.providerId} run stream on thread ${threadId} ended before the run did (no completed, requires_action or failure event).`);
+        }
         if (!requires) return;
         const calls = requiredCalls(requires);
         next({ text: '', role: 'assistant', contents: calls, responseId: requires.id, ...(this.#name ? { authorName: this.#name } : {}) });
@@ -514,7 +521,7 @@ export class OpenAIAssistantAgent extends AIAgent {
   }
 
   /** Translates one SSE event; throws on a failed run; says when the run waits for tool outputs. */
-  #onStreamEvent(event: StreamEvent, live: { runId?: string }, next: (u: AgentRunResponseUpdate) => void): 'requires_action' | undefined {
+  #onStreamEvent(event: StreamEvent, live: { runId?: string }, next: (u: AgentRunResponseUpdate) => void): 'requires_action' | 'completed' | undefined {
     switch (event.event) {
       case 'thread.run.created':
         live.runId = event.data.id;
@@ -539,7 +546,7 @@ export class OpenAIAssistantAgent extends AIAgent {
       case 'thread.run.completed': {
         const usage = usageOf(event.data);
         if (usage) next({ text: '', contents: [{ kind: 'usage', usage }], responseId: event.data.id });
-        return undefined;
+        return 'completed';
       }
       case 'thread.run.failed':
       case 'thread.run.cancelled':

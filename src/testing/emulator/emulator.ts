@@ -144,7 +144,7 @@ export class Emulator implements RouteRegistry {
     }
     if (this.options.latencyMs) await this.delay(this.options.latencyMs);
 
-    const fault = this.faults.take(url.pathname);
+    const fault = this.faults.take(url.pathname, method);
     const sabotage = await this.applyFault(fault, response);
     if (sabotage === 'replied') return;
 

@@ -1,5 +1,9 @@
-/** A misbehaviour the emulator applies to the next requests it matches. */
-export type Fault =
+/**
+ * A misbehaviour the emulator applies to the next requests it matches: by `path` (exact) and
+ * `method` (e.g. `POST`) when given, else any request.
+ */
+export type Fault = FaultKind & { method?: string };
+type FaultKind =
   | { kind: 'status'; status: number; times?: number; path?: string; retryAfterSeconds?: number; message?: string }
   | { kind: 'latency'; ms: number; times?: number; path?: string }
   /** Destroys the socket mid-stream after N SSE events (no [DONE]). */
@@ -32,8 +36,12 @@ export class FaultQueue {
     this.pending = [];
   }
 
-  take(path: string): Fault | undefined {
-    const index = this.pending.findIndex((entry) => entry.fault.path === undefined || entry.fault.path === path);
+  take(path: string, method?: string): Fault | undefined {
+    const index = this.pending.findIndex(
+      (entry) =>
+        (entry.fault.path === undefined || entry.fault.path === path) &&
+        (entry.fault.method === undefined || method === undefined || entry.fault.method.toUpperCase() === method),
+    );
     if (index < 0) return undefined;
     const entry = this.pending[index];
     entry.remaining--;
