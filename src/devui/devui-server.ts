@@ -296,7 +296,6 @@ class DevUIServer {
     const sse = new SseWriter(res);
     const updates: AgentRunResponseUpdate[] = [];
     let usage: UsageDetails | undefined;
-    let subscription: Subscription | undefined;
     let finished = false;
     const finish = () => {
       if (finished) return;
@@ -307,7 +306,7 @@ class DevUIServer {
     };
     const stop = () => {
       if (finished) return;
-      subscription?.unsubscribe();
+      subscription.unsubscribe();
       sse.send('stopped', { message: 'Stopped. The thread is unchanged.' });
       finish();
     };
@@ -316,13 +315,14 @@ class DevUIServer {
     // The browser went away (tab closed, fetch aborted): abort the run like the stop button does.
     res.on('close', () => {
       if (!finished) {
-        subscription?.unsubscribe();
+        subscription.unsubscribe();
         finish();
       }
     });
     sse.send('run', { runId, threadId, agent: agentName });
 
-    subscription = agent.runStream(text, { thread }).subscribe({
+    // stop() and the close handler run only after subscribe() has returned (both are async events).
+    const subscription: Subscription = agent.runStream(text, { thread }).subscribe({
       next: (update) => {
         updates.push(update);
         for (const content of update.contents) {
