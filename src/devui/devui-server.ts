@@ -79,6 +79,13 @@ class HttpError extends Error {
 }
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+let lastStamp = 0;
+/** ISO time that never repeats in this process, so "newest first" is exact even within one millisecond. */
+function timestamp(): string {
+  lastStamp = Math.max(Date.now(), lastStamp + 1);
+  return new Date(lastStamp).toISOString();
+}
 const CLIENT_SCRIPT = new URL('./page/devui-client.js', import.meta.url);
 
 /**
@@ -228,7 +235,7 @@ class DevUIServer {
     const agentName = typeof body.agent === 'string' && body.agent ? body.agent : this.#agentFor(serialized);
     const agent = this.#agent(agentName);
     const thread = await agent.deserializeThread(serialized);
-    const now = new Date().toISOString();
+    const now = timestamp();
     const messages = thread.messageStore ? await thread.messageStore.listMessages() : [];
     const entry: ThreadIndexEntry = {
       id: ThreadIndex.newId(),
@@ -297,6 +304,8 @@ class DevUIServer {
     const updates: AgentRunResponseUpdate[] = [];
     let usage: UsageDetails | undefined;
     let finished = false;
+    // Once the stream completed the turn is being saved: a late stop must not report "unchanged".
+    let completed = false;
     const finish = () => {
       if (finished) return;
       finished = true;
@@ -305,7 +314,7 @@ class DevUIServer {
       sse.end();
     };
     const stop = () => {
-      if (finished) return;
+      if (finished || completed) return;
       subscription.unsubscribe();
       sse.send('stopped', { message: 'Stopped. The thread is unchanged.' });
       finish();
@@ -356,6 +365,7 @@ class DevUIServer {
         finish();
       },
       complete: () => {
+        completed = true;
         void this.#commit(thread, agentName, existing, text, updates)
           .then((entry) => {
             sse.send('usage', { usage: usage ?? {} });
@@ -368,7 +378,7 @@ class DevUIServer {
   }
 
   async #commit(thread: AgentThread, agentName: string, existing: ThreadIndexEntry | undefined, text: string, updates: AgentRunResponseUpdate[]): Promise<ThreadIndexEntry> {
-    const now = new Date().toISOString();
+    const now = timestamp();
     const entry: ThreadIndexEntry = existing
       ? { ...existing, updatedAt: now, serialized: await thread.serialize() }
       : { id: ThreadIndex.newId(), agent: agentName, title: titleOf([textMessage('user', text)])!, createdAt: now, updatedAt: now, serialized: await thread.serialize() };
