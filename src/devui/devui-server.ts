@@ -340,7 +340,7 @@ class DevUIServer {
               if (content.text) sse.send('delta', { text: content.text, role: update.role, authorName: update.authorName });
               break;
             case 'function-call':
-              sse.send('tool-call', { callId: content.callId, name: content.name, arguments: content.arguments });
+              sse.send('tool-call', { callId: content.callId, name: content.name, arguments: content.arguments, authorName: update.authorName });
               break;
             case 'function-result':
               sse.send('tool-result', { callId: content.callId, result: content.result, error: content.error });

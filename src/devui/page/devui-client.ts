@@ -234,7 +234,7 @@ async function loadThreads(): Promise<void> {
       open.type = 'button';
       open.append(el('span', 'title', t.title), el('span', 'meta', `${t.agent} · ${t.kind === 'service' ? 'service thread' : t.type} · ${new Date(t.updatedAt).toLocaleString()}`));
       open.addEventListener('click', () => void openThread(t.id).catch(showError));
-      const remove = el('button', 'delete', '🗑');
+      const remove = el('button', 'delete', 'Delete');
       remove.type = 'button';
       remove.title = 'Delete thread';
       remove.setAttribute('aria-label', `Delete thread ${t.title}`);
@@ -370,7 +370,7 @@ async function send(): Promise<void> {
         if (d.role === 'tool') new MessageView('tool').appendText(d.text as string);
         else replyView(d.authorName as string | undefined).appendText(d.text as string);
       } else if (event === 'tool-call') {
-        replyView().addToolCall(d.callId as string, d.name as string, d.arguments as string);
+        replyView(d.authorName as string | undefined).addToolCall(d.callId as string, d.name as string, d.arguments as string);
       } else if (event === 'tool-result') {
         showToolResult(d.callId as string, d.result, d.error as string | undefined);
         reply = undefined;
@@ -380,6 +380,7 @@ async function send(): Promise<void> {
         replyView().appendText(`\n[${d.message as string}]`);
       } else if (event === 'usage') {
         messages.append(el('div', 'usage', formatUsage(d.usage as Usage)));
+        messages.scrollTop = messages.scrollHeight;
       } else if (event === 'done') {
         outcome = 'done';
         setCurrentThread(d.thread as ThreadSummary);

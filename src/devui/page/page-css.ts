@@ -20,7 +20,7 @@ button:disabled { opacity: .5; cursor: default; }
 .thread .open { flex: 1; text-align: left; border: none; background: transparent; padding: 0; }
 .thread .title { display: block; font-weight: 600; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 210px; }
 .thread .meta { display: block; font-size: 12px; color: #5b6776; }
-.thread .delete { border: none; color: #9b1c1c; background: transparent; padding: 0 4px; }
+.thread .delete { border: none; color: #9b1c1c; background: transparent; padding: 0 4px; font-size: 12px; }
 .muted { color: #5b6776; font-size: 12px; }
 .chat { flex: 1; display: flex; flex-direction: column; min-width: 0; padding: 8px 16px; }
 .thread-head { display: flex; align-items: baseline; gap: 10px; }
