@@ -178,6 +178,22 @@ describe('Dev UI server API (no browser)', () => {
     expect((await thread(saved.id)).body.messages).to.deep.equal(before);
   });
 
+  it('a browser that goes away mid-reply aborts the run too, and nothing is saved', async () => {
+    fx.emulator.injectFault({ kind: 'stall-stream', afterEvents: 2, path: '/v1/chat/completions' });
+    const controller = new AbortController();
+    const response = await fetch(`${base}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ agent: 'assistant', text: 'never finishes' }),
+      signal: controller.signal,
+    });
+    await readSse(response, (e) => {
+      if (e.event === 'delta') controller.abort();
+    }).catch(() => undefined);
+    await fx.emulator.waitForAbortedStream();
+    expect(await list()).to.deep.equal([]);
+  });
+
   it('reports a service error readably as an SSE error and saves nothing', async () => {
     const saved = done(await chat({ agent: 'assistant', text: 'My name is Eve' }));
     const before = (await thread(saved.id)).body.messages;
