@@ -402,12 +402,13 @@ async function send(): Promise<void> {
       showError(error);
     }
   } finally {
-    turn.dataset.state = outcome ?? 'error';
     setRunning(undefined);
   }
   // Only a completed turn clears the box: on error or stop the typed text stays to retry.
   if (outcome === 'done') input.value = '';
   await loadThreads().catch(showError);
+  // Marked last, so whoever waits for the turn to end also sees the refreshed sidebar.
+  turn.dataset.state = outcome ?? 'error';
   input.focus();
 }
 
