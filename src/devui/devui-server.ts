@@ -1,0 +1,501 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Container } from 'inversify';
+import type { Subscription } from 'rxjs';
+import type { AIAgent } from '../agents/ai-agent.js';
+import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
+import { responseFromUpdates } from '../clients/chat-response.js';
+import { agentToken } from '../container/agent-token.js';
+import { readConfigFile } from '../container/config-file.js';
+import { createContainer } from '../container/create-container.js';
+import type { SkeinConfig } from '../container/skein-config.js';
+import { ConfigurationError, ServiceError, SkeinError, ThreadBusyError, ThreadCompatibilityError, SerializationError, NotFoundError } from '../errors/skein-error.js';
+import { type ChatMessage, messageText, textMessage } from '../messages/chat-message.js';
+import { addUsage, type UsageDetails } from '../messages/content.js';
+import { SERVICE_THREAD_TYPE, UNSTARTED_THREAD_TYPE, type AgentThread } from '../threads/agent-thread.js';
+import { PAGE_CSS } from './page/page-css.js';
+import { PAGE_HTML } from './page/page-html.js';
+import { ThreadIndex, type ThreadIndexEntry } from './thread-index.js';
+
+export interface DevUIOptions {
+  /** A config file (JSON or YAML, as `createContainer(file)` reads it) or a config object. */
+  config: string | SkeinConfig;
+  /** 0 picks a free port. Default 4310. */
+  port?: number;
+  /** Default 127.0.0.1. The UI has no authentication: keep it on a loopback address. */
+  host?: string;
+  /** Where the thread index lives. Default `.skein/devui-threads` under the working directory. */
+  threadsDir?: string;
+  /** Environment for `${VAR}` interpolation in a config file. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface DevUI {
+  readonly url: string;
+  readonly port: number;
+  readonly container: Container;
+  readonly threads: ThreadIndex;
+  /** Stops every run in flight and closes the server. */
+  close(): Promise<void>;
+}
+
+/** What the page lists for a thread. */
+export interface ThreadSummary {
+  id: string;
+  agent: string;
+  title: string;
+  createdAt: string;
+  updatedAt: string;
+  /** `service`: the service keeps the history; `store`: a message store does; `unstarted`: nothing yet. */
+  kind: 'service' | 'store' | 'unstarted';
+  /** The serialized `$type` (the store type for store threads). */
+  type: string;
+  serviceThreadId?: string;
+}
+
+interface AgentInfo {
+  name: string;
+  displayName?: string;
+  description?: string;
+  client: string;
+}
+
+interface ActiveRun {
+  threadId?: string;
+  stop: () => void;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly errorName = 'Error',
+  ) {
+    super(message);
+  }
+}
+
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+let lastStamp = 0;
+/** ISO time that never repeats in this process, so "newest first" is exact even within one millisecond. */
+function timestamp(): string {
+  lastStamp = Math.max(Date.now(), lastStamp + 1);
+  return new Date(lastStamp).toISOString();
+}
+const CLIENT_SCRIPT = new URL('./page/devui-client.js', import.meta.url);
+
+/**
+ * Starts the Dev UI: a local web page to chat with the agents a config describes and to inspect,
+ * continue, download, load and delete their threads.
+ */
+export async function startDevUI(options: DevUIOptions): Promise<DevUI> {
+  const { container, agents } = await loadAgents(options.config, options.env);
+  const threads = new ThreadIndex(path.resolve(options.threadsDir ?? path.join(process.cwd(), '.skein', 'devui-threads')));
+  const app = new DevUIServer(container, agents, threads);
+  const server = createServer((req, res) => void app.handle(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 4310, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port, address } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    container,
+    threads,
+    close: () => app.close(server),
+  };
+}
+
+async function loadAgents(config: string | SkeinConfig, env?: NodeJS.ProcessEnv): Promise<{ container: Container; agents: Map<string, AgentInfo> }> {
+  let resolved: SkeinConfig;
+  if (typeof config === 'string') {
+    // readConfigFile + createContainer(config) is what createContainer(file) does; it also gives us the agent names.
+    const { config: fileConfig, problems } = await readConfigFile(config, env);
+    if (problems.length) throw new ConfigurationError(problems);
+    resolved = fileConfig;
+  } else {
+    resolved = config;
+  }
+  const container = createContainer(resolved);
+  const agents = new Map<string, AgentInfo>();
+  for (const [name, agentConfig] of Object.entries(resolved.agents ?? {})) {
+    agents.set(name, { name, displayName: agentConfig.name, description: agentConfig.description, client: agentConfig.client });
+  }
+  return { container, agents };
+}
+
+class DevUIServer {
+  readonly #runs = new Map<string, ActiveRun>();
+  readonly #busyThreads = new Set<string>();
+
+  constructor(
+    private readonly container: Container,
+    private readonly agents: Map<string, AgentInfo>,
+    private readonly index: ThreadIndex,
+  ) {}
+
+  async close(server: Server): Promise<void> {
+    for (const run of this.#runs.values()) run.stop();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      this.#checkOrigin(req);
+      const url = new URL(req.url ?? '/', 'http://devui.local');
+      const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+      const method = req.method ?? 'GET';
+      if (method === 'GET' && url.pathname === '/') return sendText(res, 200, 'text/html; charset=utf-8', PAGE_HTML);
+      if (method === 'GET' && url.pathname === '/app.css') return sendText(res, 200, 'text/css; charset=utf-8', PAGE_CSS);
+      if (method === 'GET' && url.pathname === '/app.js') {
+        return sendText(res, 200, 'text/javascript; charset=utf-8', await readFile(CLIENT_SCRIPT, 'utf8'));
+      }
+      if (parts[0] !== 'api') throw new HttpError(404, `No page at ${url.pathname}.`);
+      const [, resource, id, action] = parts;
+      if (resource === 'agents' && parts.length === 2 && method === 'GET') return sendJson(res, 200, { agents: [...this.agents.values()] });
+      if (resource === 'chat' && parts.length === 2 && method === 'POST') return await this.#chat(req, res);
+      if (resource === 'runs' && action === 'stop' && method === 'POST') return sendJson(res, 200, { stopped: this.#stop(id!) });
+      if (resource === 'threads') {
+        if (parts.length === 2 && method === 'GET') return sendJson(res, 200, { threads: (await this.index.list()).map(summarize) });
+        if (id === 'import' && parts.length === 3 && method === 'POST') return await this.#import(req, res);
+        if (id !== undefined && parts.length === 3 && method === 'GET') return await this.#getThread(res, id);
+        if (id !== undefined && action === 'json' && method === 'GET') return await this.#download(res, id);
+        if (id !== undefined && parts.length === 3 && method === 'DELETE') return await this.#delete(res, id, url.searchParams.get('confirm') === '1');
+      }
+      throw new HttpError(404, `No API route ${method} ${url.pathname}.`);
+    } catch (error) {
+      if (res.headersSent) {
+        res.end();
+        return;
+      }
+      const { status, body } = describeError(error);
+      sendJson(res, status, { error: body });
+    }
+  }
+
+  /** A page on another origin must not drive this server (it has no authentication). */
+  #checkOrigin(req: IncomingMessage): void {
+    const origin = req.headers.origin;
+    if (origin === undefined) return;
+    if (req.headers.host === undefined || origin !== `http://${req.headers.host}`) {
+      throw new HttpError(403, `Requests from ${origin} are not allowed; open the Dev UI at its own address.`);
+    }
+  }
+
+  #agent(name: unknown): AIAgent {
+    if (typeof name !== 'string' || !this.agents.has(name)) {
+      throw new HttpError(400, `Unknown agent ${JSON.stringify(name)}; configured agents: ${[...this.agents.keys()].join(', ') || 'none'}.`);
+    }
+    return this.container.get(agentToken(name));
+  }
+
+  async #entry(id: string): Promise<ThreadIndexEntry> {
+    const entry = await this.index.get(id);
+    if (!entry) throw new HttpError(404, `No thread "${id}" in the Dev UI's thread index (${this.index.directory}).`);
+    return entry;
+  }
+
+  async #getThread(res: ServerResponse, id: string): Promise<void> {
+    const entry = await this.#entry(id);
+    const agent = this.#agent(entry.agent);
+    const thread = await agent.deserializeThread(entry.serialized);
+    const messages = thread.messageStore ? await thread.messageStore.listMessages() : (entry.transcript ?? []);
+    sendJson(res, 200, {
+      thread: summarize(entry),
+      history: thread.messageStore ? 'store' : 'transcript',
+      messages: messages.map(viewMessage),
+    });
+  }
+
+  async #download(res: ServerResponse, id: string): Promise<void> {
+    const entry = await this.#entry(id);
+    const fileName = `skein-thread-${entry.agent}-${entry.id}.json`.replace(/[^A-Za-z0-9._-]/g, '_');
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-disposition': `attachment; filename="${fileName}"`,
+      'cache-control': 'no-store',
+    });
+    res.end(JSON.stringify(entry.serialized, undefined, 2));
+  }
+
+  /** Loads a serialized thread (a downloaded file) as a new entry, checked by the agent that will continue it. */
+  async #import(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = asObject(await readJsonBody(req), 'The request body');
+    const serialized = body.serialized;
+    const agentName = typeof body.agent === 'string' && body.agent ? body.agent : this.#agentFor(serialized);
+    const agent = this.#agent(agentName);
+    const thread = await agent.deserializeThread(serialized);
+    const now = timestamp();
+    const messages = thread.messageStore ? await thread.messageStore.listMessages() : [];
+    const entry: ThreadIndexEntry = {
+      id: ThreadIndex.newId(),
+      agent: agentName,
+      title: titleOf(messages) ?? (thread.serviceThreadId ? `Service thread ${thread.serviceThreadId}` : 'Loaded thread'),
+      createdAt: now,
+      updatedAt: now,
+      serialized: await thread.serialize(),
+    };
+    if (!thread.messageStore) entry.transcript = [];
+    await this.index.put(entry);
+    sendJson(res, 201, { thread: summarize(entry) });
+  }
+
+  /** The configured agent a serialized thread names (by config key or agent name). */
+  #agentFor(serialized: unknown): string {
+    const named = serialized && typeof serialized === 'object' ? (serialized as { agent?: unknown }).agent : undefined;
+    if (typeof named === 'string') {
+      if (this.agents.has(named)) return named;
+      for (const info of this.agents.values()) if (info.displayName === named) return info.name;
+    }
+    throw new HttpError(400, `Pick the agent to continue this thread with: the file names agent ${JSON.stringify(named)}, which is not configured.`);
+  }
+
+  async #delete(res: ServerResponse, id: string, confirmed: boolean): Promise<void> {
+    const entry = await this.#entry(id);
+    if (this.#busyThreads.has(id)) throw new HttpError(409, 'This thread is running a turn; stop it before deleting it.', 'ThreadBusyError');
+    const service = entry.serialized.$type === SERVICE_THREAD_TYPE;
+    if (service && !confirmed) {
+      throw new HttpError(409, `Thread "${entry.title}" is kept by the service; confirm to delete it there too (add ?confirm=1).`);
+    }
+    if (entry.serialized.$type !== UNSTARTED_THREAD_TYPE) {
+      const agent = this.#agent(entry.agent);
+      await agent.deleteThread(await agent.deserializeThread(entry.serialized));
+    }
+    await this.index.delete(id);
+    sendJson(res, 200, { deleted: true, service });
+  }
+
+  #stop(runId: string): boolean {
+    const run = this.#runs.get(runId);
+    if (!run) return false;
+    run.stop();
+    return true;
+  }
+
+  /** Runs one turn and relays it as server-sent events; the thread is saved only when the turn completes. */
+  async #chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = asObject(await readJsonBody(req), 'The request body');
+    if (typeof body.text !== 'string' || body.text.trim() === '') throw new HttpError(400, 'Type a message to send.');
+    const text = body.text;
+    const threadId = typeof body.threadId === 'string' && body.threadId ? body.threadId : undefined;
+    const existing = threadId === undefined ? undefined : await this.#entry(threadId);
+    if (existing && body.agent !== undefined && body.agent !== existing.agent) {
+      throw new HttpError(400, `Thread "${existing.title}" belongs to agent "${existing.agent}", not "${String(body.agent)}".`, 'ThreadCompatibilityError');
+    }
+    const agentName = existing?.agent ?? (body.agent as string);
+    const agent = this.#agent(agentName);
+    if (threadId !== undefined && this.#busyThreads.has(threadId)) {
+      throw new HttpError(409, 'This thread is already running a turn; wait for it or stop it.', 'ThreadBusyError');
+    }
+    const thread = existing ? await agent.deserializeThread(existing.serialized) : agent.getNewThread();
+
+    const runId = randomUUID();
+    const sse = new SseWriter(res);
+    const updates: AgentRunResponseUpdate[] = [];
+    let usage: UsageDetails | undefined;
+    let finished = false;
+    // Once the stream completed the turn is being saved: a late stop must not report "unchanged".
+    let completed = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      this.#runs.delete(runId);
+      if (threadId !== undefined) this.#busyThreads.delete(threadId);
+      sse.end();
+    };
+    const stop = () => {
+      if (finished || completed) return;
+      subscription.unsubscribe();
+      sse.send('stopped', { message: 'Stopped. The thread is unchanged.' });
+      finish();
+    };
+    this.#runs.set(runId, { threadId, stop });
+    if (threadId !== undefined) this.#busyThreads.add(threadId);
+    // The browser went away (tab closed, fetch aborted): abort the run like the stop button does.
+    res.on('close', () => {
+      if (!finished) {
+        subscription.unsubscribe();
+        finish();
+      }
+    });
+    sse.send('run', { runId, threadId, agent: agentName });
+
+    // stop() and the close handler run only after subscribe() has returned (both are async events).
+    const subscription: Subscription = agent.runStream(text, { thread }).subscribe({
+      next: (update) => {
+        updates.push(update);
+        for (const content of update.contents) {
+          switch (content.kind) {
+            case 'text':
+              if (content.text) sse.send('delta', { text: content.text, role: update.role, authorName: update.authorName });
+              break;
+            case 'function-call':
+              sse.send('tool-call', { callId: content.callId, name: content.name, arguments: content.arguments, authorName: update.authorName });
+              break;
+            case 'function-result':
+              sse.send('tool-result', { callId: content.callId, result: content.result, error: content.error });
+              break;
+            case 'function-approval-request':
+              sse.send('approval-request', { callId: content.callId, name: content.name, arguments: content.arguments });
+              break;
+            case 'usage':
+              usage = addUsage(usage, content.usage);
+              break;
+            case 'error':
+              sse.send('notice', { message: content.message });
+              break;
+            default:
+              break;
+          }
+        }
+      },
+      error: (error: unknown) => {
+        if (finished) return;
+        sse.send('error', describeError(error).body);
+        finish();
+      },
+      complete: () => {
+        completed = true;
+        void this.#commit(thread, agentName, existing, text, updates)
+          .then((entry) => {
+            sse.send('usage', { usage: usage ?? {} });
+            sse.send('done', { thread: summarize(entry), usage: usage ?? {} });
+          })
+          .catch((error: unknown) => sse.send('error', describeError(error).body))
+          .finally(finish);
+      },
+    });
+  }
+
+  async #commit(thread: AgentThread, agentName: string, existing: ThreadIndexEntry | undefined, text: string, updates: AgentRunResponseUpdate[]): Promise<ThreadIndexEntry> {
+    const now = timestamp();
+    const entry: ThreadIndexEntry = existing
+      ? { ...existing, updatedAt: now, serialized: await thread.serialize() }
+      : { id: ThreadIndex.newId(), agent: agentName, title: titleOf([textMessage('user', text)])!, createdAt: now, updatedAt: now, serialized: await thread.serialize() };
+    if (thread.messageStore) {
+      delete entry.transcript;
+    } else {
+      const produced = responseFromUpdates(updates.map((u) => ({ ...u, role: u.role ?? 'assistant' }))).messages.map((m) => withAuthor(m, updates));
+      entry.transcript = [...(existing?.transcript ?? []), { ...textMessage('user', text), createdAt: now }, ...produced];
+    }
+    await this.index.put(entry);
+    return entry;
+  }
+}
+
+function withAuthor(message: ChatMessage, updates: readonly AgentRunResponseUpdate[]): ChatMessage {
+  if (message.role !== 'assistant' || message.authorName) return message;
+  const author = updates.find((u) => u.authorName)?.authorName;
+  return author ? { ...message, authorName: author } : message;
+}
+
+function summarize(entry: ThreadIndexEntry): ThreadSummary {
+  const type = entry.serialized.$type;
+  const summary: ThreadSummary = {
+    id: entry.id,
+    agent: entry.agent,
+    title: entry.title,
+    createdAt: entry.createdAt,
+    updatedAt: entry.updatedAt,
+    kind: type === SERVICE_THREAD_TYPE ? 'service' : type === UNSTARTED_THREAD_TYPE ? 'unstarted' : 'store',
+    type,
+  };
+  if (entry.serialized.serviceThreadId !== undefined) summary.serviceThreadId = entry.serialized.serviceThreadId;
+  return summary;
+}
+
+function viewMessage(message: ChatMessage): Pick<ChatMessage, 'role' | 'authorName' | 'contents' | 'createdAt'> {
+  const view: Pick<ChatMessage, 'role' | 'authorName' | 'contents' | 'createdAt'> = { role: message.role, contents: message.contents };
+  if (message.authorName !== undefined) view.authorName = message.authorName;
+  if (message.createdAt !== undefined) view.createdAt = message.createdAt;
+  return view;
+}
+
+function titleOf(messages: readonly ChatMessage[]): string | undefined {
+  const first = messages.find((m) => m.role === 'user' && messageText(m).trim());
+  if (!first) return undefined;
+  const text = messageText(first).trim().replace(/\s+/g, ' ');
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** A readable error for the page: the type a caller would catch, the message, and the service's status. */
+function describeError(error: unknown): { status: number; body: { name: string; message: string; status?: number; requestId?: string } } {
+  if (error instanceof HttpError) return { status: error.status, body: { name: error.errorName, message: error.message } };
+  if (error instanceof SkeinError) {
+    const body: { name: string; message: string; status?: number; requestId?: string } = { name: error.constructor.name, message: error.message };
+    if (error instanceof ServiceError) {
+      if (error.status !== undefined) body.status = error.status;
+      if (error.requestId !== undefined) body.requestId = error.requestId;
+    }
+    const status =
+      error instanceof SerializationError || error instanceof ThreadCompatibilityError
+        ? 400
+        : error instanceof ThreadBusyError
+          ? 409
+          : error instanceof NotFoundError
+            ? 404
+            : error instanceof ServiceError
+              ? 502
+              : 500;
+    return { status, body };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { status: 500, body: { name: error instanceof Error ? error.constructor.name : 'Error', message } };
+}
+
+function asObject(value: unknown, what: string): Record<string, unknown> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new HttpError(400, `${what} must be a JSON object.`);
+  return value as Record<string, unknown>;
+}
+
+async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new HttpError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new HttpError(400, `The request body is not valid JSON: ${(error as Error).message}.`, 'SerializationError');
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  sendText(res, status, 'application/json; charset=utf-8', JSON.stringify(body));
+}
+
+function sendText(res: ServerResponse, status: number, contentType: string, text: string): void {
+  res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  res.end(text);
+}
+
+/** Server-sent events on one response. */
+class SseWriter {
+  constructor(private readonly res: ServerResponse) {
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
+    res.flushHeaders();
+  }
+
+  send(event: string, data: unknown): void {
+    if (this.res.writableEnded || this.res.destroyed) return;
+    this.res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  end(): void {
+    if (!this.res.writableEnded) this.res.end();
+  }
+}

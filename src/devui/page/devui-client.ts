@@ -1,0 +1,450 @@
+/**
+ * The Dev UI's browser script, served as /app.js. It is compiled by tsc with the rest of the
+ * package (no bundler, no dependencies), so it only uses the DOM and fetch.
+ */
+export {};
+
+interface AgentInfo {
+  name: string;
+  displayName?: string;
+  description?: string;
+  client: string;
+}
+
+interface ThreadSummary {
+  id: string;
+  agent: string;
+  title: string;
+  createdAt: string;
+  updatedAt: string;
+  kind: 'service' | 'store' | 'unstarted';
+  type: string;
+  serviceThreadId?: string;
+}
+
+interface ErrorBody {
+  name: string;
+  message: string;
+  status?: number;
+}
+
+interface Usage {
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+}
+
+type Content =
+  | { kind: 'text'; text: string }
+  | { kind: 'function-call'; callId: string; name: string; arguments: string }
+  | { kind: 'function-result'; callId: string; result?: unknown; error?: string }
+  | { kind: 'usage'; usage: Usage }
+  | { kind: string; [key: string]: unknown };
+
+interface ViewMessage {
+  role: string;
+  authorName?: string;
+  contents: Content[];
+}
+
+const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+
+const agentSelect = $<HTMLSelectElement>('agent');
+const agentDescription = $('agent-description');
+const threadList = $<HTMLUListElement>('thread-list');
+const threadsEmpty = $('threads-empty');
+const threadTitle = $('thread-title');
+const threadMeta = $('thread-meta');
+const historyNote = $('history-note');
+const download = $<HTMLAnchorElement>('download');
+const messages = $('messages');
+const errorBox = $('error');
+const errorText = $('error-text');
+const composer = $<HTMLFormElement>('composer');
+const input = $<HTMLTextAreaElement>('input');
+const sendButton = $<HTMLButtonElement>('send');
+const stopButton = $<HTMLButtonElement>('stop');
+const upload = $<HTMLInputElement>('upload');
+
+let agents: AgentInfo[] = [];
+let currentThread: ThreadSummary | undefined;
+let running: { runId?: string; controller: AbortController } | undefined;
+
+class ApiError extends Error {
+  constructor(readonly body: ErrorBody) {
+    super(body.message);
+  }
+}
+
+async function api<T>(path: string, init: RequestInit = {}): Promise<T> {
+  const response = await fetch(path, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
+  const body = (await response.json().catch(() => ({}))) as { error?: ErrorBody };
+  if (!response.ok) throw new ApiError(body.error ?? { name: 'Error', message: `HTTP ${response.status} from ${path}` });
+  return body as T;
+}
+
+function showError(error: unknown): void {
+  const body: ErrorBody = error instanceof ApiError ? error.body : { name: 'Error', message: error instanceof Error ? error.message : String(error) };
+  errorText.textContent = `${body.name}${body.status !== undefined ? ` (HTTP ${body.status})` : ''}: ${body.message}`;
+  errorBox.hidden = false;
+}
+
+function clearError(): void {
+  errorBox.hidden = true;
+  errorText.textContent = '';
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function formatUsage(usage: Usage): string {
+  const parts: string[] = [];
+  if (usage.inputTokens !== undefined) parts.push(`${usage.inputTokens} in`);
+  if (usage.outputTokens !== undefined) parts.push(`${usage.outputTokens} out`);
+  if (usage.totalTokens !== undefined) parts.push(`${usage.totalTokens} total`);
+  return `Usage: ${parts.length ? parts.join(' · ') : 'not reported'}`;
+}
+
+function stringify(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value, undefined, 2);
+  } catch {
+    return String(value);
+  }
+}
+
+function prettyArguments(args: string): string {
+  try {
+    return JSON.stringify(JSON.parse(args), undefined, 2);
+  } catch {
+    return args;
+  }
+}
+
+/** One message bubble; text, tool calls and results are appended as they arrive. */
+class MessageView {
+  readonly node: HTMLDivElement;
+  #text: HTMLDivElement | undefined;
+
+  constructor(role: string, author?: string) {
+    this.node = el('div', 'message');
+    this.node.dataset.role = role;
+    this.node.append(el('div', 'author', author ? `${author} (${role})` : role));
+    messages.append(this.node);
+  }
+
+  appendText(text: string): void {
+    if (!this.#text) {
+      this.#text = el('div', 'text');
+      this.node.append(this.#text);
+    }
+    this.#text.textContent += text;
+    messages.scrollTop = messages.scrollHeight;
+  }
+
+  addToolCall(callId: string, name: string, args: string): void {
+    const details = el('details', 'tool-call');
+    details.dataset.callId = callId;
+    details.append(el('summary', undefined, `Tool call: ${name}`), el('pre', 'tool-arguments', prettyArguments(args)));
+    this.node.append(details);
+    this.#text = undefined;
+  }
+
+  addToolResult(callId: string, result: unknown, error: string | undefined): void {
+    if (attachToolResult(callId, result, error)) return;
+    const details = el('details', 'tool-call');
+    details.dataset.callId = callId;
+    details.append(el('summary', undefined, `Tool result ${callId}`), resultNode(result, error));
+    this.node.append(details);
+  }
+}
+
+function resultNode(result: unknown, error: string | undefined): HTMLPreElement {
+  return el('pre', error !== undefined ? 'tool-result failed' : 'tool-result', error !== undefined ? `Error: ${error}` : `Result: ${stringify(result)}`);
+}
+
+/** Puts a result under the call it answers, wherever that call is shown; false when it is not shown. */
+function attachToolResult(callId: string, result: unknown, error: string | undefined): boolean {
+  const target = Array.from(messages.querySelectorAll<HTMLDetailsElement>('details.tool-call')).find(
+    (d) => d.dataset.callId === callId && !d.querySelector('.tool-result'),
+  );
+  if (!target) return false;
+  target.append(resultNode(result, error));
+  const summary = target.querySelector('summary');
+  if (summary) summary.textContent += error !== undefined ? ' (failed)' : ' ✓';
+  return true;
+}
+
+/** A result goes under its call; only a result whose call is not shown gets its own bubble. */
+function showToolResult(callId: string, result: unknown, error: string | undefined): void {
+  if (!attachToolResult(callId, result, error)) new MessageView('tool').addToolResult(callId, result, error);
+}
+
+function renderMessage(message: ViewMessage): void {
+  const onlyResults = message.role === 'tool' && message.contents.every((c) => c.kind === 'function-result');
+  const view = onlyResults ? undefined : new MessageView(message.role, message.authorName);
+  for (const content of message.contents) {
+    if (content.kind === 'text') view?.appendText((content as { text: string }).text);
+    else if (content.kind === 'function-call') {
+      const call = content as { callId: string; name: string; arguments: string };
+      view?.addToolCall(call.callId, call.name, call.arguments);
+    } else if (content.kind === 'function-result') {
+      const result = content as { callId: string; result?: unknown; error?: string };
+      if (view) view.addToolResult(result.callId, result.result, result.error);
+      else showToolResult(result.callId, result.result, result.error);
+    } else if (content.kind === 'usage') {
+      messages.append(el('div', 'usage', formatUsage((content as { usage: Usage }).usage)));
+    } else {
+      view?.appendText(`[${content.kind}] ${stringify(content)}`);
+    }
+  }
+}
+
+async function loadAgents(): Promise<void> {
+  agents = (await api<{ agents: AgentInfo[] }>('/api/agents')).agents;
+  agentSelect.replaceChildren(
+    ...agents.map((a) => {
+      const option = el('option', undefined, a.displayName && a.displayName !== a.name ? `${a.name} (${a.displayName})` : a.name);
+      option.value = a.name;
+      return option;
+    }),
+  );
+  describeAgent();
+}
+
+function describeAgent(): void {
+  const agent = agents.find((a) => a.name === agentSelect.value);
+  agentDescription.textContent = agent ? `${agent.client}${agent.description ? ` — ${agent.description}` : ''}` : '';
+}
+
+async function loadThreads(): Promise<void> {
+  const { threads } = await api<{ threads: ThreadSummary[] }>('/api/threads');
+  threadsEmpty.hidden = threads.length > 0;
+  threadList.replaceChildren(
+    ...threads.map((t) => {
+      const item = el('li', 'thread');
+      item.dataset.id = t.id;
+      if (currentThread?.id === t.id) item.classList.add('active');
+      const open = el('button', 'open');
+      open.type = 'button';
+      open.append(el('span', 'title', t.title), el('span', 'meta', `${t.agent} · ${t.kind === 'service' ? 'service thread' : t.type} · ${new Date(t.updatedAt).toLocaleString()}`));
+      open.addEventListener('click', () => void openThread(t.id).catch(showError));
+      const remove = el('button', 'delete', 'Delete');
+      remove.type = 'button';
+      remove.title = 'Delete thread';
+      remove.setAttribute('aria-label', `Delete thread ${t.title}`);
+      remove.addEventListener('click', () => void deleteThread(t).catch(showError));
+      item.append(open, remove);
+      return item;
+    }),
+  );
+}
+
+function setCurrentThread(thread: ThreadSummary | undefined): void {
+  currentThread = thread;
+  threadTitle.textContent = thread ? thread.title : 'New chat';
+  threadMeta.textContent = thread
+    ? `${thread.agent} · ${thread.kind === 'service' ? `service thread ${thread.serviceThreadId ?? ''}` : `${thread.type} thread`}`
+    : '';
+  download.hidden = !thread;
+  if (thread) {
+    download.href = `/api/threads/${encodeURIComponent(thread.id)}/json`;
+    download.setAttribute('download', `skein-thread-${thread.id}.json`);
+    agentSelect.value = thread.agent;
+    describeAgent();
+  }
+  for (const item of Array.from(threadList.querySelectorAll<HTMLLIElement>('li.thread'))) item.classList.toggle('active', item.dataset.id === thread?.id);
+}
+
+async function openThread(id: string): Promise<void> {
+  if (running) return;
+  clearError();
+  const view = await api<{ thread: ThreadSummary; history: 'store' | 'transcript'; messages: ViewMessage[] }>(`/api/threads/${encodeURIComponent(id)}`);
+  setCurrentThread(view.thread);
+  messages.replaceChildren();
+  historyNote.hidden = view.history !== 'transcript';
+  historyNote.textContent = 'The service keeps this thread\'s history; shown here are the messages exchanged through this Dev UI.';
+  for (const message of view.messages) renderMessage(message);
+}
+
+function newChat(): void {
+  if (running) return;
+  clearError();
+  setCurrentThread(undefined);
+  historyNote.hidden = true;
+  messages.replaceChildren();
+  input.focus();
+}
+
+async function deleteThread(thread: ThreadSummary): Promise<void> {
+  const question =
+    thread.kind === 'service'
+      ? `Delete "${thread.title}"? It is kept by the service (${thread.serviceThreadId ?? ''}); it will be deleted there too.`
+      : `Delete "${thread.title}"? Its messages are deleted from the store.`;
+  if (!window.confirm(question)) return;
+  await api(`/api/threads/${encodeURIComponent(thread.id)}?confirm=1`, { method: 'DELETE' });
+  if (currentThread?.id === thread.id) newChat();
+  await loadThreads();
+}
+
+async function importFile(file: File): Promise<void> {
+  clearError();
+  let serialized: unknown;
+  try {
+    serialized = JSON.parse(await file.text());
+  } catch (error) {
+    throw new ApiError({ name: 'SerializationError', message: `${file.name} is not JSON: ${(error as Error).message}` });
+  }
+  const { thread } = await api<{ thread: ThreadSummary }>('/api/threads/import', {
+    method: 'POST',
+    body: JSON.stringify({ agent: agentSelect.value, serialized }),
+  });
+  await loadThreads();
+  await openThread(thread.id);
+}
+
+function setRunning(value: typeof running): void {
+  running = value;
+  sendButton.disabled = value !== undefined;
+  stopButton.disabled = value === undefined;
+  agentSelect.disabled = value !== undefined;
+}
+
+/** Reads server-sent events from a fetch response. */
+async function* readEvents(response: Response): AsyncGenerator<{ event: string; data: unknown }> {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      let event = 'message';
+      let data = '';
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event: ')) event = line.slice(7);
+        else if (line.startsWith('data: ')) data += line.slice(6);
+      }
+      yield { event, data: data ? JSON.parse(data) : undefined };
+    }
+  }
+}
+
+async function send(): Promise<void> {
+  const text = input.value;
+  if (!text.trim() || running) return;
+  clearError();
+  const controller = new AbortController();
+  setRunning({ controller });
+  const turn = el('div', 'turn');
+  turn.dataset.state = 'running';
+  messages.append(turn);
+  const userView = new MessageView('user');
+  userView.appendText(text);
+  let reply: MessageView | undefined;
+  const replyView = (author?: string) => (reply ??= new MessageView('assistant', author));
+  let outcome: 'done' | 'error' | 'stopped' | undefined;
+  try {
+    const response = await fetch('/api/chat', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ agent: agentSelect.value, threadId: currentThread?.id, text }),
+      signal: controller.signal,
+    });
+    if (!response.ok || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+      const body = (await response.json().catch(() => ({}))) as { error?: ErrorBody };
+      throw new ApiError(body.error ?? { name: 'Error', message: `HTTP ${response.status}` });
+    }
+    for await (const { event, data } of readEvents(response)) {
+      const d = data as Record<string, unknown>;
+      if (event === 'run') running!.runId = d.runId as string;
+      else if (event === 'delta') {
+        if (d.role === 'tool') new MessageView('tool').appendText(d.text as string);
+        else replyView(d.authorName as string | undefined).appendText(d.text as string);
+      } else if (event === 'tool-call') {
+        replyView(d.authorName as string | undefined).addToolCall(d.callId as string, d.name as string, d.arguments as string);
+      } else if (event === 'tool-result') {
+        showToolResult(d.callId as string, d.result, d.error as string | undefined);
+        reply = undefined;
+      } else if (event === 'approval-request') {
+        replyView().appendText(`\n[approval requested for ${d.name as string}(${d.arguments as string}); approvals are not supported in the Dev UI yet]`);
+      } else if (event === 'notice') {
+        replyView().appendText(`\n[${d.message as string}]`);
+      } else if (event === 'usage') {
+        messages.append(el('div', 'usage', formatUsage(d.usage as Usage)));
+        messages.scrollTop = messages.scrollHeight;
+      } else if (event === 'done') {
+        outcome = 'done';
+        setCurrentThread(d.thread as ThreadSummary);
+      } else if (event === 'stopped') {
+        outcome = 'stopped';
+        messages.append(el('div', 'turn-note', d.message as string));
+      } else if (event === 'error') {
+        outcome = 'error';
+        throw new ApiError(d as unknown as ErrorBody);
+      }
+    }
+    if (outcome === undefined) throw new ApiError({ name: 'ConnectionError', message: 'The connection to the Dev UI server closed before the turn finished; the thread is unchanged.' });
+  } catch (error) {
+    if (controller.signal.aborted) {
+      outcome = 'stopped';
+    } else {
+      outcome = 'error';
+      messages.append(el('div', 'turn-note', 'This turn failed; the thread is unchanged and your message is still in the box.'));
+      showError(error);
+    }
+  } finally {
+    setRunning(undefined);
+  }
+  // Only a completed turn clears the box: on error or stop the typed text stays to retry.
+  if (outcome === 'done') input.value = '';
+  await loadThreads().catch(showError);
+  // Marked last, so whoever waits for the turn to end also sees the refreshed sidebar.
+  turn.dataset.state = outcome ?? 'error';
+  input.focus();
+}
+
+async function stop(): Promise<void> {
+  const run = running;
+  if (!run) return;
+  if (run.runId) {
+    await api(`/api/runs/${encodeURIComponent(run.runId)}/stop`, { method: 'POST' }).catch(() => run.controller.abort());
+  } else {
+    run.controller.abort();
+  }
+}
+
+composer.addEventListener('submit', (event) => {
+  event.preventDefault();
+  void send();
+});
+input.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    void send();
+  }
+});
+stopButton.addEventListener('click', () => void stop());
+$('new-chat').addEventListener('click', newChat);
+$('error-close').addEventListener('click', clearError);
+agentSelect.addEventListener('change', () => {
+  describeAgent();
+  if (currentThread && currentThread.agent !== agentSelect.value) newChat();
+});
+upload.addEventListener('change', () => {
+  const file = upload.files?.[0];
+  upload.value = '';
+  if (file) void importFile(file).catch(showError);
+});
+
+Promise.all([loadAgents(), loadThreads()])
+  .then(() => document.body.setAttribute('data-ready', 'true'))
+  .catch(showError);

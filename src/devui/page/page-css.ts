@@ -1,0 +1,45 @@
+/** The Dev UI's styles, shipped with the package. */
+export const PAGE_CSS = `
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1d232b; background: #f4f6f8; height: 100vh; display: flex; flex-direction: column; }
+.topbar { display: flex; align-items: center; gap: 12px; padding: 8px 16px; background: #1f2a37; color: #fff; }
+.topbar h1 { font-size: 16px; margin: 0 12px 0 0; }
+.topbar .muted { color: #c8d0da; }
+select, textarea, button, .button { font: inherit; }
+button, .button { border: 1px solid #b7c0cc; background: #fff; color: #1d232b; border-radius: 6px; padding: 4px 10px; cursor: pointer; text-decoration: none; display: inline-block; }
+button:disabled { opacity: .5; cursor: default; }
+#send { background: #2563eb; border-color: #2563eb; color: #fff; }
+#stop:not(:disabled) { background: #dc2626; border-color: #dc2626; color: #fff; }
+.layout { flex: 1; display: flex; min-height: 0; }
+.sidebar { width: 290px; border-right: 1px solid #d8dee6; background: #fff; overflow-y: auto; padding: 8px; }
+.sidebar-head { display: flex; align-items: center; justify-content: space-between; }
+.sidebar h2, .thread-head h2 { font-size: 14px; margin: 6px 0; }
+#thread-list { list-style: none; margin: 0; padding: 0; }
+.thread { display: flex; align-items: flex-start; gap: 4px; border-radius: 6px; padding: 6px; }
+.thread.active { background: #e6eefc; }
+.thread .open { flex: 1; text-align: left; border: none; background: transparent; padding: 0; }
+.thread .title { display: block; font-weight: 600; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; max-width: 210px; }
+.thread .meta { display: block; font-size: 12px; color: #5b6776; }
+.thread .delete { border: none; color: #9b1c1c; background: transparent; padding: 0 4px; font-size: 12px; }
+.muted { color: #5b6776; font-size: 12px; }
+.chat { flex: 1; display: flex; flex-direction: column; min-width: 0; padding: 8px 16px; }
+.thread-head { display: flex; align-items: baseline; gap: 10px; }
+#messages { flex: 1; overflow-y: auto; padding: 8px 0; }
+.message { max-width: 860px; margin: 6px 0; padding: 8px 12px; border-radius: 8px; background: #fff; border: 1px solid #dfe4ea; }
+.message[data-role="user"] { background: #e8f0fe; border-color: #c9d9fb; margin-left: 60px; }
+.message[data-role="tool"] { background: #fbfaf4; }
+.message[data-role="system"] { background: #f2f2f2; }
+.message .author { font-size: 12px; font-weight: 600; color: #4b5563; margin-bottom: 2px; }
+.message .text { white-space: pre-wrap; word-wrap: break-word; }
+details.tool-call { margin: 6px 0; border: 1px solid #e2d9b8; border-radius: 6px; background: #fffdf2; padding: 4px 8px; }
+details.tool-call summary { cursor: pointer; font-family: ui-monospace, monospace; font-size: 12px; }
+details.tool-call pre { margin: 4px 0; white-space: pre-wrap; word-break: break-word; font-size: 12px; }
+.tool-result.failed { color: #9b1c1c; }
+.usage { font-size: 12px; color: #5b6776; margin: 2px 0 10px; }
+.turn-note { font-size: 12px; color: #92400e; margin: 2px 0 10px; }
+#error { background: #fdecec; border: 1px solid #f5b5b5; color: #7f1d1d; border-radius: 6px; padding: 8px 12px; margin: 6px 0; white-space: pre-wrap; }
+#error-close { float: right; border: none; background: transparent; color: inherit; }
+#composer { display: flex; gap: 8px; align-items: flex-end; }
+#composer textarea { flex: 1; resize: vertical; border: 1px solid #b7c0cc; border-radius: 6px; padding: 8px; }
+#composer .actions { display: flex; flex-direction: column; gap: 6px; }
+`;

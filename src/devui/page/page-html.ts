@@ -1,0 +1,48 @@
+/** The Dev UI page. Assets ship in the package (no CDN): styles at /app.css, script at /app.js. */
+export const PAGE_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Skein Dev UI</title>
+<link rel="stylesheet" href="/app.css">
+<script type="module" src="/app.js"></script>
+</head>
+<body>
+<header class="topbar">
+  <h1>Skein Dev UI</h1>
+  <label>Agent <select id="agent" aria-label="Agent"></select></label>
+  <span id="agent-description" class="muted"></span>
+  <button type="button" id="new-chat">New chat</button>
+</header>
+<div class="layout">
+  <aside class="sidebar">
+    <div class="sidebar-head">
+      <h2>Threads</h2>
+      <label class="button" for="upload">Load JSON</label>
+      <input type="file" id="upload" accept="application/json,.json" hidden>
+    </div>
+    <p id="threads-empty" class="muted">No threads yet. Send a message to start one.</p>
+    <ul id="thread-list"></ul>
+  </aside>
+  <main class="chat">
+    <div class="thread-head">
+      <h2 id="thread-title">New chat</h2>
+      <span id="thread-meta" class="muted"></span>
+      <a id="download" class="button" hidden>Download JSON</a>
+    </div>
+    <div id="history-note" class="muted" hidden></div>
+    <div id="messages" aria-live="polite"></div>
+    <div id="error" role="alert" hidden><span id="error-text"></span> <button type="button" id="error-close" aria-label="Dismiss">&times;</button></div>
+    <form id="composer">
+      <textarea id="input" rows="3" placeholder="Message the agent (Enter sends, Shift+Enter for a new line)"></textarea>
+      <div class="actions">
+        <button type="submit" id="send">Send</button>
+        <button type="button" id="stop" disabled>Stop</button>
+      </div>
+    </form>
+  </main>
+</div>
+</body>
+</html>
+`;

@@ -1,0 +1,223 @@
+import { expect } from 'chai';
+import { readdir } from 'node:fs/promises';
+import { readSse, startFixture, type DevUIFixture, type SseEvent } from './devui-fixture.js';
+
+interface Summary {
+  id: string;
+  agent: string;
+  title: string;
+  kind: string;
+  type: string;
+  serviceThreadId?: string;
+}
+interface ViewMessage {
+  role: string;
+  authorName?: string;
+  contents: { kind: string; text?: string; name?: string; callId?: string; result?: unknown }[];
+}
+
+describe('Dev UI server API (no browser)', () => {
+  let fx: DevUIFixture;
+  let base: string;
+
+  beforeEach(async () => {
+    fx = await startFixture();
+    base = fx.devui.url;
+  });
+  afterEach(async () => {
+    await fx.close();
+  });
+
+  const json = async <T>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> => {
+    const response = await fetch(base + path, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
+    return { status: response.status, body: (await response.json()) as T };
+  };
+  const chat = async (body: Record<string, unknown>, onEvent?: (e: SseEvent) => void | Promise<void>): Promise<SseEvent[]> => {
+    const response = await fetch(`${base}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect(response.headers.get('content-type')).to.match(/^text\/event-stream/);
+    return readSse(response, onEvent);
+  };
+  const textOf = (events: SseEvent[]) => events.filter((e) => e.event === 'delta').map((e) => e.data.text).join('');
+  const done = (events: SseEvent[]) => events.find((e) => e.event === 'done')?.data.thread as Summary;
+  const thread = (id: string) => json<{ thread: Summary; history: string; messages: ViewMessage[] }>(`/api/threads/${id}`);
+  const list = async () => (await json<{ threads: Summary[] }>('/api/threads')).body.threads;
+
+  it('serves the page and its assets from the package, and lists the configured agents', async () => {
+    const page = await fetch(base + '/');
+    expect(await page.text()).to.contain('<script type="module" src="/app.js">');
+    const script = await fetch(base + '/app.js');
+    expect(script.headers.get('content-type')).to.match(/javascript/);
+    expect(await script.text()).to.contain('/api/chat');
+    const { body } = await json<{ agents: { name: string; client: string }[] }>('/api/agents');
+    expect(body.agents.map((a) => [a.name, a.client])).to.deep.equal([
+      ['assistant', 'openai-chat'],
+      ['responses', 'openai-responses'],
+    ]);
+  });
+
+  it('streams a reply as text deltas with usage, keeps the thread, and continues it with memory', async () => {
+    const first = await chat({ agent: 'assistant', text: 'My name is Alice' });
+    expect(first[0].event).to.equal('run');
+    expect(first.filter((e) => e.event === 'delta').length).to.be.greaterThan(1);
+    expect(textOf(first)).to.contain('Alice');
+    const usage = first.find((e) => e.event === 'usage')!.data.usage as { totalTokens: number };
+    expect(usage.totalTokens).to.be.greaterThan(0);
+    const saved = done(first);
+    expect(saved).to.include({ agent: 'assistant', title: 'My name is Alice', kind: 'store', type: 'in-memory' });
+
+    const second = await chat({ threadId: saved.id, text: "What's my name?" });
+    expect(textOf(second)).to.equal('Your name is Alice.');
+
+    const { body } = await thread(saved.id);
+    expect(body.history).to.equal('store');
+    expect(body.messages.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'user', 'assistant']);
+    expect(body.messages[1].authorName).to.equal('assistant');
+    expect(body.messages[3].contents[0]).to.deep.include({ kind: 'text', text: 'Your name is Alice.' });
+  });
+
+  it('relays tool calls and their results, and the thread shows them as messages', async () => {
+    const events = await chat({ agent: 'assistant', text: 'call get_weather {"city":"Paris"}' });
+    const call = events.find((e) => e.event === 'tool-call')!.data;
+    expect(call).to.include({ name: 'get_weather', arguments: '{"city":"Paris"}' });
+    const result = events.find((e) => e.event === 'tool-result')!.data;
+    expect(result).to.deep.include({ callId: call.callId, result: { city: 'Paris', forecast: 'sunny', temperatureC: 21 } });
+    const { body } = await thread(done(events).id);
+    expect(body.messages.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'tool', 'assistant']);
+    expect(body.messages[1].contents[0]).to.include({ kind: 'function-call', name: 'get_weather' });
+    expect(body.messages[2].contents[0]).to.deep.include({ kind: 'function-result', callId: call.callId });
+  });
+
+  it('lists threads newest first (by last turn)', async () => {
+    const a = done(await chat({ agent: 'assistant', text: 'first thread' }));
+    const b = done(await chat({ agent: 'assistant', text: 'second thread' }));
+    expect((await list()).map((t) => t.id)).to.deep.equal([b.id, a.id]);
+    await chat({ threadId: a.id, text: 'again' });
+    expect((await list()).map((t) => t.id)).to.deep.equal([a.id, b.id]);
+  });
+
+  it('downloads a thread as its serialized JSON and loads it back as a thread that remembers', async () => {
+    const saved = done(await chat({ agent: 'assistant', text: 'My name is Bob' }));
+    const download = await fetch(`${base}/api/threads/${saved.id}/json`);
+    expect(download.headers.get('content-disposition')).to.match(/^attachment; filename="skein-thread-assistant-.*\.json"$/);
+    const serialized = (await download.json()) as { $type: string; provider: string; agent: string };
+    expect(serialized).to.include({ $type: 'in-memory', provider: 'openai-chat', agent: 'assistant' });
+
+    const imported = await json<{ thread: Summary }>('/api/threads/import', { method: 'POST', body: JSON.stringify({ serialized }) });
+    expect(imported.status).to.equal(201);
+    expect(imported.body.thread.id).to.not.equal(saved.id);
+    expect(imported.body.thread).to.include({ agent: 'assistant', title: 'My name is Bob' });
+    const reply = await chat({ threadId: imported.body.thread.id, text: "What's my name?" });
+    expect(textOf(reply)).to.equal('Your name is Bob.');
+  });
+
+  it('rejects a tampered or foreign thread file with a typed error and keeps the index as it was', async () => {
+    done(await chat({ agent: 'assistant', text: 'hello' }));
+    const bad = await json<{ error: { name: string; message: string } }>('/api/threads/import', {
+      method: 'POST',
+      body: JSON.stringify({ agent: 'assistant', serialized: { $type: 'no-such-store', version: 1, provider: 'openai-chat' } }),
+    });
+    expect(bad.status).to.equal(400);
+    expect(bad.body.error.name).to.equal('SerializationError');
+    expect(bad.body.error.message).to.contain('no-such-store');
+    const foreign = await json<{ error: { name: string } }>('/api/threads/import', {
+      method: 'POST',
+      body: JSON.stringify({ agent: 'assistant', serialized: { $type: 'service', version: 1, provider: 'openai-responses', agent: 'responses', serviceThreadId: 'resp_1' } }),
+    });
+    expect(foreign.status).to.equal(400);
+    expect(foreign.body.error.name).to.equal('ThreadCompatibilityError');
+    const notJson = await fetch(`${base}/api/threads/import`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"serial' });
+    expect(notJson.status).to.equal(400);
+    expect(await list()).to.have.length(1);
+  });
+
+  it('keeps service threads by id with a transcript, and deletes them on the service only when confirmed', async () => {
+    const first = done(await chat({ agent: 'responses', text: 'My name is Carol' }));
+    expect(first.kind).to.equal('service');
+    expect(first.serviceThreadId).to.be.a('string');
+    const second = await chat({ threadId: first.id, text: "What's my name?" });
+    expect(textOf(second)).to.equal('Your name is Carol.');
+    const { body } = await thread(first.id);
+    expect(body.history).to.equal('transcript');
+    expect(body.messages.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'user', 'assistant']);
+
+    const unconfirmed = await json<{ error: { message: string } }>(`/api/threads/${first.id}`, { method: 'DELETE' });
+    expect(unconfirmed.status).to.equal(409);
+    expect(unconfirmed.body.error.message).to.contain('confirm');
+    expect(fx.emulator.requests.filter((r) => r.method === 'DELETE')).to.have.length(0);
+
+    const confirmed = await json<{ deleted: boolean; service: boolean }>(`/api/threads/${first.id}?confirm=1`, { method: 'DELETE' });
+    expect(confirmed.body).to.deep.equal({ deleted: true, service: true });
+    expect(fx.emulator.requests.filter((r) => r.method === 'DELETE').length).to.be.greaterThan(0);
+    expect(await list()).to.have.length(0);
+    expect((await thread(first.id)).status).to.equal(404);
+  });
+
+  it('deletes a message-store thread from the index directory', async () => {
+    const saved = done(await chat({ agent: 'assistant', text: 'to be deleted' }));
+    expect(await readdir(fx.threadsDir)).to.deep.equal([`${saved.id}.json`]);
+    const deleted = await json<{ deleted: boolean }>(`/api/threads/${saved.id}?confirm=1`, { method: 'DELETE' });
+    expect(deleted.body.deleted).to.equal(true);
+    expect(await readdir(fx.threadsDir)).to.deep.equal([]);
+  });
+
+  it('stop aborts the run (the service sees the stream closed) and the thread stays unchanged', async () => {
+    const saved = done(await chat({ agent: 'assistant', text: 'My name is Dan' }));
+    const before = (await thread(saved.id)).body.messages;
+    fx.emulator.injectFault({ kind: 'stall-stream', afterEvents: 2, path: '/v1/chat/completions' });
+    let runId: unknown;
+    let stopAnswer: unknown;
+    const events = await chat({ threadId: saved.id, text: 'a long answer please' }, async (e) => {
+      if (e.event === 'run') runId = e.data.runId;
+      if (e.event === 'delta' && stopAnswer === undefined) {
+        stopAnswer = (await json(`/api/runs/${String(runId)}/stop`, { method: 'POST' })).body;
+      }
+    });
+    expect(stopAnswer).to.deep.equal({ stopped: true });
+    expect(events.at(-1)!.event).to.equal('stopped');
+    await fx.emulator.waitForAbortedStream();
+    expect((await thread(saved.id)).body.messages).to.deep.equal(before);
+  });
+
+  it('a browser that goes away mid-reply aborts the run too, and nothing is saved', async () => {
+    fx.emulator.injectFault({ kind: 'stall-stream', afterEvents: 2, path: '/v1/chat/completions' });
+    const controller = new AbortController();
+    const response = await fetch(`${base}/api/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ agent: 'assistant', text: 'never finishes' }),
+      signal: controller.signal,
+    });
+    await readSse(response, (e) => {
+      if (e.event === 'delta') controller.abort();
+    }).catch(() => undefined);
+    await fx.emulator.waitForAbortedStream();
+    expect(await list()).to.deep.equal([]);
+  });
+
+  it('reports a service error readably as an SSE error and saves nothing', async () => {
+    const saved = done(await chat({ agent: 'assistant', text: 'My name is Eve' }));
+    const before = (await thread(saved.id)).body.messages;
+    fx.emulator.injectFault({ kind: 'status', status: 500, times: 3, retryAfterSeconds: 0, message: 'The emulated service broke.' });
+    const events = await chat({ threadId: saved.id, text: 'hello?' });
+    const error = events.at(-1)!;
+    expect(error.event).to.equal('error');
+    expect(error.data).to.include({ status: 500 });
+    expect(error.data.name).to.match(/Error$/);
+    expect(error.data.message).to.contain('The emulated service broke.');
+    expect((await thread(saved.id)).body.messages).to.deep.equal(before);
+  });
+
+  it('answers bad requests with typed JSON errors', async () => {
+    const unknownAgent = await json<{ error: { message: string } }>('/api/chat', { method: 'POST', body: JSON.stringify({ agent: 'nope', text: 'hi' }) });
+    expect(unknownAgent.status).to.equal(400);
+    expect(unknownAgent.body.error.message).to.contain('configured agents: assistant, responses');
+    const empty = await json('/api/chat', { method: 'POST', body: JSON.stringify({ agent: 'assistant', text: '  ' }) });
+    expect(empty.status).to.equal(400);
+    const missing = await json('/api/threads/00000000-0000-0000-0000-000000000000', {});
+    expect(missing.status).to.equal(404);
+    const traversal = await json('/api/threads/..%2F..%2Fetc%2Fpasswd', {});
+    expect(traversal.status).to.equal(404);
+    const crossSite = await json('/api/threads', { headers: { origin: 'http://evil.example' } });
+    expect(crossSite.status).to.equal(403);
+  });
+});

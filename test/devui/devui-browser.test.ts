@@ -1,0 +1,189 @@
+import { expect } from 'chai';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startFixture, type DevUIFixture } from './devui-fixture.js';
+
+const CHROMIUM = process.env.SKEIN_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+describe('Dev UI in headless Chromium', function () {
+  // Launching a browser takes a few seconds on a cold machine; no assertion depends on time.
+  this.timeout(60_000);
+  let browser: Browser;
+  let fx: DevUIFixture;
+  let page: Page;
+
+  before(async function () {
+    if (!existsSync(CHROMIUM)) {
+      const why = `${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) to run the Dev UI browser tests.`;
+      if (process.env.SKEIN_REQUIRE_BROWSER === '1') throw new Error(why);
+      console.log(`      skipped: ${why}`);
+      this.skip();
+    }
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  beforeEach(async () => {
+    fx = await startFixture();
+    page = await browser.newPage({ acceptDownloads: true });
+    page.setDefaultTimeout(15_000);
+    await open();
+  });
+  afterEach(async () => {
+    await page?.close();
+    await fx?.close();
+  });
+
+  async function open(): Promise<void> {
+    await page.goto(fx.devui.url);
+    await page.waitForSelector('body[data-ready="true"]');
+  }
+
+  /** Types and sends a message, then waits for the turn to end (done, stopped or failed). */
+  async function send(text: string): Promise<void> {
+    const turns = await page.locator('.turn').count();
+    await page.fill('#input', text);
+    await page.click('#send');
+    // Each send adds an (empty, invisible) turn marker whose state leaves "running" when the turn ends.
+    await page.waitForFunction((n) => {
+      const all = document.querySelectorAll<HTMLElement>('.turn');
+      return all.length > n && all[all.length - 1]!.dataset.state !== 'running';
+    }, turns);
+  }
+
+  const assistantTexts = () => page.locator('.message[data-role="assistant"] .text').allTextContents();
+  const sidebarTitles = () => page.locator('#thread-list .thread .title').allTextContents();
+
+  async function openThread(title: string): Promise<void> {
+    await page.locator('#thread-list .thread', { hasText: title }).locator('button.open').click();
+    // Opening re-renders the history from the server: the turn markers of this session are gone then.
+    await page.waitForFunction((t) => document.getElementById('thread-title')?.textContent === t && !document.querySelector('.turn'), title);
+  }
+
+  it('chats with streamed tokens and usage; after a reload the thread is in the sidebar, opens, and continues with memory', async () => {
+    await send('My name is Alice');
+    expect(await assistantTexts()).to.deep.equal(['Nice to meet you, Alice!']);
+    expect(await page.locator('.usage').textContent()).to.match(/^Usage: \d+ in · \d+ out · \d+ total$/);
+    expect(await page.inputValue('#input')).to.equal('');
+
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await sidebarTitles()).to.deep.equal(['My name is Alice']);
+    expect(await page.locator('.message').count()).to.equal(0);
+
+    await openThread('My name is Alice');
+    expect(await page.locator('.message').evaluateAll((nodes) => nodes.map((n) => (n as HTMLElement).dataset.role))).to.deep.equal(['user', 'assistant']);
+    expect(await page.locator('.message[data-role="assistant"] .author').textContent()).to.equal('assistant (assistant)');
+
+    await send("What's my name?");
+    expect((await assistantTexts()).at(-1)).to.equal('Your name is Alice.');
+    expect(await sidebarTitles()).to.deep.equal(['My name is Alice']);
+  });
+
+  it('shows tool calls and their results inline, collapsed until opened', async () => {
+    await send('call get_weather {"city":"Paris"}');
+    const call = page.locator('details.tool-call');
+    expect(await call.count()).to.equal(1);
+    expect(await call.locator('summary').textContent()).to.equal('Tool call: get_weather ✓');
+    expect(await call.evaluate((d) => (d as HTMLDetailsElement).open)).to.equal(false);
+    expect(await call.locator('.tool-result').isVisible()).to.equal(false);
+    await call.locator('summary').click();
+    expect(await call.locator('.tool-result').isVisible()).to.equal(true);
+    expect(await call.locator('.tool-result').textContent()).to.contain('"forecast": "sunny"');
+    expect((await assistantTexts()).at(-1)).to.contain('get_weather returned');
+  });
+
+  it('downloads a thread as JSON and loads the file back as a thread that continues', async () => {
+    await send('My name is Bob');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+    const file = await download.path();
+    const serialized = JSON.parse(await readFile(file, 'utf8')) as { $type: string; agent: string };
+    expect(serialized).to.include({ $type: 'in-memory', agent: 'assistant' });
+
+    await page.click('#new-chat');
+    await page.setInputFiles('#upload', file);
+    await page.waitForFunction(() => document.querySelectorAll('#thread-list .thread').length === 2);
+    await page.waitForSelector('.message[data-role="assistant"]');
+    expect(await page.textContent('#thread-title')).to.equal('My name is Bob');
+    const loadedId = await page.locator('#thread-list .thread.active').getAttribute('data-id');
+    await send("What's my name?");
+    expect((await assistantTexts()).at(-1)).to.equal('Your name is Bob.');
+    expect(await page.locator('#thread-list .thread').first().getAttribute('data-id')).to.equal(loadedId);
+  });
+
+  it('a file that is not a thread shows a readable error and adds nothing', async () => {
+    await page.setInputFiles('#upload', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"$type":"in-memory","version":99,"provider":"openai-chat"}') });
+    await page.waitForSelector('#error:not([hidden])');
+    expect(await page.textContent('#error-text')).to.match(/^SerializationError: .*version/);
+    expect(await page.locator('#thread-list .thread').count()).to.equal(0);
+  });
+
+  it('stop aborts a long reply: partial text shown, typed input kept, thread unchanged', async () => {
+    await send('My name is Dan');
+    fx.emulator.injectFault({ kind: 'stall-stream', afterEvents: 2, path: '/v1/chat/completions' });
+    await page.fill('#input', 'Tell me a long story');
+    await page.click('#send');
+    await page.waitForSelector('.turn[data-state="running"] ~ .message[data-role="assistant"] .text');
+    await page.click('#stop');
+    await page.waitForSelector('.turn[data-state="stopped"]', { state: 'attached' });
+    await fx.emulator.waitForAbortedStream();
+    expect(await page.textContent('.turn-note')).to.equal('Stopped. The thread is unchanged.');
+    expect(await page.inputValue('#input')).to.equal('Tell me a long story');
+    expect(await page.isEnabled('#send')).to.equal(true);
+
+    await openThread('My name is Dan');
+    expect(await page.locator('.message').count()).to.equal(2);
+  });
+
+  it('an injected 500 shows a readable error and keeps the typed input', async () => {
+    fx.emulator.injectFault({ kind: 'status', status: 500, times: 3, retryAfterSeconds: 0, message: 'The emulated service broke.' });
+    await send('Will this work?');
+    const error = await page.textContent('#error-text');
+    expect(error).to.match(/Error \(HTTP 500\): .*The emulated service broke\./);
+    expect(await page.inputValue('#input')).to.equal('Will this work?');
+    expect(await page.locator('#thread-list .thread').count()).to.equal(0);
+
+    await send('Will this work?');
+    expect(await page.locator('#thread-list .thread').count()).to.equal(1);
+    expect(await page.inputValue('#input')).to.equal('');
+  });
+
+  it('deletes a thread after confirmation; a service thread is deleted on the service too', async () => {
+    await send('keep me');
+    await page.click('#new-chat');
+    await page.selectOption('#agent', 'responses');
+    await send('My name is Carol');
+    expect(await sidebarTitles()).to.deep.equal(['My name is Carol', 'keep me']);
+
+    const questions: string[] = [];
+    page.once('dialog', (dialog) => {
+      questions.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.locator('#thread-list .thread', { hasText: 'My name is Carol' }).locator('button.delete').click();
+    await page.waitForFunction(() => true);
+    expect(questions).to.have.length(1);
+    expect(questions[0]).to.contain('deleted there too');
+    expect(await sidebarTitles()).to.deep.equal(['My name is Carol', 'keep me']);
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.locator('#thread-list .thread', { hasText: 'My name is Carol' }).locator('button.delete').click();
+    await page.waitForFunction(() => document.querySelectorAll('#thread-list .thread').length === 1);
+    expect(await sidebarTitles()).to.deep.equal(['keep me']);
+    expect(fx.emulator.requests.some((r) => r.method === 'DELETE')).to.equal(true);
+    expect(await page.textContent('#thread-title')).to.equal('New chat');
+  });
+});

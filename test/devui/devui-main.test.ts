@@ -1,0 +1,63 @@
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readSse, SAMPLE_CONFIG } from './devui-fixture.js';
+
+const MAIN = fileURLToPath(new URL('../../src/devui/main.js', import.meta.url));
+
+describe('Dev UI entry point (what `npm run devui` runs)', () => {
+  let child: ChildProcess | undefined;
+  let threadsDir: string;
+
+  beforeEach(async () => {
+    threadsDir = await mkdtemp(path.join(os.tmpdir(), 'skein-devui-main-'));
+  });
+  afterEach(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await rm(threadsDir, { recursive: true, force: true });
+  });
+
+  /** Starts main.js and resolves with its stdout up to the line with the Dev UI's address. */
+  function start(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+    child = spawn(process.execPath, [MAIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    return new Promise((resolve, reject) => {
+      let out = '';
+      let err = '';
+      child!.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (/Skein Dev UI: http:\/\/\S+/.test(out)) resolve(out);
+      });
+      child!.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+      child!.once('exit', (code) => reject(new Error(`main.js exited with ${code}: ${err || out}`)));
+    });
+  }
+
+  it('starts the emulator when no OPENAI_API_KEY is set and serves the sample agents, which answer', async () => {
+    const env = { ...process.env };
+    delete env.OPENAI_API_KEY;
+    delete env.OPENAI_BASE_URL;
+    const out = await start(['--config', SAMPLE_CONFIG, '--port', '0', '--threads-dir', threadsDir], env);
+    expect(out).to.contain('No OPENAI_API_KEY: using the local emulator at http://127.0.0.1:');
+    const url = /Skein Dev UI: (http:\/\/\S+)/.exec(out)![1]!;
+    const agents = (await (await fetch(`${url}/api/agents`)).json()) as { agents: { name: string }[] };
+    expect(agents.agents.map((a) => a.name)).to.deep.equal(['assistant', 'responses']);
+    const response = await fetch(`${url}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent: 'assistant', text: 'My name is Zoe' }) });
+    const events = await readSse(response);
+    expect(events.at(-1)!.event).to.equal('done');
+  });
+
+  it('without --config says what is missing and exits non-zero', async () => {
+    const failure = await start([], { ...process.env }).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    expect(failure?.message).to.match(/exited with 1: --config <file> is required/);
+  });
+});
