@@ -4,10 +4,11 @@ import { ExitCode, UsageError } from './cli-error.js';
 import type { CliCommand } from './cli-command.js';
 import { writeLine, type CliIO } from './cli-io.js';
 import { chatCommand } from './commands/chat-command.js';
+import { devuiCommand } from './commands/devui-command.js';
 import { emulatorCommand } from './commands/emulator-command.js';
 import { threadsCommand } from './commands/threads-command.js';
 
-export const COMMANDS: readonly CliCommand[] = [chatCommand, threadsCommand, emulatorCommand];
+export const COMMANDS: readonly CliCommand[] = [chatCommand, threadsCommand, emulatorCommand, devuiCommand];
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

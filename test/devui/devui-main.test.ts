@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { readSse, SAMPLE_CONFIG } from './devui-fixture.js';
 
 const MAIN = fileURLToPath(new URL('../../src/devui/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
 describe('Dev UI entry point (what `npm run devui` runs)', () => {
   let child: ChildProcess | undefined;
@@ -25,8 +26,8 @@ describe('Dev UI entry point (what `npm run devui` runs)', () => {
   });
 
   /** Starts main.js and resolves with its stdout up to the line with the Dev UI's address. */
-  function start(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-    child = spawn(process.execPath, [MAIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  function start(args: string[], env: NodeJS.ProcessEnv, entry = MAIN): Promise<string> {
+    child = spawn(process.execPath, [entry, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     return new Promise((resolve, reject) => {
       let out = '';
       let err = '';
@@ -51,6 +52,24 @@ describe('Dev UI entry point (what `npm run devui` runs)', () => {
     const response = await fetch(`${url}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent: 'assistant', text: 'My name is Zoe' }) });
     const events = await readSse(response);
     expect(events.at(-1)!.event).to.equal('done');
+  });
+
+  it('runs as `skein devui` with the same options', async () => {
+    const env = { ...process.env };
+    delete env.OPENAI_API_KEY;
+    delete env.OPENAI_BASE_URL;
+    const out = await start(['devui', '--config', SAMPLE_CONFIG, '--port', '0', '--threads-dir', threadsDir], env, CLI);
+    const url = /Skein Dev UI: (http:\/\/\S+)/.exec(out)![1]!;
+    const agents = (await (await fetch(`${url}/api/agents`)).json()) as { agents: { name: string }[] };
+    expect(agents.agents.map((a) => a.name)).to.deep.equal(['assistant', 'responses']);
+  });
+
+  it('`skein devui` without --config is a usage error (exit 2)', async () => {
+    const failure = await start(['devui'], { ...process.env }, CLI).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    expect(failure?.message).to.match(/exited with 2: .*--config <file> is required/s);
   });
 
   it('without --config says what is missing and exits non-zero', async () => {

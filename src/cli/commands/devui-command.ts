@@ -1,0 +1,60 @@
+import { parsePort } from '../../testing/emulator/cli.js';
+import { serveDevUI } from '../../devui/serve-dev-ui.js';
+import { UsageError } from '../cli-error.js';
+import type { CliCommand } from '../cli-command.js';
+import { writeLine, type CliIO } from '../cli-io.js';
+import { parseCommandArgs } from '../parse-command-args.js';
+
+const HELP = `Usage: skein devui --config <file> [--port <n>] [--host <addr>] [--threads-dir <dir>] [--no-emulator]
+
+Starts the Dev UI on 127.0.0.1: chat with the agents the config describes (tokens stream in,
+tool calls inline, a stop button), and browse, continue, download, load and delete threads.
+Without OPENAI_API_KEY (and OPENAI_BASE_URL) it starts the local emulator and points
+\${OPENAI_BASE_URL} at it. Runs until Ctrl-C.
+
+Options:
+  --config <file>      JSON or YAML config (required)
+  --port <n>           port to listen on (default: $PORT or 4310; 0 picks a free one)
+  --host <addr>        address to bind (default 127.0.0.1)
+  --threads-dir <dir>  where threads are kept (default .skein/devui-threads)
+  --no-emulator        never start the emulator
+  -h, --help           show this help`;
+
+export const devuiCommand: CliCommand = {
+  name: 'devui',
+  summary: 'chat with configured agents and inspect threads in a browser',
+  help: HELP,
+  async run(args: string[], io: CliIO): Promise<number> {
+    const { values } = parseCommandArgs('devui', {
+      args,
+      options: {
+        config: { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'threads-dir': { type: 'string' },
+        'no-emulator': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (values.help) {
+      writeLine(io.stdout, HELP);
+      return 0;
+    }
+    if (!values.config) throw new UsageError('--config <file> is required', 'devui');
+    let port: number;
+    try {
+      port = parsePort(values.port ?? process.env.PORT ?? '4310');
+    } catch (error) {
+      throw new UsageError((error as Error).message, 'devui');
+    }
+    const devui = await serveDevUI(
+      { config: values.config, port, host: values.host, threadsDir: values['threads-dir'], emulator: !values['no-emulator'] },
+      (line) => writeLine(io.stdout, line),
+    );
+    writeLine(io.stderr, 'Dev UI running; Ctrl-C stops it.');
+    const stop = () => devui.close().finally(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return new Promise<number>(() => {});
+  },
+};
