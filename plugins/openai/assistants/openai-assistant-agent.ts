@@ -47,6 +47,17 @@ import {
   toolResources,
 } from './openai-assistant-definition.js';
 import { AssistantDeletedError, AssistantRunError, AssistantRunTimeoutError } from './openai-assistant-errors.js';
+import {
+  annotationsJson,
+  createVectorStore,
+  deleteFile,
+  deleteVectorStore,
+  type OpenAIFileUpload,
+  type OpenAIUploadedFile,
+  type OpenAIVectorStore,
+  type OpenAIVectorStoreCreationOptions,
+  uploadFile,
+} from './openai-assistant-files.js';
 import { clientFrom, type OpenAIServiceConfiguration } from './openai-service-configuration.js';
 
 export const OPENAI_ASSISTANTS_CLIENT_ID = 'openai-assistants';
@@ -154,6 +165,31 @@ export class OpenAIAssistantAgent extends AIAgent {
       for await (const assistant of sdk.beta.assistants.list({ limit: 100 })) out.push(definitionFromAssistant(assistant));
       return out;
     });
+  }
+
+  // ---- files and vector stores (for file search)
+
+  /** Uploads a file (purpose `assistants` unless told) for a vector store or code interpreter. */
+  static async uploadFile(client: OpenAI | OpenAIServiceConfiguration, file: OpenAIFileUpload, signal?: AbortSignal): Promise<OpenAIUploadedFile> {
+    return uploadFile(clientFrom(client), file, signal);
+  }
+
+  /** Deletes an uploaded file; the service removes it from every vector store too. */
+  static async deleteFile(client: OpenAI | OpenAIServiceConfiguration, fileId: string, signal?: AbortSignal): Promise<void> {
+    return deleteFile(clientFrom(client), fileId, signal);
+  }
+
+  /**
+   * Creates a vector store over uploaded files and waits until they are processed. Attach it
+   * with `definition.vectorStoreIds` (+ `enableFileSearch`) or `createThread({ vectorStoreIds })`.
+   */
+  static async createVectorStore(client: OpenAI | OpenAIServiceConfiguration, options: OpenAIVectorStoreCreationOptions = {}): Promise<OpenAIVectorStore> {
+    return createVectorStore(clientFrom(client), options);
+  }
+
+  /** Deletes a vector store; its files stay uploaded. */
+  static async deleteVectorStore(client: OpenAI | OpenAIServiceConfiguration, vectorStoreId: string, signal?: AbortSignal): Promise<void> {
+    return deleteVectorStore(clientFrom(client), vectorStoreId, signal);
   }
 
   // ---- properties
@@ -529,7 +565,10 @@ export class OpenAIAssistantAgent extends AIAgent {
       case 'thread.message.delta':
         for (const part of event.data.delta.content ?? []) {
           if (part.type !== 'text' || !part.text?.value) continue;
-          next({ text: part.text.value, role: 'assistant', contents: [{ kind: 'text', text: part.text.value }], messageId: event.data.id, responseId: live.runId, ...(this.#name ? { authorName: this.#name } : {}) });
+          // Citations arrive on the delta that completes their marker; offsets are into the whole message.
+          const annotations = annotationsJson(part.text.annotations);
+          const content: AIContent = annotations.length ? { kind: 'text', text: part.text.value, additionalProperties: { annotations } } : { kind: 'text', text: part.text.value };
+          next({ text: part.text.value, role: 'assistant', contents: [content], messageId: event.data.id, responseId: live.runId, ...(this.#name ? { authorName: this.#name } : {}) });
         }
         return undefined;
       case 'thread.run.step.delta': {
@@ -718,13 +757,16 @@ function toThreadMessage(message: ChatMessage): OpenAI.Beta.Threads.Messages.Mes
   return { role: message.role, content: messageText(message) };
 }
 
-/** A thread message -> a Skein message; annotations (file citations) ride along on the text. */
+/**
+ * A thread message -> a Skein message; annotations (file citations, file paths) ride along on
+ * the text as `additionalProperties.annotations` (plain JSON, see OpenAIAssistantAnnotation).
+ */
 export function fromThreadMessage(message: OpenAI.Beta.Threads.Message, agentName?: string): ChatMessage {
   const contents: AIContent[] = [];
   for (const part of message.content) {
     if (part.type === 'text') {
-      const annotations = part.text.annotations ?? [];
-      contents.push(annotations.length ? { kind: 'text', text: part.text.value, additionalProperties: { annotations: annotations as unknown as JsonObject[] } } : { kind: 'text', text: part.text.value });
+      const annotations = annotationsJson(part.text.annotations);
+      contents.push(annotations.length ? { kind: 'text', text: part.text.value, additionalProperties: { annotations } } : { kind: 'text', text: part.text.value });
     } else if (part.type === 'image_file') {
       contents.push({ kind: 'uri', uri: `openai-file:${part.image_file.file_id}` });
     } else if (part.type === 'image_url') {

@@ -37,3 +37,19 @@ export class AssistantRunTimeoutError extends AssistantRunError {
 
 /** The agent's assistant was deleted: the agent is in a terminal state. */
 export class AssistantDeletedError extends SkeinError {}
+
+/**
+ * A vector store could not be made ready: some files failed processing (`failedFiles`, with
+ * the service's error code, e.g. `unsupported_file`), or processing outlasted the polling
+ * timeout (`failedFiles` empty). The store exists; `vectorStoreId` names it.
+ */
+export class VectorStoreError extends ServiceError {
+  constructor(
+    provider: string,
+    readonly vectorStoreId: string,
+    readonly failedFiles: readonly { fileId: string; code?: string; message: string }[],
+    message: string,
+  ) {
+    super(provider, message);
+  }
+}

@@ -1,4 +1,5 @@
 import { isToolCallsReply, type ModelMessage, type ModelTool } from './emulated-model.js';
+import { FilesState, registerFilesRoutes, searchFiles } from './files-routes.js';
 import type { SseStream } from './http-replies.js';
 import type { RouteContext, RouteHandler, RouteRegistry, RouteReply, RouteRequest } from './router.js';
 
@@ -12,6 +13,14 @@ import type { RouteContext, RouteHandler, RouteRegistry, RouteReply, RouteReques
  * - `[emulator:stuck]` the run stays `in_progress` until cancelled (poll timeouts, aborts);
  * - `[emulator:failed]` / `[emulator:expired]` / `[emulator:incomplete]` / `[emulator:cancelled]`
  *   the run ends in that status instead of answering.
+ *
+ * File search: files and vector stores are served beside (see `registerFilesRoutes`). When a
+ * run has the `file_search` tool and its thread or assistant has vector stores
+ * (`tool_resources.file_search.vector_store_ids`), the first model turn of the run searches
+ * their completed files for the newest user message's keywords; on a hit (and when the model
+ * would not call a function instead) the run records a completed `file_search` tool-call step
+ * and answers `According to <file>: "<sentence>"【0:0†source】`, with a `file_citation`
+ * annotation over the marker naming the file.
  */
 export interface AssistantsRoutesOptions {
   /** Path prefix of every route; `/v1` for OpenAI. */
@@ -42,12 +51,10 @@ interface EmulatedThread {
   runs: EmulatedRun[];
 }
 
-/** The service's memory; exposed so tests can look behind the API. */
-export class AssistantsState {
+/** The service's memory (with its files and vector stores); exposed so tests can look behind the API. */
+export class AssistantsState extends FilesState {
   readonly assistants = new Map<string, Json>();
   readonly threads = new Map<string, EmulatedThread>();
-  readonly vectorStores = new Map<string, Json>();
-  readonly files = new Map<string, Json>();
 }
 
 const ACTIVE = new Set(['queued', 'in_progress', 'requires_action', 'cancelling']);
@@ -99,7 +106,8 @@ export function registerAssistantsRoutes(registry: RouteRegistry, options: Assis
   on('GET', '/threads/:id/runs/:runId', (s, r, reply, c) => reply.json(200, s.retrieveRun(r.params.id, r.params.runId, c), s.pollHeaders));
   on('POST', '/threads/:id/runs/:runId/cancel', (s, r, reply) => reply.json(200, s.cancelRun(r.params.id, r.params.runId), s.pollHeaders));
   on('POST', '/threads/:id/runs/:runId/submit_tool_outputs', (s, r, reply, c) => s.submitToolOutputs(r.params.id, r.params.runId, r.body, reply, c));
-  on('GET', '/threads/:id/runs/:runId/steps', (s, r, reply) => reply.json(200, page(s.run(r.params.id, r.params.runId).steps, r.query)));
+  on('GET', '/threads/:id/runs/:runId/steps', (s, r, reply) => reply.json(200, page(s.steps(r.params.id, r.params.runId, r.query), r.query)));
+  registerFilesRoutes(registry, state, { prefix, pollAfterMs: options.pollAfterMs });
   return state;
 }
 
@@ -139,6 +147,7 @@ class AssistantsService {
       ...pick(b, ['model', 'name', 'description', 'instructions', 'tools', 'tool_resources', 'metadata', 'temperature', 'top_p', 'response_format']),
     };
     checkTools(assistant.tools);
+    this.checkToolResources(assistant.tool_resources);
     this.state.assistants.set(assistant.id as string, assistant);
     return assistant;
   }
@@ -151,7 +160,9 @@ class AssistantsService {
 
   updateAssistant(id: string, body: unknown): Json {
     const assistant = this.assistant(id);
-    Object.assign(assistant, pick(record(body, 'body'), ['model', 'name', 'description', 'instructions', 'tools', 'tool_resources', 'metadata', 'temperature', 'top_p']));
+    const b = record(body, 'body');
+    if (b.tool_resources !== undefined) this.checkToolResources(b.tool_resources);
+    Object.assign(assistant, pick(b, ['model', 'name', 'description', 'instructions', 'tools', 'tool_resources', 'metadata', 'temperature', 'top_p']));
     return assistant;
   }
 
@@ -161,9 +172,36 @@ class AssistantsService {
     return { id, object: 'assistant.deleted', deleted: true };
   }
 
+  /** Vector stores named in tool resources must exist, as on the service. */
+  private checkToolResources(resources: unknown): void {
+    if (resources === undefined || resources === null) return;
+    if (!isRecord(resources)) throw new BadRequest('`tool_resources` must be an object.', 400, 'tool_resources');
+    for (const id of vectorStoreIds(resources)) {
+      if (!this.state.vectorStores.has(id)) throw new BadRequest(`No vector store found with id '${id}'.`, 404, 'tool_resources.file_search.vector_store_ids');
+    }
+  }
+
+  /** A run's steps; file search results carry their text only when asked with `include`. */
+  steps(threadId: string, runId: string, query: Record<string, string>): Json[] {
+    const steps = this.run(threadId, runId).steps;
+    const withContent = Object.entries(query).some(([k, v]) => k.startsWith('include') && v.includes('file_search.results[*].content'));
+    if (withContent) return steps;
+    return steps.map((step) => {
+      const calls = (step.step_details as { tool_calls?: Json[] }).tool_calls;
+      if (!calls?.some((c) => c.type === 'file_search')) return step;
+      const stripped = calls.map((c) => {
+        if (c.type !== 'file_search') return c;
+        const search = c.file_search as { results?: Json[] };
+        return { ...c, file_search: { ...search, results: search.results?.map((r) => omit(r, 'content')) } };
+      });
+      return { ...step, step_details: { ...(step.step_details as Json), tool_calls: stripped } };
+    });
+  }
+
   // ---- threads and messages
   createThread(body: unknown, context: RouteContext): Json {
     const b = body === undefined ? {} : record(body, 'body');
+    this.checkToolResources(b.tool_resources);
     const object: Json = { id: context.ids.next('thread_'), object: 'thread', created_at: now(), metadata: b.metadata ?? {}, tool_resources: b.tool_resources ?? {} };
     const thread: EmulatedThread = { object, messages: [], runs: [] };
     this.state.threads.set(object.id as string, thread);
@@ -369,6 +407,7 @@ class AssistantsService {
     }
     const reply = context.model.reply(this.modelMessages(thread, run), modelTools(run.object.tools));
     const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+    const cited = isToolCallsReply(reply) ? undefined : this.fileSearch(thread, run, context);
     if (isToolCallsReply(reply)) {
       const toolCalls = reply.toolCalls.map((c) => ({ id: context.ids.next('call_'), type: 'function', function: { name: c.name, arguments: c.arguments } }));
       const step = this.newStep(run, context, 'tool_calls', {
@@ -387,7 +426,7 @@ class AssistantsService {
       thread_id: thread.object.id,
       role: 'assistant',
       status: 'completed',
-      content: [{ type: 'text', text: { value: reply.text, annotations: [] } }],
+      content: [{ type: 'text', text: cited ?? { value: reply.text, annotations: [] } }],
       assistant_id: run.object.assistant_id,
       run_id: run.object.id,
       attachments: [],
@@ -403,6 +442,40 @@ class AssistantsService {
     run.object.usage = usage;
     this.finish(run, 'completed');
     return message;
+  }
+
+  /**
+   * On the run's first model turn, with the file_search tool and vector stores attached: the
+   * best sentence for the question, recorded as a completed file_search step, as cited text.
+   */
+  private fileSearch(thread: EmulatedThread, run: EmulatedRun, context: RouteContext): Json | undefined {
+    const tools = Array.isArray(run.object.tools) ? (run.object.tools as unknown[]) : [];
+    if (!tools.some((t) => isRecord(t) && t.type === 'file_search')) return undefined;
+    if (run.steps.some((s) => s.type === 'tool_calls')) return undefined;
+    const assistant = this.state.assistants.get(run.object.assistant_id as string);
+    const storeIds = [...vectorStoreIds(thread.object.tool_resources), ...vectorStoreIds(assistant?.tool_resources)];
+    if (storeIds.length === 0) return undefined;
+    const hit = searchFiles(this.state, storeIds, lastUserText(thread.messages));
+    if (!hit) return undefined;
+    const step = this.newStep(run, context, 'tool_calls', {
+      type: 'tool_calls',
+      tool_calls: [
+        {
+          id: context.ids.next('call_'),
+          type: 'file_search',
+          file_search: {
+            ranking_options: { ranker: 'default_2024_08_21', score_threshold: 0 },
+            results: [{ file_id: hit.fileId, file_name: hit.filename, score: hit.score, content: [{ type: 'text', text: hit.sentence }] }],
+          },
+        },
+      ],
+    });
+    step.status = 'completed';
+    step.completed_at = now();
+    const marker = '【0:0†source】';
+    const value = `According to ${hit.filename}: "${hit.sentence}"${marker}`;
+    const start = value.length - marker.length;
+    return { value, annotations: [{ type: 'file_citation', text: marker, start_index: start, end_index: value.length, file_citation: { file_id: hit.fileId } }] };
   }
 
   private newStep(run: EmulatedRun, context: RouteContext, type: string, details: Json): Json {
@@ -469,13 +542,24 @@ class AssistantsService {
       if (!(await send('thread.run.requires_action', run.object))) return;
     } else if (status === 'completed' && result) {
       const step = run.steps[0];
+      const search = run.steps[1]?.type === 'tool_calls' && run.steps[1].status === 'completed' && created ? run.steps[1] : undefined;
+      if (search) {
+        if (!(await send('thread.run.step.created', { ...search, status: 'in_progress', completed_at: null }))) return;
+        if (!(await send('thread.run.step.completed', search))) return;
+      }
       const text = messageText(result);
+      const annotations = ((result.content as { text?: { annotations?: Json[] } }[])[0]?.text?.annotations ?? []).map((a, index): Json => ({ index, ...a }));
       const inProgress = { ...result, status: 'in_progress', content: [] };
       if (!(await send('thread.run.step.created', { ...step, status: 'in_progress' }))) return;
       if (!(await send('thread.message.created', inProgress))) return;
       if (!(await send('thread.message.in_progress', inProgress))) return;
+      let offset = 0;
       for (const word of text.split(/(?<=\s)(?=\S)/)) {
-        const delta = { id: result.id, object: 'thread.message.delta', delta: { content: [{ index: 0, type: 'text', text: { value: word, annotations: [] } }] } };
+        // An annotation rides on the delta that completes the text it covers.
+        const end = offset + word.length;
+        const covered = annotations.filter((a) => (a.end_index as number) > offset && (a.end_index as number) <= end);
+        offset = end;
+        const delta = { id: result.id, object: 'thread.message.delta', delta: { content: [{ index: 0, type: 'text', text: { value: word, annotations: covered } }] } };
         if (!(await send('thread.message.delta', delta))) return;
       }
       if (!(await send('thread.message.completed', result))) return;
@@ -523,6 +607,18 @@ function checkTools(tools: unknown): void {
       throw new BadRequest(`tools[${i}] must be {type:"function", function:{name, description?, parameters?}}.`, 400, `tools[${i}]`);
     }
   });
+}
+
+function vectorStoreIds(resources: unknown): string[] {
+  if (!isRecord(resources) || !isRecord(resources.file_search)) return [];
+  const ids = resources.file_search.vector_store_ids;
+  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
+}
+
+function omit(source: Json, key: string): Json {
+  const out = { ...source };
+  delete out[key];
+  return out;
 }
 
 function lastUserText(messages: Json[]): string {

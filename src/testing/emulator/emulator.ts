@@ -26,7 +26,7 @@ export interface RecordedRequest {
   path: string;
   query: Record<string, string>;
   headers: Record<string, string>;
-  /** Parsed JSON, or undefined when there was no body or it was not JSON. */
+  /** Parsed JSON, or undefined when there was no body, it was not JSON, or it was multipart. */
   body: unknown;
 }
 
@@ -126,12 +126,14 @@ export class Emulator implements RouteRegistry {
     const method = (request.method ?? 'GET').toUpperCase();
     const headers = flattenHeaders(request.headers);
     const query = Object.fromEntries(url.searchParams);
-    const bodyText = await readBody(request);
-    if (bodyText === undefined) {
+    const rawBody = await readBody(request);
+    if (rawBody === undefined) {
       sendError(response, 413, `Request body is larger than ${MAX_BODY_BYTES} bytes.`);
       return;
     }
-    const parsed = parseJson(bodyText);
+    // Multipart bodies (file uploads) reach their route as bytes; every other body must be JSON.
+    const multipart = isMultipart(headers['content-type']);
+    const parsed: ParsedBody = multipart ? { ok: true, value: undefined } : parseJson(rawBody.toString('utf8'));
     this.requests.push({ method, path: url.pathname, query, headers, body: parsed.ok ? parsed.value : undefined });
 
     if (!this.isAuthorized(headers)) {
@@ -159,7 +161,7 @@ export class Emulator implements RouteRegistry {
       });
       return;
     }
-    const routeRequest = { method, path: url.pathname, params: match.params, query, headers, body: parsed.value };
+    const routeRequest = { method, path: url.pathname, params: match.params, query, headers, body: parsed.value, rawBody };
     await match.handler(routeRequest, this.createReply(response, sabotage), this.context);
     // The SDKs read until the socket closes, so a route that forgot to end must not hang them.
     if (!response.writableEnded && !response.destroyed) {
@@ -253,8 +255,8 @@ function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   return flat;
 }
 
-/** The body as text, or undefined when it is too large. */
-async function readBody(request: IncomingMessage): Promise<string | undefined> {
+/** The body's bytes, or undefined when it is too large. */
+async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
@@ -263,7 +265,11 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
     if (size > MAX_BODY_BYTES) return undefined;
     chunks.push(buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+function isMultipart(contentType: string | undefined): boolean {
+  return (contentType ?? '').toLowerCase().startsWith('multipart/form-data');
 }
 
 type ParsedBody = { ok: true; value: unknown } | { ok: false; reason: string };

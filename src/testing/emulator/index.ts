@@ -38,3 +38,14 @@ export { AssistantsState, registerAssistantsRoutes, type AssistantsRoutesOptions
 export { registerResponsesRoutes, ResponsesState, responsesStateOf } from './responses-routes.js';
 export { registerConversationsRoutes } from './conversations-routes.js';
 export { FOUNDRY_DEFAULT_PROJECT, FOUNDRY_PROJECT_PREFIX, foundryProjectEndpoint, registerFoundryRoutes } from './foundry-routes.js';
+export {
+  FilesState,
+  registerFilesRoutes,
+  searchFiles,
+  type EmulatedFile,
+  type EmulatedFileBatch,
+  type EmulatedVectorStore,
+  type FileSearchHit,
+  type FilesRoutesOptions,
+} from './files-routes.js';
+export { readMultipart, type MultipartResult, type MultipartValue } from './multipart.js';

@@ -3,7 +3,11 @@ import type { EmulatedModel } from './emulated-model.js';
 import type { ErrorDetails, SseStream } from './http-replies.js';
 import type { IdGenerator } from './id-generator.js';
 
-/** What a route sees of a request; the body is already parsed JSON (or undefined). */
+/**
+ * What a route sees of a request; the body is already parsed JSON (or undefined). A
+ * `multipart/form-data` body is not parsed: `body` is undefined and the route reads `rawBody`
+ * (see `readMultipart`).
+ */
 export interface RouteRequest {
   method: string;
   path: string;
@@ -11,6 +15,8 @@ export interface RouteRequest {
   query: Record<string, string>;
   headers: Record<string, string>;
   body: unknown;
+  /** The body's bytes as received (empty when there was none). */
+  rawBody?: Buffer;
 }
 
 /** How a route answers; faults injected into the emulator are applied underneath. */

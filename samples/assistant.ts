@@ -1,13 +1,15 @@
 /**
  * An OpenAI assistant (Assistants v2) with a Skein tool, a multi-turn service thread that is
- * saved and resumed, and a streamed turn. Without OPENAI_API_KEY it runs against the emulator.
+ * saved and resumed, a streamed turn, and file search: a file uploaded into a vector store,
+ * attached to a thread, and an answer that cites it. Without OPENAI_API_KEY it runs against
+ * the emulator.
  *
- *   npm run build && node dist/samples/assistants.js
+ *   npm run build && node dist/samples/assistant.js
  */
 import 'reflect-metadata';
 import OpenAI from 'openai';
 import { tool } from 'skein';
-import { OpenAIAssistantAgent } from 'skein/openai';
+import { fileCitationsOf, OpenAIAssistantAgent } from 'skein/openai';
 import { Emulator } from 'skein/testing';
 import { z } from 'zod';
 
@@ -51,6 +53,28 @@ try {
   console.log();
   for (const m of await agent.getThreadMessages(resumed)) console.log(`  [${m.role}] ${m.contents.map((c) => (c.kind === 'text' ? c.text : '')).join('')}`);
   await agent.deleteThread(resumed);
+
+  // File search: upload a file, index it in a vector store, attach the store to a thread.
+  const file = await OpenAIAssistantAgent.uploadFile(client, {
+    name: 'travel-policy.md',
+    content: 'Economy tickets can be changed for a fee of 50 euros. Business tickets can be changed for free.',
+  });
+  const store = await OpenAIAssistantAgent.createVectorStore(client, { name: 'travel policy', fileIds: [file.id] });
+  try {
+    const docs = await agent.createThread({ vectorStoreIds: [store.id] });
+    const answer = await agent.run('How much does it cost to change an economy ticket?', {
+      thread: docs,
+      invocationOptions: { enableFileSearch: true }, // or enableFileSearch in the definition
+    });
+    console.log(answer.text);
+    for (const citation of fileCitationsOf(answer)) {
+      console.log(`  cites ${citation.fileId === file.id ? file.name : citation.fileId} at ${citation.startIndex}..${citation.endIndex}`);
+    }
+    await agent.deleteThread(docs);
+  } finally {
+    await OpenAIAssistantAgent.deleteVectorStore(client, store.id);
+    await OpenAIAssistantAgent.deleteFile(client, file.id);
+  }
 } finally {
   await agent.delete();
   await emulator?.stop();

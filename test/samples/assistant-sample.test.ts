@@ -1,0 +1,19 @@
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+describe('samples/assistant', () => {
+  it('runs the assistant lifecycle and a cited file-search answer on the emulator', async () => {
+    const sample = fileURLToPath(new URL('../../samples/assistant.js', import.meta.url));
+    const env = { ...process.env };
+    delete env.OPENAI_API_KEY;
+    const { stdout } = await run(process.execPath, [sample], { env });
+    expect(stdout).to.contain('get_weather returned: sunny, 21°C in Lisbon');
+    expect(stdout).to.contain('streamed: Your name is Ada.');
+    expect(stdout).to.contain('According to travel-policy.md: "Economy tickets can be changed for a fee of 50 euros."【0:0†source】');
+    expect(stdout).to.match(/cites travel-policy\.md at \d+\.\.\d+/);
+  });
+});
