@@ -55,11 +55,18 @@ function pickEntry(exports: unknown): string | undefined {
   return undefined;
 }
 
+interface LangChainMessage {
+  content: unknown;
+}
 interface LangChainModule {
-  ChatOpenAI: new (fields: Record<string, unknown>) => { invoke(messages: unknown[]): Promise<{ content: unknown }> };
+  ChatOpenAI: new (fields: Record<string, unknown>) => {
+    invoke(messages: unknown[]): Promise<LangChainMessage>;
+    stream(messages: unknown[]): Promise<AsyncIterable<LangChainMessage>>;
+  };
 }
 interface AiModule {
   generateText(options: Record<string, unknown>): Promise<{ text: string }>;
+  streamText(options: Record<string, unknown>): { textStream: AsyncIterable<string> };
 }
 interface AiOpenAIModule {
   createOpenAI(options: Record<string, unknown>): { chat(model: string): unknown };
@@ -67,6 +74,11 @@ interface AiOpenAIModule {
 interface AgentsModule {
   Agent: new (options: Record<string, unknown>) => unknown;
   run(agent: unknown, input: unknown[]): Promise<{ finalOutput?: unknown; history: unknown[] }>;
+  run(
+    agent: unknown,
+    input: unknown[],
+    options: { stream: true },
+  ): Promise<{ toTextStream(): AsyncIterable<string>; completed: Promise<void>; history: unknown[] }>;
   setDefaultOpenAIClient(client: unknown): void;
   setOpenAIAPI(api: string): void;
   setTracingDisabled(disabled: boolean): void;
@@ -74,10 +86,45 @@ interface AgentsModule {
 
 type Message = { role: string; content: string };
 
-export async function loadPeerContenders(baseURL: string): Promise<{ contenders: Contender[]; notes: string[] }> {
+function textOf(content: unknown): string {
+  return typeof content === 'string' ? content : JSON.stringify(content);
+}
+
+/** The installed version of a peer (for the results), or '?'. */
+async function peerVersion(name: string): Promise<string> {
+  try {
+    const pkg = JSON.parse(await readFile(path.join(peersDir, 'node_modules', name, 'package.json'), 'utf8')) as { version?: string };
+    return pkg.version ?? '?';
+  } catch {
+    return '?';
+  }
+}
+
+/**
+ * The `openai` SDK that `@openai/agents` itself depends on (it may be a newer major than the
+ * project's), so the agent runs on the client it was built for.
+ */
+async function agentsOpenAI(): Promise<new (options: Record<string, unknown>) => unknown> {
+  try {
+    const require = createRequire(path.join(peersDir, 'node_modules', '@openai', 'agents-openai', 'package.json'));
+    const module = (await import(pathToFileURL(require.resolve('openai')).href)) as { default: new (options: Record<string, unknown>) => unknown };
+    return module.default;
+  } catch {
+    return OpenAI as unknown as new (options: Record<string, unknown>) => unknown;
+  }
+}
+
+/**
+ * Peer contenders: non-streaming ones compared with the raw SDK (`openai SDK`), streaming ones
+ * with the SDK's own stream (`openai SDK stream`). Each keeps the same growing history the way
+ * its documentation shows, and sends one request per turn.
+ */
+export async function loadPeerContenders(baseURL: string): Promise<{ contenders: Contender[]; notes: string[]; versions: Record<string, string> }> {
   const contenders: Contender[] = [];
   const notes: string[] = [];
+  const versions: Record<string, string> = {};
   const missing = (name: string) => notes.push(`${name} is not installed; skipped (npm run bench:peers installs it into bench/.peers)`);
+  for (const name of ['@langchain/openai', '@langchain/core', 'ai', '@ai-sdk/openai', '@openai/agents']) versions[name] = await peerVersion(name);
 
   const langchain = (await importPeer('@langchain/openai')) as LangChainModule | undefined;
   if (langchain?.ChatOpenAI) {
@@ -92,7 +139,23 @@ export async function loadPeerContenders(baseURL: string): Promise<{ contenders:
             history.push({ role: 'user', content: text });
             const reply = await chat.invoke(history);
             history.push(reply);
-            return typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content);
+            return textOf(reply.content);
+          },
+        };
+      },
+    });
+    contenders.push({
+      name: 'LangChain stream',
+      baseline: 'openai SDK stream',
+      newConversation() {
+        const history: unknown[] = [{ role: 'system', content: INSTRUCTIONS }];
+        return {
+          async turn(text) {
+            history.push({ role: 'user', content: text });
+            let reply = '';
+            for await (const chunk of await chat.stream(history)) reply += textOf(chunk.content);
+            history.push({ role: 'assistant', content: reply });
+            return reply;
           },
         };
       },
@@ -107,11 +170,35 @@ export async function loadPeerContenders(baseURL: string): Promise<{ contenders:
       name: 'Vercel ai',
       baseline: 'openai SDK',
       newConversation() {
-        const messages: Message[] = [{ role: 'system', content: INSTRUCTIONS }];
+        const messages: Message[] = [];
         return {
           async turn(text) {
             messages.push({ role: 'user', content: text });
-            const { text: reply } = await ai.generateText({ model, messages, maxRetries: 2 });
+            const { text: reply } = await ai.generateText({ model, system: INSTRUCTIONS, messages });
+            messages.push({ role: 'assistant', content: reply });
+            return reply;
+          },
+        };
+      },
+    });
+    contenders.push({
+      name: 'Vercel ai stream',
+      baseline: 'openai SDK stream',
+      newConversation() {
+        const messages: Message[] = [];
+        return {
+          async turn(text) {
+            messages.push({ role: 'user', content: text });
+            let reply = '';
+            const result = ai.streamText({
+              model,
+              system: INSTRUCTIONS,
+              messages,
+              onError: ({ error }: { error: unknown }) => {
+                throw error;
+              },
+            });
+            for await (const part of result.textStream) reply += part;
             messages.push({ role: 'assistant', content: reply });
             return reply;
           },
@@ -122,7 +209,8 @@ export async function loadPeerContenders(baseURL: string): Promise<{ contenders:
 
   const agents = (await importPeer('@openai/agents')) as AgentsModule | undefined;
   if (agents?.Agent) {
-    agents.setDefaultOpenAIClient(new OpenAI({ apiKey: 'bench', baseURL }));
+    const Client = await agentsOpenAI();
+    agents.setDefaultOpenAIClient(new Client({ apiKey: 'bench', baseURL }));
     agents.setOpenAIAPI('chat_completions');
     agents.setTracingDisabled(true);
     const agent = new agents.Agent({ name: 'bench', instructions: INSTRUCTIONS, model: MODEL });
@@ -140,7 +228,24 @@ export async function loadPeerContenders(baseURL: string): Promise<{ contenders:
         };
       },
     });
+    contenders.push({
+      name: '@openai/agents stream',
+      baseline: 'openai SDK stream',
+      newConversation() {
+        let history: unknown[] = [];
+        return {
+          async turn(text) {
+            const result = await agents.run(agent, [...history, { role: 'user', content: text }], { stream: true });
+            let reply = '';
+            for await (const part of result.toTextStream()) reply += part;
+            await result.completed;
+            history = result.history;
+            return reply;
+          },
+        };
+      },
+    });
   } else missing('@openai/agents');
 
-  return { contenders, notes };
+  return { contenders, notes, versions };
 }

@@ -53,7 +53,7 @@ export interface BenchResults {
   environment: { node: string; platform: string; cpus: number; cpuModel: string };
   options: Omit<BenchOptions, 'log'>;
   turns: ContenderResult[];
-  peers: { results: ContenderResult[]; notes: string[] } | undefined;
+  peers: { results: ContenderResult[]; notes: string[]; versions: Record<string, string> } | undefined;
   serialization: SerializationResult;
   concurrency: ConcurrencyResult;
   importRss: ImportRssResult;
@@ -75,11 +75,17 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
     if (options.peers) {
       const loaded = await loadPeerContenders(server.baseURL);
       if (loaded.contenders.length === 0) {
-        peers = { results: [], notes: loaded.notes };
+        peers = { results: [], notes: loaded.notes, versions: loaded.versions };
       } else {
         log(`peers: ${loaded.contenders.map((c) => c.name).join(', ')}`);
-        const contenders: Contender[] = [sdkContender(server.baseURL), skeinRunContender(server.baseURL), ...loaded.contenders];
-        peers = { results: await runTurns(contenders, options), notes: loaded.notes };
+        const contenders: Contender[] = [
+          sdkContender(server.baseURL),
+          skeinRunContender(server.baseURL),
+          sdkStreamContender(server.baseURL),
+          skeinStreamContender(server.baseURL),
+          ...loaded.contenders,
+        ];
+        peers = { results: await runTurns(contenders, options), notes: loaded.notes, versions: loaded.versions };
       }
       for (const note of peers.notes) log(`peers: ${note}`);
     }
@@ -157,9 +163,10 @@ function checksOf(
     check('RSS import skein+skein/openai / openai', rss.ratio, 1.2, `${rss.skeinMiB.toFixed(1)} MiB vs ${rss.openaiMiB.toFixed(1)} MiB (bare node ${rss.nodeOnlyMiB.toFixed(1)})`),
   );
   for (const peer of peers?.results ?? []) {
-    if (peer.name === 'openai SDK') continue;
-    checks.push(check(`${peer.name} wall / openai SDK`, peer.wallRatio!, undefined, `${Math.round(peer.meanTurnWallUs)} us per turn; turns 46-50 / 1-5: ${peer.flatnessWall.toFixed(2)}x`));
-    checks.push(check(`${peer.name} CPU / openai SDK`, peer.cpuRatio!, undefined));
+    if (peer.baseline === undefined) continue;
+    const note = `${Math.round(peer.meanTurnWallUs)} us wall, ${Math.round(peer.meanTurnCpuUs)} us CPU per turn; turns 46-50 / 1-5: ${peer.flatnessCpu.toFixed(2)}x CPU`;
+    checks.push(check(`peers: ${peer.name} wall / ${peer.baseline}`, peer.wallRatio!, undefined, note));
+    checks.push(check(`peers: ${peer.name} CPU / ${peer.baseline}`, peer.cpuRatio!, undefined));
   }
   return checks;
 }

@@ -43,6 +43,7 @@ function textOf(contents: readonly AIContent[]): string {
 }
 
 function userContent(contents: readonly AIContent[]): string | ContentPart[] {
+  if (contents.length === 1 && contents[0]!.kind === 'text') return contents[0]!.text;
   if (contents.every((c) => c.kind === 'text')) return textOf(contents);
   const parts: ContentPart[] = [];
   for (const c of contents) {
@@ -54,6 +55,7 @@ function userContent(contents: readonly AIContent[]): string | ContentPart[] {
 }
 
 function assistantMessage(contents: readonly AIContent[]): MessageParam {
+  if (contents.length === 1 && contents[0]!.kind === 'text') return { role: 'assistant', content: contents[0]!.text };
   const calls = contents.filter((c): c is FunctionCallContent => c.kind === 'function-call');
   const text = textOf(contents);
   const message: OpenAI.Chat.Completions.ChatCompletionAssistantMessageParam = { role: 'assistant', content: text || (calls.length ? null : '') };

@@ -54,7 +54,10 @@ export class OpenAIChatClient implements ChatClient {
 
   async getResponse(messages: readonly ChatMessage[], options: ChatOptions = {}): Promise<ChatResponse> {
     try {
-      const completion = await this.client.chat.completions.create({ ...this.#request(messages, options), stream: false }, { signal: options.signal });
+      const request = this.#request(messages, options) as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
+      request.stream = false;
+      // No signal, no request option: the SDK would otherwise hang an abort listener on it.
+      const completion = await this.client.chat.completions.create(request, options.signal ? { signal: options.signal } : undefined);
       return fromChatCompletion(completion);
     } catch (error) {
       throw toSkeinError(this.providerId, error, options.signal);

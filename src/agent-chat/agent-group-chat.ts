@@ -1,5 +1,7 @@
 import type { Container } from 'inversify';
-import { Observable, type Subscription } from 'rxjs';
+// Observable alone: the rxjs index loads every operator (megabytes of RSS); same classes either way.
+import { Observable } from 'rxjs/internal/Observable';
+import type { Subscription } from 'rxjs';
 import type { AIAgent } from '../agents/ai-agent.js';
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
 import { linkSignal } from '../agents/chat-agent.js';

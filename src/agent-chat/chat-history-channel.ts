@@ -1,4 +1,5 @@
-import { Observable } from 'rxjs';
+// Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
+import { Observable } from 'rxjs/internal/Observable';
 import type { AIAgent } from '../agents/ai-agent.js';
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
 import { ChatAgent } from '../agents/chat-agent.js';

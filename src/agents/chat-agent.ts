@@ -1,7 +1,7 @@
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
 import { Observable } from 'rxjs/internal/Observable';
 import type { ChatClient, ThreadKind } from '../clients/chat-client.js';
-import { type ChatOptions, mergeChatOptions } from '../clients/chat-options.js';
+import { type ChatOptions, type ToolDeclaration, mergeChatOptions } from '../clients/chat-options.js';
 import { type ChatResponse, type ChatResponseUpdate, responseFromUpdates } from '../clients/chat-response.js';
 import { AbortError, SkeinError, ThreadCompatibilityError } from '../errors/skein-error.js';
 import { type AgentInput, type ChatMessage, toMessages } from '../messages/chat-message.js';
@@ -85,6 +85,9 @@ export class ChatAgent extends AIAgent {
     chatClient: MiddlewareLayer<ChatRequestContext, ChatResponse>[];
   };
   readonly #reducer: ChatReducer | undefined;
+  /** The agent's own tools as the client sees them, built once (most runs add none). */
+  readonly #toolList: AITool[];
+  readonly #declarations: ToolDeclaration[] | undefined;
 
   constructor(options: ChatAgentOptions) {
     super();
@@ -108,10 +111,12 @@ export class ChatAgent extends AIAgent {
       chatClient: (mw.chatClient ?? []).map((m) => (c, next) => m.onChatRequest(c, next)),
     };
     this.#reducer = options.chatReducer;
+    this.#toolList = [...this.#tools.values()];
+    this.#declarations = this.#toolList.length ? this.#toolList.map((t) => t.declaration) : undefined;
   }
 
   get tools(): AITool[] {
-    return [...this.#tools.values()];
+    return [...this.#toolList];
   }
 
   /** The kind of thread this agent makes and continues: the client's, as configured for this agent. */
@@ -145,10 +150,12 @@ export class ChatAgent extends AIAgent {
   }
 
   async run(input: AgentInput, options: AgentRunOptions = {}): Promise<AgentRunResponse> {
-    const signal = options.signal ?? new AbortController().signal;
-    const callModel: CallModel = (messages, chatOptions) => this.chatClient.getResponse(messages, chatOptions);
-    return this.#runOnThread(input, options, signal, callModel);
+    // Without the caller's signal nothing can abort the run: no controller is made for it (the
+    // SDK would also hang a listener on it per request); tools get a signal of their own.
+    return this.#runOnThread(input, options, options.signal, this.#getResponse);
   }
+
+  readonly #getResponse: CallModel = (messages, chatOptions) => this.chatClient.getResponse(messages, chatOptions);
 
   runStream(input: AgentInput, options: AgentRunOptions = {}): Observable<AgentRunResponseUpdate> {
     return new Observable<AgentRunResponseUpdate>((subscriber) => {
@@ -209,7 +216,7 @@ export class ChatAgent extends AIAgent {
   async #runOnThread(
     input: AgentInput,
     options: AgentRunOptions,
-    signal: AbortSignal,
+    signal: AbortSignal | undefined,
     callModel: CallModel,
     emit?: (update: ChatResponseUpdate) => void,
   ): Promise<AgentRunResponse> {
@@ -218,7 +225,9 @@ export class ChatAgent extends AIAgent {
     const release = await thread.acquire(options.concurrency ?? this.#concurrency);
     try {
       throwIfAborted(signal);
-      const context: AgentRunContext = { agent: this, thread, messages: stamp(toMessages(input)), options, streaming: emit !== undefined };
+      const messages = stamp(input);
+      if (this.#middleware.agentRun.length === 0) return await this.#executeTurn(thread, messages, options, signal, callModel, emit);
+      const context: AgentRunContext = { agent: this, thread, messages, options, streaming: emit !== undefined };
       let ranTurn = false;
       const response = await runThrough(this.#middleware.agentRun, context, (ctx) => {
         ranTurn = true;
@@ -227,7 +236,7 @@ export class ChatAgent extends AIAgent {
       if (!ranTurn) await this.#commitShortCircuit(thread, context.messages, response, emit);
       return response;
     } catch (error) {
-      if (signal.aborted && !(error instanceof AbortError)) throw new AbortError(undefined, { cause: error });
+      if (signal?.aborted && !(error instanceof AbortError)) throw new AbortError(undefined, { cause: error });
       throw error;
     } finally {
       release();
@@ -239,24 +248,36 @@ export class ChatAgent extends AIAgent {
     thread: AgentThread,
     input: ChatMessage[],
     options: AgentRunOptions,
-    signal: AbortSignal,
+    signal: AbortSignal | undefined,
     callModel: CallModel,
     emit?: (update: ChatResponseUpdate) => void,
   ): Promise<AgentRunResponse> {
-    const tools = options.tools?.length ? new Map([...this.#tools, ...toolMap(options.tools)]) : new Map(this.#tools);
+    // The agent's own map is shared until the run or a context provider adds tools (copy on write).
+    let tools: Map<string, AITool> | ReadonlyMap<string, AITool> = options.tools?.length ? new Map([...this.#tools, ...toolMap(options.tools)]) : this.#tools;
+    // Tools always get a signal: the run's, or one that never aborts when the caller gave none.
     const invokeTool = (call: FunctionCallContent, tool: AITool) =>
-      runThrough(this.#middleware.functionCall, { agent: this, thread, call, tool }, () => tool.invoke({ call, signal, thread }));
+      runThrough(this.#middleware.functionCall, { agent: this, thread, call, tool }, () =>
+        tool.invoke({ call, signal: signal ?? new AbortController().signal, thread }),
+      );
 
     const turnInput = await this.#settleApprovals(thread, input, tools, invokeTool, emit);
     const stored = thread.messageStore ? await thread.messageStore.listMessages() : [];
     const history = this.#reducer && stored.length > 0 ? await this.#reducer.reduce(stored) : stored;
-    const contexts = await this.#gatherContext(thread, turnInput);
-    for (const t of contexts.tools) if (!tools.has(t.declaration.name)) tools.set(t.declaration.name, t);
+    const contexts = this.#contextProviders.length ? await this.#gatherContext(thread, turnInput) : NO_CONTEXT;
+    if (contexts.tools.length) {
+      const all = tools === this.#tools ? new Map(this.#tools) : (tools as Map<string, AITool>);
+      for (const t of contexts.tools) if (!all.has(t.declaration.name)) all.set(t.declaration.name, t);
+      tools = all;
+    }
 
-    const modelCall: CallModel = (messages, chatOptions) =>
-      runThrough(this.#middleware.chatClient, { agent: this, messages, options: chatOptions, streaming: emit !== undefined }, (ctx) =>
-        callModel(ctx.messages, ctx.options),
-      );
+    const modelCall: CallModel =
+      this.#middleware.chatClient.length === 0
+        ? callModel
+        : (messages, chatOptions) =>
+            // A copy per call: middleware may change its context's options in place.
+            runThrough(this.#middleware.chatClient, { agent: this, messages, options: { ...chatOptions }, streaming: emit !== undefined }, (ctx) =>
+              callModel(ctx.messages, ctx.options),
+            );
     let result: FunctionLoopResult;
     try {
       result = await runFunctionLoop({
@@ -264,7 +285,7 @@ export class ChatAgent extends AIAgent {
         history,
         contextMessages: contexts.messages,
         input: turnInput,
-        options: this.#chatOptionsFor(thread, options, signal, [...tools.values()], contexts.instructions),
+        options: this.#chatOptionsFor(thread, options, signal, tools, contexts.instructions),
         serviceManaged: thread.messageStore === undefined && this.threadKind !== 'message-store',
         tools,
         maxIterations: options.maxToolIterations ?? this.#maxToolIterations,
@@ -277,13 +298,16 @@ export class ChatAgent extends AIAgent {
       });
       throwIfAborted(signal);
     } catch (error) {
-      await this.#notifyProviders(thread, turnInput, undefined, error);
+      if (this.#contextProviders.length) await this.#notifyProviders(thread, turnInput, undefined, error);
       throw error;
     }
     const produced = this.#authored(result.messages);
     const approvalRequests = approvalRequestsFor(result.pendingApprovals);
     if (approvalRequests.length) emit?.({ role: 'assistant', contents: approvalRequests });
-    const state = withPendingApprovals(await this.#notifyProviders(thread, turnInput, produced), result.pendingApprovals);
+    const state = withPendingApprovals(
+      this.#contextProviders.length ? await this.#notifyProviders(thread, turnInput, produced) : thread.state,
+      result.pendingApprovals,
+    );
     await this.#commit(thread, turnInput, produced, result);
     // Service threads keep what the provider needs to continue (e.g. the agent binding).
     thread.state = result.continuation && thread.serviceThreadId !== undefined ? { ...state, continuation: result.continuation as JsonObject } : state;
@@ -305,6 +329,7 @@ export class ChatAgent extends AIAgent {
     emit?: (update: ChatResponseUpdate) => void,
   ): Promise<ChatMessage[]> {
     const pending = pendingApprovalsOf(thread);
+    if (pending.length === 0 && !hasApprovalAnswers(input)) return input;
     const { answers, rest } = splitApprovalAnswers(input);
     if (pending.length === 0 && answers.size === 0) return input;
     const results = await settlePendingApprovals(pending, answers, (call) => {
@@ -348,18 +373,31 @@ export class ChatAgent extends AIAgent {
     await thread.messageStore!.addMessages([...input, ...response.messages]);
   }
 
-  #chatOptionsFor(thread: AgentThread, options: AgentRunOptions, signal: AbortSignal, tools: AITool[], extraInstructions: string): ChatOptions {
-    const instructions = [this.instructions, extraInstructions].filter(Boolean).join('\n\n') || undefined;
+  #chatOptionsFor(
+    thread: AgentThread,
+    options: AgentRunOptions,
+    signal: AbortSignal | undefined,
+    tools: ReadonlyMap<string, AITool>,
+    extraInstructions: string,
+  ): ChatOptions {
+    const instructions = extraInstructions ? [this.instructions, extraInstructions].filter(Boolean).join('\n\n') : this.instructions || undefined;
+    const declarations = tools === this.#tools ? this.#declarations : tools.size ? [...tools.values()].map((t) => t.declaration) : undefined;
+    const continuation = thread.state.continuation;
+    if (!this.#chatOptions && !options.chatOptions && !continuation) {
+      // The common case, without the general merge: same keys, undefined ones left out.
+      const merged: ChatOptions = {};
+      if (instructions !== undefined) merged.instructions = instructions;
+      if (declarations !== undefined) merged.tools = declarations;
+      if (thread.serviceThreadId !== undefined) merged.conversationId = thread.serviceThreadId;
+      if (signal !== undefined) merged.signal = signal;
+      return merged;
+    }
     return mergeChatOptions(
       { instructions },
       this.#chatOptions,
       options.chatOptions,
-      {
-        tools: tools.length ? tools.map((t) => t.declaration) : undefined,
-        conversationId: thread.serviceThreadId,
-        signal,
-      },
-      thread.state.continuation ? { additionalProperties: { continuation: thread.state.continuation } } : undefined,
+      { tools: declarations, conversationId: thread.serviceThreadId, signal },
+      continuation ? { additionalProperties: { continuation } } : undefined,
     );
   }
 
@@ -395,9 +433,18 @@ export class ChatAgent extends AIAgent {
 }
 
 
-function stamp(messages: ChatMessage[]): ChatMessage[] {
+const NO_CONTEXT: Required<AIContext> = Object.freeze({ instructions: '', messages: [], tools: [] });
+
+/** The run's input as messages, each with a creation time (the caller's, when given). */
+function stamp(input: AgentInput): ChatMessage[] {
   const now = new Date().toISOString();
-  return messages.map((m) => (m.createdAt ? m : { ...m, createdAt: now }));
+  if (typeof input === 'string') return [{ role: 'user', contents: [{ kind: 'text', text: input }], createdAt: now }];
+  return toMessages(input).map((m) => (m.createdAt ? m : { ...m, createdAt: now }));
+}
+
+function hasApprovalAnswers(input: readonly ChatMessage[]): boolean {
+  for (const message of input) for (const c of message.contents) if (c.kind === 'function-approval-response') return true;
+  return false;
 }
 
 /** Aborts `controller` when `signal` does; returns the unlink for teardown. */

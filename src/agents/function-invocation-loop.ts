@@ -21,7 +21,8 @@ export interface FunctionLoopRequest {
   serviceManaged: boolean;
   tools: ReadonlyMap<string, AITool>;
   maxIterations: number;
-  signal: AbortSignal;
+  /** The run's signal; none when nothing can abort the run (tools then get a never-aborting one). */
+  signal?: AbortSignal;
   thread?: AgentThread;
   /** Called with each model response's messages and each tool-result message, in order. */
   onMessages?: (messages: readonly ChatMessage[], fromModel: boolean) => void;
@@ -49,12 +50,16 @@ export interface FunctionLoopResult {
 export async function runFunctionLoop(request: FunctionLoopRequest): Promise<FunctionLoopResult> {
   const result: FunctionLoopResult = { messages: [] };
   const context = request.contextMessages ?? [];
-  let pending: readonly ChatMessage[] = [...context, ...request.input];
+  let pending: readonly ChatMessage[] | undefined;
   let options = request.options;
   for (let round = 0; ; round++) {
     throwIfAborted(request.signal);
-    const toSend = request.serviceManaged ? pending : [...request.history, ...context, ...request.input, ...result.messages];
-    const response = await request.callModel(toSend, { ...options, conversationId: result.conversationId ?? options.conversationId });
+    const toSend = request.serviceManaged
+      ? (pending ?? (context.length ? [...context, ...request.input] : request.input))
+      : request.history.concat(context, request.input, result.messages);
+    // The options object is the run's own; a copy is needed only once the service named a conversation.
+    const callOptions = result.conversationId === undefined ? options : { ...options, conversationId: result.conversationId };
+    const response = await request.callModel(toSend, callOptions);
     absorb(result, response);
     request.onMessages?.(response.messages, true);
 
@@ -102,7 +107,9 @@ async function invokeAll(calls: FunctionCallContent[], request: FunctionLoopRequ
         const known = [...request.tools.keys()];
         return notRun(call, `unknown tool "${call.name}"; available tools: ${known.length ? known.join(', ') : 'none'}.`);
       }
-      return request.invokeTool ? request.invokeTool(call, tool) : tool.invoke({ call, signal: request.signal, thread: request.thread });
+      return request.invokeTool
+        ? request.invokeTool(call, tool)
+        : tool.invoke({ call, signal: request.signal ?? new AbortController().signal, thread: request.thread });
     }),
   ).then((results) => {
     throwIfAborted(request.signal);
@@ -114,6 +121,6 @@ export function notRun(call: FunctionCallContent, error: string): FunctionResult
   return { kind: 'function-result', callId: call.callId, error };
 }
 
-export function throwIfAborted(signal: AbortSignal): void {
-  if (signal.aborted) throw new AbortError(undefined, { cause: signal.reason });
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new AbortError(undefined, { cause: signal.reason });
 }

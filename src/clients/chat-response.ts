@@ -53,6 +53,7 @@ export function responseText(response: { messages: readonly ChatMessage[] }): st
 export function responseFromUpdates(updates: readonly ChatResponseUpdate[]): ChatResponse {
   const response: ChatResponse = { messages: [] };
   let current: ChatMessage | undefined;
+  let joined: AIContent | undefined;
   for (const update of updates) {
     if (update.responseId) response.responseId = update.responseId;
     if (update.conversationId) response.conversationId = update.conversationId;
@@ -72,18 +73,28 @@ export function responseFromUpdates(updates: readonly ChatResponseUpdate[]): Cha
       if (update.messageId) current.messageId = update.messageId;
       response.messages.push(current);
     }
-    for (const content of contents) appendContent(current!, content);
+    for (const content of contents) joined = appendContent(current!, content, joined);
   }
   return response;
 }
 
-function appendContent(message: ChatMessage, content: AIContent): void {
+/**
+ * Appends `content`, joining adjacent text. The updates' own contents were handed to
+ * subscribers and stay untouched: the first join copies, later joins extend that copy (returned).
+ */
+function appendContent(message: ChatMessage, content: AIContent, joined: AIContent | undefined): AIContent | undefined {
   const last = message.contents[message.contents.length - 1];
   if (content.kind === 'text' && last?.kind === 'text' && !content.additionalProperties) {
-    message.contents[message.contents.length - 1] = { ...last, text: last.text + content.text };
-  } else {
-    message.contents.push(content);
+    if (last === joined) {
+      last.text += content.text;
+      return last;
+    }
+    const copy = { ...last, text: last.text + content.text };
+    message.contents[message.contents.length - 1] = copy;
+    return copy;
   }
+  message.contents.push(content);
+  return joined;
 }
 
 export function functionCallsOf(messages: readonly ChatMessage[]): FunctionCallContent[] {
