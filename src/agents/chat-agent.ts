@@ -29,6 +29,7 @@ import {
   runThrough,
 } from './middleware.js';
 import { type CallModel, type FunctionLoopResult, notRun, runFunctionLoop, throwIfAborted } from './function-invocation-loop.js';
+import { PartialTurn } from './partial-turn.js';
 
 type MiddlewareLayer<C, R> = (context: C, next: () => Promise<R>) => Promise<R>;
 
@@ -55,6 +56,11 @@ export interface ChatAgentOptions {
   middleware?: AgentMiddleware;
   /** Shrinks a store thread's history before each run (the stored history is unchanged). */
   chatReducer?: ChatReducer;
+  /**
+   * Default of `AgentRunOptions.keepPartial`: a failed run on a message-store thread records the
+   * assistant text that arrived (marked `partial`). Default false: a failed run changes nothing.
+   */
+  keepPartial?: boolean;
 }
 
 export interface AgentMiddleware {
@@ -85,6 +91,7 @@ export class ChatAgent extends AIAgent {
     chatClient: MiddlewareLayer<ChatRequestContext, ChatResponse>[];
   };
   readonly #reducer: ChatReducer | undefined;
+  readonly #keepPartial: boolean;
 
   constructor(options: ChatAgentOptions) {
     super();
@@ -108,6 +115,7 @@ export class ChatAgent extends AIAgent {
       chatClient: (mw.chatClient ?? []).map((m) => (c, next) => m.onChatRequest(c, next)),
     };
     this.#reducer = options.chatReducer;
+    this.#keepPartial = options.keepPartial ?? false;
   }
 
   get tools(): AITool[] {
@@ -157,8 +165,8 @@ export class ChatAgent extends AIAgent {
       const emit = (update: ChatResponseUpdate) => {
         if (!subscriber.closed) subscriber.next(this.#toAgentUpdate(update));
       };
-      const callModel: CallModel = (messages, chatOptions) =>
-        collectStream(this.chatClient.getStreamingResponse(messages, chatOptions), emit, controller.signal);
+      const callModel: CallModel = (messages, chatOptions, onUpdate) =>
+        collectStream(this.chatClient.getStreamingResponse(messages, chatOptions), onUpdate ? (u) => (onUpdate(u), emit(u)) : emit, controller.signal);
       // Once the run has settled there is nothing to abort; building the AbortError and firing
       // the abort event on every completed stream was a measurable share of a streamed turn.
       let settled = false;
@@ -253,9 +261,11 @@ export class ChatAgent extends AIAgent {
     const contexts = await this.#gatherContext(thread, turnInput);
     for (const t of contexts.tools) if (!tools.has(t.declaration.name)) tools.set(t.declaration.name, t);
 
+    // Only store threads keep partial turns: a service thread's history is the service's to decide.
+    const partial = (options.keepPartial ?? this.#keepPartial) && (thread.messageStore !== undefined || this.threadKind === 'message-store') ? new PartialTurn() : undefined;
     const modelCall: CallModel = (messages, chatOptions) =>
       runThrough(this.#middleware.chatClient, { agent: this, messages, options: chatOptions, streaming: emit !== undefined }, (ctx) =>
-        callModel(ctx.messages, ctx.options),
+        callModel(ctx.messages, ctx.options, partial?.onUpdate),
       );
     let result: FunctionLoopResult;
     try {
@@ -272,13 +282,14 @@ export class ChatAgent extends AIAgent {
         thread,
         invokeTool,
         onMessages: (messages, fromModel) => {
+          partial?.completed(messages);
           if (!fromModel) emit?.({ role: 'tool', contents: messages[0]!.contents });
         },
       });
       throwIfAborted(signal);
     } catch (error) {
       await this.#notifyProviders(thread, turnInput, undefined, error);
-      throw error;
+      throw partial ? await this.#recordPartial(thread, turnInput, partial, signal.aborted ? toAbortError(error) : error) : error;
     }
     const produced = this.#authored(result.messages);
     const approvalRequests = approvalRequestsFor(result.pendingApprovals);
@@ -340,6 +351,24 @@ export class ChatAgent extends AIAgent {
     return state;
   }
 
+  /**
+   * keepPartial: records the input and what arrived before `failure` (see PartialTurn) and
+   * returns the error to throw, carrying the partial assistant message. When nothing arrived, or
+   * the store append fails, the thread is unchanged and `failure` is returned as it was.
+   */
+  async #recordPartial(thread: AgentThread, input: ChatMessage[], partial: PartialTurn, failure: unknown): Promise<unknown> {
+    const kept = failure instanceof SkeinError ? partial.messages(this.name) : undefined;
+    if (!kept) return failure;
+    try {
+      await this.#commit(thread, input, kept, { messages: kept });
+    } catch {
+      return failure; // the run's own failure is what the caller must see
+    }
+    const error = failure instanceof AbortError ? new AbortError('The run was aborted; the thread kept its partial turn (marked partial).', { cause: failure.cause }) : (failure as SkeinError);
+    error.partial = [...kept].reverse().find((m) => m.additionalProperties?.partial === true);
+    return error;
+  }
+
   /** A run middleware answered without running: the thread records the input and that answer. */
   async #commitShortCircuit(thread: AgentThread, input: ChatMessage[], response: AgentRunResponse, emit?: (update: ChatResponseUpdate) => void): Promise<void> {
     for (const message of response.messages) emit?.({ role: message.role, contents: message.contents, messageId: message.messageId });
@@ -394,6 +423,10 @@ export class ChatAgent extends AIAgent {
   }
 }
 
+
+function toAbortError(error: unknown): AbortError {
+  return error instanceof AbortError ? error : new AbortError(undefined, { cause: error });
+}
 
 function stamp(messages: ChatMessage[]): ChatMessage[] {
   const now = new Date().toISOString();
