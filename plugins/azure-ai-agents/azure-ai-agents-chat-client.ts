@@ -11,6 +11,7 @@ import type {
   RunStepDeltaChunk,
   RunStepDeltaToolCallObject,
   SubmitToolOutputsAction,
+  ThreadMessageOptions,
   ThreadRun,
   ToolDefinitionUnion,
   ToolOutput,
@@ -258,6 +259,9 @@ export class AzureAIAgentsChatClient implements ChatClient {
     const threadId = options.conversationId ?? (await this.client.threads.create({ abortSignal: signal })).id;
     if (options.conversationId !== undefined) await this.#settleActiveRun(threadId, signal);
     const systemText: string[] = [];
+    // The turn's messages go with the run (additionalMessages), not posted first: a run that
+    // fails to be created leaves nothing of the turn on the thread.
+    const additionalMessages: ThreadMessageOptions[] = [];
     for (const message of messages) {
       if (message.role === 'system') {
         systemText.push(textOf(message.contents));
@@ -266,9 +270,11 @@ export class AzureAIAgentsChatClient implements ChatClient {
       if (message.role !== 'user' && message.role !== 'assistant') continue;
       const content = inputContent(message.contents);
       if (content.length === 0) continue;
-      await this.client.messages.create(threadId, message.role, content, { abortSignal: signal });
+      additionalMessages.push({ role: message.role, content });
     }
-    return { threadId, agent, runOptions: this.#runOptions(agent, options, systemText) };
+    const runOptions = this.#runOptions(agent, options, systemText);
+    if (additionalMessages.length > 0) runOptions.additionalMessages = additionalMessages;
+    return { threadId, agent, runOptions };
   }
 
   #runOptions(agent: BoundAgent, options: ChatOptions, systemText: string[]): RunsCreateRunOptionalParams {

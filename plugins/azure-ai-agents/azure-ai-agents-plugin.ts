@@ -4,6 +4,9 @@ import { ContainerModule, type ResolutionContext } from 'inversify';
 import {
   AgentFactory,
   type AgentConfig,
+  AgentRunMiddleware,
+  ChatClientMiddleware,
+  FunctionCallMiddleware,
   type AIAgent,
   ChannelProvider,
   ChatClient,
@@ -97,6 +100,12 @@ function createAzureAIAgent(name: string, config: AgentConfig, context: Resoluti
     serializationRegistry: context.get<SerializationRegistry>(SerializationRegistry),
     maxToolIterations: config.maxToolIterations,
     concurrency: config.concurrency,
+    // The container's middleware (e.g. telemetryPlugin's spans) applies as to any ChatAgent it builds.
+    middleware: {
+      agentRun: context.getAll<AgentRunMiddleware>(AgentRunMiddleware, { optional: true }),
+      functionCall: context.getAll<FunctionCallMiddleware>(FunctionCallMiddleware, { optional: true }),
+      chatClient: context.getAll<ChatClientMiddleware>(ChatClientMiddleware, { optional: true }),
+    },
   });
 }
 

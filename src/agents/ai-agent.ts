@@ -15,6 +15,14 @@ export interface AgentRunOptions {
   chatOptions?: ChatOptions;
   maxToolIterations?: number;
   concurrency?: ThreadConcurrency;
+  /**
+   * When the run is aborted or fails after assistant text arrived, a message-store thread records
+   * the input and that text as one assistant message marked `additionalProperties.partial`
+   * (tool calls without a result are dropped); the error still rejects the run and carries the
+   * message as `error.partial`. Off by default (the thread is unchanged). Service threads: the
+   * service decides what it keeps; nothing changes locally.
+   */
+  keepPartial?: boolean;
 }
 
 /**

@@ -29,6 +29,7 @@ import {
   runThrough,
 } from './middleware.js';
 import { type CallModel, type FunctionLoopResult, notRun, runFunctionLoop, throwIfAborted } from './function-invocation-loop.js';
+import { PartialTurn } from './partial-turn.js';
 
 type MiddlewareLayer<C, R> = (context: C, next: () => Promise<R>) => Promise<R>;
 
@@ -55,6 +56,11 @@ export interface ChatAgentOptions {
   middleware?: AgentMiddleware;
   /** Shrinks a store thread's history before each run (the stored history is unchanged). */
   chatReducer?: ChatReducer;
+  /**
+   * Default of `AgentRunOptions.keepPartial`: a failed run on a message-store thread records the
+   * assistant text that arrived (marked `partial`). Default false: a failed run changes nothing.
+   */
+  keepPartial?: boolean;
 }
 
 export interface AgentMiddleware {
@@ -88,6 +94,7 @@ export class ChatAgent extends AIAgent {
   /** The agent's own tools as the client sees them, built once (most runs add none). */
   readonly #toolList: AITool[];
   readonly #declarations: ToolDeclaration[] | undefined;
+  readonly #keepPartial: boolean;
 
   constructor(options: ChatAgentOptions) {
     super();
@@ -113,6 +120,7 @@ export class ChatAgent extends AIAgent {
     this.#reducer = options.chatReducer;
     this.#toolList = [...this.#tools.values()];
     this.#declarations = this.#toolList.length ? this.#toolList.map((t) => t.declaration) : undefined;
+    this.#keepPartial = options.keepPartial ?? false;
   }
 
   get tools(): AITool[] {
@@ -164,8 +172,8 @@ export class ChatAgent extends AIAgent {
       const emit = (update: ChatResponseUpdate) => {
         if (!subscriber.closed) subscriber.next(this.#toAgentUpdate(update));
       };
-      const callModel: CallModel = (messages, chatOptions) =>
-        collectStream(this.chatClient.getStreamingResponse(messages, chatOptions), emit, controller.signal);
+      const callModel: CallModel = (messages, chatOptions, onUpdate) =>
+        collectStream(this.chatClient.getStreamingResponse(messages, chatOptions), onUpdate ? (u) => (onUpdate(u), emit(u)) : emit, controller.signal);
       // Once the run has settled there is nothing to abort; building the AbortError and firing
       // the abort event on every completed stream was a measurable share of a streamed turn.
       let settled = false;
@@ -270,13 +278,17 @@ export class ChatAgent extends AIAgent {
       tools = all;
     }
 
+    // Only store threads keep partial turns: a service thread's history is the service's to decide.
+    const partial = (options.keepPartial ?? this.#keepPartial) && (thread.messageStore !== undefined || this.threadKind === 'message-store') ? new PartialTurn() : undefined;
     const modelCall: CallModel =
       this.#middleware.chatClient.length === 0
-        ? callModel
+        ? partial
+          ? (messages, chatOptions) => callModel(messages, chatOptions, partial.onUpdate)
+          : callModel
         : (messages, chatOptions) =>
             // A copy per call: middleware may change its context's options in place.
             runThrough(this.#middleware.chatClient, { agent: this, messages, options: { ...chatOptions }, streaming: emit !== undefined }, (ctx) =>
-              callModel(ctx.messages, ctx.options),
+              callModel(ctx.messages, ctx.options, partial?.onUpdate),
             );
     let result: FunctionLoopResult;
     try {
@@ -293,13 +305,14 @@ export class ChatAgent extends AIAgent {
         thread,
         invokeTool,
         onMessages: (messages, fromModel) => {
+          partial?.completed(messages);
           if (!fromModel) emit?.({ role: 'tool', contents: messages[0]!.contents });
         },
       });
       throwIfAborted(signal);
     } catch (error) {
       if (this.#contextProviders.length) await this.#notifyProviders(thread, turnInput, undefined, error);
-      throw error;
+      throw partial ? await this.#recordPartial(thread, turnInput, partial, signal?.aborted ? toAbortError(error) : error) : error;
     }
     const produced = this.#authored(result.messages);
     const approvalRequests = approvalRequestsFor(result.pendingApprovals);
@@ -363,6 +376,24 @@ export class ChatAgent extends AIAgent {
       if (next && error === undefined) state = withProviderState(state, provider.id, next);
     }
     return state;
+  }
+
+  /**
+   * keepPartial: records the input and what arrived before `failure` (see PartialTurn) and
+   * returns the error to throw, carrying the partial assistant message. When nothing arrived, or
+   * the store append fails, the thread is unchanged and `failure` is returned as it was.
+   */
+  async #recordPartial(thread: AgentThread, input: ChatMessage[], partial: PartialTurn, failure: unknown): Promise<unknown> {
+    const kept = failure instanceof SkeinError ? partial.messages(this.name) : undefined;
+    if (!kept) return failure;
+    try {
+      await this.#commit(thread, input, kept, { messages: kept });
+    } catch {
+      return failure; // the run's own failure is what the caller must see
+    }
+    const error = failure instanceof AbortError ? new AbortError('The run was aborted; the thread kept its partial turn (marked partial).', { cause: failure.cause }) : (failure as SkeinError);
+    error.partial = [...kept].reverse().find((m) => m.additionalProperties?.partial === true);
+    return error;
   }
 
   /** A run middleware answered without running: the thread records the input and that answer. */
@@ -432,6 +463,10 @@ export class ChatAgent extends AIAgent {
   }
 }
 
+
+function toAbortError(error: unknown): AbortError {
+  return error instanceof AbortError ? error : new AbortError(undefined, { cause: error });
+}
 
 const NO_CONTEXT: Required<AIContext> = Object.freeze({ instructions: '', messages: [], tools: [] });
 

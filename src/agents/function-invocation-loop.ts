@@ -1,13 +1,13 @@
 import type { ChatOptions } from '../clients/chat-options.js';
-import { type ChatResponse, functionCallsOf } from '../clients/chat-response.js';
+import { type ChatResponse, type ChatResponseUpdate, functionCallsOf } from '../clients/chat-response.js';
 import { AbortError } from '../errors/skein-error.js';
 import type { ChatMessage } from '../messages/chat-message.js';
 import { type FunctionCallContent, type FunctionResultContent, type UsageDetails, addUsage } from '../messages/content.js';
 import type { AgentThread } from '../threads/agent-thread.js';
 import type { AITool } from '../tools/ai-tool.js';
 
-/** One model call: streaming or not, the loop does not care. */
-export type CallModel = (messages: readonly ChatMessage[], options: ChatOptions) => Promise<ChatResponse>;
+/** One model call: streaming or not, the loop does not care. `onUpdate` sees streamed updates (keepPartial). */
+export type CallModel = (messages: readonly ChatMessage[], options: ChatOptions, onUpdate?: (update: ChatResponseUpdate) => void) => Promise<ChatResponse>;
 
 export interface FunctionLoopRequest {
   callModel: CallModel;

@@ -99,6 +99,7 @@ function createAgent(name: string, config: AgentConfig, context: ResolutionConte
     serializationRegistry: context.get<SerializationRegistry>(SerializationRegistry),
     maxToolIterations: config.maxToolIterations,
     concurrency: config.concurrency,
+    keepPartial: config.keepPartial,
     contextProviders: context.getAll<ContextProvider>(ContextProvider, { optional: true }),
     middleware: {
       agentRun: context.getAll<AgentRunMiddleware>(AgentRunMiddleware, { optional: true }),
@@ -148,6 +149,7 @@ const AGENT_FIELD_RULES: Record<string, FieldRule> = {
   maxOutputTokens: [(v) => isInt(v) && (v as number) > 0, 'a positive integer'],
   maxToolIterations: [(v) => isInt(v) && (v as number) >= 0, 'a non-negative integer'],
   concurrency: [(v) => v === 'queue' || v === 'reject', '"queue" or "reject"'],
+  keepPartial: [(v) => typeof v === 'boolean', 'true or false'],
 };
 
 /** The core agent keys' types (provider keys are the plugin's to check); one problem per bad field. */

@@ -21,6 +21,8 @@ export interface AgentConfig {
   maxOutputTokens?: number;
   maxToolIterations?: number;
   concurrency?: ThreadConcurrency;
+  /** A failed run on a message-store thread keeps the assistant text that arrived, marked partial. */
+  keepPartial?: boolean;
   [providerOption: string]: unknown;
 }
 
@@ -36,5 +38,5 @@ export interface SkeinConfig {
 
 export const AGENT_CONFIG_KEYS = new Set([
   'client', 'model', 'instructions', 'name', 'description', 'messageStore', 'tools',
-  'temperature', 'maxOutputTokens', 'maxToolIterations', 'concurrency',
+  'temperature', 'maxOutputTokens', 'maxToolIterations', 'concurrency', 'keepPartial',
 ]);

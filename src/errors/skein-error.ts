@@ -1,8 +1,15 @@
+import type { ChatMessage } from '../messages/chat-message.js';
+
 /**
  * Every error Skein throws on purpose is a `SkeinError`; each subclass is a failure a caller
  * handles differently. Messages say what was expected, what was found and what to do.
  */
 export class SkeinError extends Error {
+  /**
+   * Set on the error of a failed run with `keepPartial`: the partial assistant message the thread
+   * recorded (`additionalProperties.partial === true`).
+   */
+  partial?: ChatMessage;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;

@@ -75,8 +75,11 @@ describe('Foundry Agents plugin against the emulator (real @azure/ai-agents clie
       expect(thread.serviceThreadId).to.match(/^thread_/);
       expect(thread.messageStore).to.equal(undefined);
 
-      const messages = emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/messages'));
-      expect(messages.map((r) => (r.body as { content: string }).content)).to.deep.equal(['My name is Ada.', "What's my name?"]);
+      // Each turn's message goes with its run (additional_messages), never posted on its own.
+      expect(emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/messages'))).to.deep.equal([]);
+      const runs = emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/runs'));
+      const sent = runs.map((r) => (r.body as { additional_messages: { role: string; content: string }[] }).additional_messages);
+      expect(sent).to.deep.equal([[{ role: 'user', content: 'My name is Ada.' }], [{ role: 'user', content: "What's my name?" }]]);
       expect(emulator.requests.every((r) => r.query['api-version'] === 'v1')).to.equal(true);
       expect(emulator.requests[0].headers.authorization).to.equal('Bearer foundry-token');
 

@@ -49,9 +49,9 @@ export interface ProviderCase {
   /** Whether the SDK `timeout` option is wired through this harness. */
   sdkTimeout: boolean;
   /**
-   * The service may keep the input of a turn that failed after it reached the service (Foundry
-   * posts the message before the run; a lost Assistants reply after the run was created). The
-   * local thread is still unchanged.
+   * The service may keep the input of a turn whose run it created before the failure (the reply
+   * was lost, cut or aborted: the input went with the run). A run that was never created leaves
+   * nothing. The local thread is unchanged either way.
    */
   serviceMayKeepFailedInput: boolean;
   create(emulator: Emulator, options?: HarnessOptions): Promise<ProviderHarness>;

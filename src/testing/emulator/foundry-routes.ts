@@ -288,13 +288,18 @@ function addMessage(thread: ThreadState, context: RouteContext, input: unknown, 
   if (active) {
     throw new FoundryRouteError(400, `Can't add messages to ${thread.wire.id} while a run ${active.wire.id} is active.`, param, 'thread_locked');
   }
+  const message = inputMessage(thread, context, input, param);
+  thread.messages.push(message);
+  return message;
+}
+
+/** A message from a request, checked; not yet on the thread. */
+function inputMessage(thread: ThreadState, context: RouteContext, input: unknown, param: string): WireMessage {
   const body = record(input, param);
   if (body.role !== 'user' && body.role !== 'assistant') {
     throw new FoundryRouteError(400, `${param}.role must be "user" or "assistant".`, `${param}.role`);
   }
-  const message = newMessage(thread, context, body.role, contentText(body.content, `${param}.content`), null, null);
-  thread.messages.push(message);
-  return message;
+  return newMessage(thread, context, body.role, contentText(body.content, `${param}.content`), null, null);
 }
 
 function newMessage(
@@ -364,11 +369,14 @@ async function startRun(state: FoundryState, thread: ThreadState, input: unknown
   if (active) {
     throw new FoundryRouteError(400, `Thread ${thread.wire.id} already has an active run ${active.wire.id}.`, 'thread_id', 'thread_locked');
   }
+  let additional: WireMessage[] = [];
   if (body.additional_messages !== undefined && body.additional_messages !== null) {
     if (!Array.isArray(body.additional_messages)) throw new FoundryRouteError(400, '`additional_messages` must be an array.', 'additional_messages');
-    body.additional_messages.forEach((m, i) => addMessage(thread, context, m, `additional_messages[${i}]`));
+    additional = body.additional_messages.map((m, i) => inputMessage(thread, context, m, `additional_messages[${i}]`));
   }
   const tools = body.tools === undefined || body.tools === null ? agent.tools : parseTools(body.tools, 'tools');
+  // Like the service: a rejected run request adds none of its messages.
+  thread.messages.push(...additional);
   const instructions = [optionalString(body.instructions) ?? agent.instructions ?? '', optionalString(body.additional_instructions) ?? '']
     .filter((s) => s.length > 0)
     .join('\n');
