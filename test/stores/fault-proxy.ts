@@ -40,11 +40,11 @@ export class FaultProxy {
   }
 
   static async start(upstreamHost: string, upstreamPort: number): Promise<FaultProxy> {
-    let proxy!: FaultProxy;
-    const server = createServer((client) => proxy.#pipe(client, upstreamHost, upstreamPort));
+    const holder: { proxy?: FaultProxy } = {};
+    const server = createServer((client) => holder.proxy!.#pipe(client, upstreamHost, upstreamPort));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    proxy = new FaultProxy(server, (server.address() as AddressInfo).port);
-    return proxy;
+    holder.proxy = new FaultProxy(server, (server.address() as AddressInfo).port);
+    return holder.proxy;
   }
 
   /** Cut the next connection that sends a request `rule` matches; later traffic passes. */
