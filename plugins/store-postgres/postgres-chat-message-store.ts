@@ -76,6 +76,7 @@ export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
 export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory {
   readonly type = POSTGRES_STORE_ID;
   readonly version = 1;
+  /** The options given, with the password in `connectionString` masked. */
   readonly options: Readonly<PostgresStoreOptions>;
   readonly schema: string;
   serializationRegistry: SerializationRegistry;
@@ -93,9 +94,10 @@ export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory 
     if (options.ttlSeconds !== undefined && !(options.ttlSeconds > 0)) {
       throw new StoreError(POSTGRES_STORE_ID, `ttlSeconds must be positive, found ${options.ttlSeconds}.`);
     }
-    this.options = { ...options };
     this.schema = schema;
     this.#connectionString = options.connectionString ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+    // Public and easily logged: keep the address, never the password.
+    this.options = { ...options, ...(options.connectionString === undefined ? {} : { connectionString: redact(options.connectionString) }) };
     this.serializationRegistry = options.serializationRegistry ?? defaultSerializationRegistry();
   }
 

@@ -79,6 +79,7 @@ type AppendCommand = (listKey: string, versionKey: string, ...args: string[]) =>
 export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
   readonly type = REDIS_STORE_ID;
   readonly version = 1;
+  /** The options given, with the password in `url` masked. */
   readonly options: Readonly<RedisStoreOptions>;
   serializationRegistry: SerializationRegistry;
   readonly #url: string;
@@ -92,8 +93,9 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
     if (options.ttlSeconds !== undefined && !(Number.isInteger(options.ttlSeconds) && options.ttlSeconds > 0)) {
       throw new StoreError(REDIS_STORE_ID, `ttlSeconds must be a positive integer, found ${options.ttlSeconds}.`);
     }
-    this.options = { ...options };
     this.#url = options.url ?? 'redis://127.0.0.1:6379';
+    // Public and easily logged: keep the address, never the password.
+    this.options = { ...options, ...(options.url === undefined ? {} : { url: redact(options.url) }) };
     this.serializationRegistry = options.serializationRegistry ?? defaultSerializationRegistry();
   }
 
