@@ -76,6 +76,7 @@ export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
 export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory {
   readonly type = POSTGRES_STORE_ID;
   readonly version = 1;
+  /** The options given, with the password in `connectionString` masked. */
   readonly options: Readonly<PostgresStoreOptions>;
   readonly schema: string;
   serializationRegistry: SerializationRegistry;
@@ -93,9 +94,10 @@ export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory 
     if (options.ttlSeconds !== undefined && !(options.ttlSeconds > 0)) {
       throw new StoreError(POSTGRES_STORE_ID, `ttlSeconds must be positive, found ${options.ttlSeconds}.`);
     }
-    this.options = { ...options };
     this.schema = schema;
     this.#connectionString = options.connectionString ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+    // Public and easily logged: keep the address, never the password.
+    this.options = { ...options, ...(options.connectionString === undefined ? {} : { connectionString: redact(options.connectionString) }) };
     this.serializationRegistry = options.serializationRegistry ?? defaultSerializationRegistry();
   }
 
@@ -166,8 +168,11 @@ export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory 
     if (pool && !this.options.pool) await pool.end();
   }
 
-  /** @internal Runs queries on the (lazily made) pool, turning failures into StoreError. */
-  async run<T>(fn: (pool: pg.Pool) => Promise<T>): Promise<T> {
+  /**
+   * @internal Runs queries on the (lazily made) pool, turning failures into StoreError.
+   * `write`: the call appends a turn, so a failure whose outcome is unknown says so.
+   */
+  async run<T>(fn: (pool: pg.Pool) => Promise<T>, write = false): Promise<T> {
     try {
       return await fn(this.#poolOrNew());
     } catch (error) {
@@ -180,7 +185,9 @@ export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory 
           : code === '28P01' || code === '28000'
             ? ' Check the user and password in the connection string.'
             : '';
-      throw new StoreError(POSTGRES_STORE_ID, `PostgreSQL store at ${this.redactedConnectionString} failed: ${scrub(raw, this.#connectionString)}.${hint}`, {
+      // A server-reported error (SQLSTATE) rolled the statement back; a refused connection sent nothing.
+      const unknown = write && !(typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) && code !== 'ECONNREFUSED' && code !== 'ENOTFOUND' && !/timeout exceeded when trying to connect/i.test(raw);
+      throw new StoreError(POSTGRES_STORE_ID, `PostgreSQL store at ${this.redactedConnectionString} failed: ${scrub(raw, this.#connectionString)}.${hint}${unknown ? ` ${UNKNOWN_OUTCOME}` : ''}`, {
         cause: scrubCause(error, this.#connectionString),
       });
     }
@@ -267,6 +274,7 @@ export class PostgresChatMessageStore implements ChatMessageStore {
           [this.key, expected, bodies.length, bodies, this.factory.options.maxMessages ?? 0],
         )
       ).rows,
+      true,
     );
     if (rows.length === 0) {
       const actual = await this.factory.run(async (pool) => {
@@ -304,6 +312,11 @@ export class PostgresChatMessageStore implements ChatMessageStore {
   }
 }
 
+/** Said when an append failed after it may have reached the server. */
+export const UNKNOWN_OUTCOME =
+  'The connection failed after the turn was sent, so it may or may not have been written. Retry the append from this ' +
+  'instance (it fails with ThreadConflictError if the turn did land) or reload the thread to see.';
+
 /** The connection string with its password replaced by `***`. */
 export function redact(url: string): string {
   try {
@@ -331,8 +344,20 @@ export function scrub(text: string, url: string): string {
   return out;
 }
 
+/**
+ * A copy of a driver error that is safe to keep as `cause`: message, name, stack and the plain
+ * fields (code, detail, ...) with the password removed; object fields are dropped, since a
+ * driver may attach the failed command with its arguments (ioredis: AUTH's password).
+ */
 function scrubCause(error: unknown, url: string): unknown {
-  if (!(error instanceof Error)) return error;
-  const clean = scrub(error.message, url);
-  return clean === error.message ? error : new Error(clean);
+  if (!(error instanceof Error)) return typeof error === 'string' ? scrub(error, url) : undefined;
+  const copy = new Error(scrub(error.message, url));
+  copy.name = error.name;
+  copy.stack = scrub(error.stack ?? '', url);
+  const fields = copy as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(error)) {
+    if (typeof value === 'string') fields[key] = scrub(value, url);
+    else if (typeof value === 'number' || typeof value === 'boolean') fields[key] = value;
+  }
+  return copy;
 }

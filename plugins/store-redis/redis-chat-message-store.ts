@@ -34,8 +34,13 @@ export interface RedisStoreOptions {
   reducer?: ChatReducer;
   /** Validates messages read back; by default the container's registry (or the core kinds). */
   serializationRegistry?: SerializationRegistry;
-  /** Connect timeout in ms. Default 5000. */
+  /** Connect timeout in ms, covering TCP, AUTH and the ready check. Default 5000. */
   connectTimeoutMs?: number;
+  /**
+   * A command the server has not answered after this many ms fails with a StoreError (a hung
+   * server). Default 30000. For an append the outcome is then unknown; see the error text.
+   */
+  commandTimeoutMs?: number;
 }
 
 const KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,200}$/;
@@ -74,6 +79,7 @@ type AppendCommand = (listKey: string, versionKey: string, ...args: string[]) =>
 export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
   readonly type = REDIS_STORE_ID;
   readonly version = 1;
+  /** The options given, with the password in `url` masked. */
   readonly options: Readonly<RedisStoreOptions>;
   serializationRegistry: SerializationRegistry;
   readonly #url: string;
@@ -87,8 +93,9 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
     if (options.ttlSeconds !== undefined && !(Number.isInteger(options.ttlSeconds) && options.ttlSeconds > 0)) {
       throw new StoreError(REDIS_STORE_ID, `ttlSeconds must be a positive integer, found ${options.ttlSeconds}.`);
     }
-    this.options = { ...options };
     this.#url = options.url ?? 'redis://127.0.0.1:6379';
+    // Public and easily logged: keep the address, never the password.
+    this.options = { ...options, ...(options.url === undefined ? {} : { url: redact(options.url) }) };
     this.serializationRegistry = options.serializationRegistry ?? defaultSerializationRegistry();
   }
 
@@ -117,7 +124,10 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
   async close(): Promise<void> {
     const redis = this.#redis;
     this.#redis = undefined;
-    if (redis && !this.options.client) await redis.quit().catch(() => redis.disconnect());
+    if (!redis || this.options.client) return;
+    // QUIT waits for a reply; a connection that never became ready would never give one.
+    if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+    else redis.disconnect();
   }
 
   /** @internal */
@@ -135,14 +145,18 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
     return (redis as unknown as { skeinAppend: AppendCommand }).skeinAppend(args[0]!, args[1]!, ...args.slice(2));
   }
 
-  /** @internal Runs commands on the (lazily connected) client, turning failures into StoreError. */
-  async run<T>(fn: (redis: Redis) => Promise<T>): Promise<T> {
+  /**
+   * @internal Runs commands on the (lazily connected) client, turning failures into StoreError.
+   * `write`: the call appends a turn, so a failure whose outcome is unknown says so.
+   */
+  async run<T>(fn: (redis: Redis) => Promise<T>, write = false): Promise<T> {
     try {
       return await fn(await this.#client());
     } catch (error) {
       if (error instanceof SkeinError) throw error;
       const message = scrub(error instanceof Error ? error.message : String(error), this.#url);
-      throw new StoreError(REDIS_STORE_ID, `Redis store at ${this.redactedUrl} failed: ${message}`, { cause: scrubCause(error, this.#url) });
+      const hint = write && !neverSent(error) ? ` ${UNKNOWN_OUTCOME}` : '';
+      throw new StoreError(REDIS_STORE_ID, `Redis store at ${this.redactedUrl} failed: ${message}${hint}`, { cause: scrubCause(error, this.#url) });
     }
   }
 
@@ -155,9 +169,15 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
           lazyConnect: true,
           connectTimeout: this.options.connectTimeoutMs ?? 5000,
           maxRetriesPerRequest: 1,
-          // Give up after a few quick attempts so a down server fails the call with a typed error;
-          // the next call connects again.
-          retryStrategy: (times) => (times > 3 ? null : times * 100),
+          commandTimeout: this.options.commandTimeoutMs ?? 30_000,
+          // A command sent before a connection drop may already have run: resending an append
+          // after reconnecting would report the instance's own landed turn as a conflict (and
+          // the documented retry would then duplicate it). Fail it with a StoreError instead.
+          autoResendUnfulfilledCommands: false,
+          // No background reconnects: a dropped connection fails the commands in flight at once
+          // (ioredis would otherwise hold them, unanswered, with autoResend off); the next call
+          // connects again. A down server thus fails each call with a typed error.
+          retryStrategy: () => null,
         });
       // Failures reach callers through their commands; without a listener ioredis logs them.
       redis.on('error', () => {});
@@ -165,12 +185,40 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
       this.#redis = redis;
     }
     if (redis.status === 'wait' || redis.status === 'end' || redis.status === 'close') {
-      this.#connecting ??= redis.connect().finally(() => (this.#connecting = undefined));
+      this.#connecting ??= this.#connect(redis).finally(() => (this.#connecting = undefined));
       await this.#connecting;
     } else if (this.#connecting) {
       await this.#connecting;
     }
     return redis;
+  }
+
+  /**
+   * ioredis' connectTimeout ends at the TCP handshake; a server that accepts but never answers
+   * (hung, or a proxy whose backend is gone) would hold AUTH and the ready check forever.
+   */
+  async #connect(redis: Redis): Promise<void> {
+    const ms = this.options.connectTimeoutMs ?? 5000;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        redis.disconnect();
+        reject(new NotConnectedError(`no answer from the server within ${ms} ms (connectTimeoutMs)`));
+      }, ms);
+    });
+    // The reason a connection failed (e.g. WRONGPASS) comes as an 'error' event; connect() itself
+    // only reports that the connection closed.
+    let reason: unknown;
+    const onError = (error: unknown) => (reason = error);
+    redis.on('error', onError);
+    try {
+      await Promise.race([redis.connect(), timeout]);
+    } catch (error) {
+      throw error instanceof NotConnectedError ? error : (reason ?? error);
+    } finally {
+      clearTimeout(timer);
+      redis.off('error', onError);
+    }
   }
 }
 
@@ -216,7 +264,7 @@ export class RedisChatMessageStore implements ChatMessageStore {
     const expected = this.seenVersion;
     const [ok, version] = await f.run((redis) =>
       f.append(redis, f.listKey(this.key), f.versionKey(this.key), String(expected), String(f.options.maxMessages ?? 0), String(f.options.ttlSeconds ?? 0), ...bodies),
-    );
+    true);
     if (Number(ok) !== 1) {
       throw new ThreadConflictError(
         `Thread ${this.key} changed since this instance read it (expected version ${expected}, found ${version}): another process appended a turn. ` +
@@ -247,6 +295,20 @@ export class RedisChatMessageStore implements ChatMessageStore {
     }
     return this.factory.serializationRegistry.readMessage(parsed, path);
   }
+}
+
+/** Said when an append failed after it may have reached the server. */
+export const UNKNOWN_OUTCOME =
+  'The connection failed after the turn was sent, so it may or may not have been written. Retry the append from this ' +
+  'instance (it fails with ThreadConflictError if the turn did land) or reload the thread to see.';
+
+class NotConnectedError extends Error {}
+
+/** Failures that prove the command never reached Redis (or Redis refused it): nothing was written. */
+function neverSent(error: unknown): boolean {
+  if (error instanceof NotConnectedError) return true;
+  const { name, code } = error as { name?: string; code?: string };
+  return name === 'ReplyError' || name === 'MaxRetriesPerRequestError' || code === 'ECONNREFUSED' || code === 'ENOTFOUND';
 }
 
 function readKey(state: JsonObject, path: string): string {
@@ -281,8 +343,20 @@ export function scrub(text: string, url: string): string {
   return out;
 }
 
+/**
+ * A copy of a driver error that is safe to keep as `cause`: message, name, stack and the plain
+ * fields (code, detail, ...) with the password removed; object fields are dropped, since a
+ * driver may attach the failed command with its arguments (ioredis: AUTH's password).
+ */
 function scrubCause(error: unknown, url: string): unknown {
-  if (!(error instanceof Error)) return error;
-  const clean = scrub(error.message, url);
-  return clean === error.message ? error : new Error(clean);
+  if (!(error instanceof Error)) return typeof error === 'string' ? scrub(error, url) : undefined;
+  const copy = new Error(scrub(error.message, url));
+  copy.name = error.name;
+  copy.stack = scrub(error.stack ?? '', url);
+  const fields = copy as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(error)) {
+    if (typeof value === 'string') fields[key] = scrub(value, url);
+    else if (typeof value === 'number' || typeof value === 'boolean') fields[key] = value;
+  }
+  return copy;
 }
