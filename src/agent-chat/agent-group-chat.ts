@@ -141,10 +141,8 @@ export class AgentGroupChat {
     const shape = checkShape(input, '$', {
       required: { $type: 'string', version: 'number', agents: 'array', messages: 'array', channels: 'array' },
     });
-    if (shape.$type !== AGENT_GROUP_CHAT_TYPE) throw new SerializationError('$.$type', `expected "${AGENT_GROUP_CHAT_TYPE}", found "${String(shape.$type)}".`);
-    if (shape.version !== AGENT_GROUP_CHAT_VERSION) {
-      throw new SerializationError('$.version', `version ${String(shape.version)} of "${AGENT_GROUP_CHAT_TYPE}" is not supported; this build reads version ${AGENT_GROUP_CHAT_VERSION}.`);
-    }
+    registerChatStateTypes(registry, providers);
+    registry.checkStateType(CHAT_STATE_KIND, shape.$type, shape.version, '$');
     const names = (shape.agents as unknown[]).map((n, i) => {
       if (typeof n !== 'string' || n === '') throw new SerializationError(`$.agents[${i}]`, `expected an agent name, found ${describe(n)}.`);
       return n;
@@ -158,12 +156,8 @@ export class AgentGroupChat {
       const path = `$.channels[${i}]`;
       const envelope = readChannelEnvelope(list[i], path);
       const type = envelope.$type;
-      const provider = providers.find((p) => p.channelTypes.includes(type));
-      if (!provider) {
-        const known = [...new Set(providers.flatMap((p) => p.channelTypes))].join(', ');
-        throw new SerializationError(`${path}.$type`, `unknown channel type "${type}"; known types: ${known}. Load the plugin that writes it into the container.`);
-      }
-      if (envelope.version !== 1) throw new SerializationError(`${path}.version`, `version ${envelope.version} of "${type}" channels is not supported; this build reads version 1.`);
+      registry.checkStateType(CHANNEL_STATE_KIND, type, envelope.version, path);
+      const provider = providers.find((p) => p.channelTypes.includes(type))!;
       const agent = byName.get(envelope.agent);
       if (!agent) throw new SerializationError(`${path}.agent`, `the channel names agent "${envelope.agent}", which is not in the chat (${names.join(', ')}).`);
       const current = providers.find((p) => p.supports(agent))!;
@@ -349,6 +343,15 @@ export class AgentGroupChat {
       throw new ChatBusyError(`The group chat is already running an invocation; wait for it to finish before you ${what}. A chat runs one invocation at a time.`);
     }
   }
+}
+
+const CHAT_STATE_KIND = 'group chat';
+const CHANNEL_STATE_KIND = 'channel';
+
+/** The discriminators a chat and its channels are read back by, declared in the registry. */
+function registerChatStateTypes(registry: SerializationRegistry, providers: readonly ChannelProvider[]): void {
+  registry.registerStateType(CHAT_STATE_KIND, AGENT_GROUP_CHAT_TYPE, [AGENT_GROUP_CHAT_VERSION]);
+  for (const provider of providers) for (const type of provider.channelTypes) registry.registerStateType(CHANNEL_STATE_KIND, type, [1]);
 }
 
 function containerParts(container: Container): { channelProviders: ChannelProvider[]; serializationRegistry: SerializationRegistry | undefined } {

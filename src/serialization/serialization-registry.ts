@@ -20,6 +20,13 @@ export interface SerializationRegistry {
   registerThreadSerializer(serializer: ThreadSerializer): void;
   registerContentKind(serializer: ContentKindSerializer): void;
   threadTypes(): string[];
+  /**
+   * Declares the `$type`s (and versions) of another kind of discriminated state — group chats,
+   * their channels, a plugin's own — so it is checked here like threads are.
+   */
+  registerStateType(kind: string, type: string, versions: readonly number[]): void;
+  /** Checks a `kind` of state's `$type` and `version` against the declared ones (SerializationError at `path`). */
+  checkStateType(kind: string, type: unknown, version: unknown, path: string): void;
   /** Reads a serialized thread (untrusted) back into an AgentThread. */
   readThread(input: unknown, context?: Omit<ThreadReadContext, 'registry'>): Promise<AgentThread>;
   /** Reads a message array whose JSON was already checked by `assertUntrustedJson`. */
@@ -42,6 +49,7 @@ export class SerializationRegistryImpl implements SerializationRegistry {
   readonly limits: SerializationLimits;
   readonly #threads = new Map<string, ThreadSerializer>();
   readonly #contents = new Map<string, ContentKindSerializer>();
+  readonly #states = new Map<string, Map<string, readonly number[]>>();
 
   constructor(limits: Partial<SerializationLimits> = {}) {
     this.limits = { ...DEFAULT_SERIALIZATION_LIMITS, ...limits };
@@ -75,6 +83,30 @@ export class SerializationRegistryImpl implements SerializationRegistry {
 
   threadTypes(): string[] {
     return [...this.#threads.keys()];
+  }
+
+  registerStateType(kind: string, type: string, versions: readonly number[]): void {
+    let types = this.#states.get(kind);
+    if (!types) this.#states.set(kind, (types = new Map()));
+    types.set(type, [...new Set([...(types.get(type) ?? []), ...versions])]);
+  }
+
+  checkStateType(kind: string, type: unknown, version: unknown, path: string): void {
+    const types = this.#states.get(kind) ?? new Map<string, readonly number[]>();
+    if (typeof type !== 'string') throw new SerializationError(`${path}.$type`, `expected a ${kind} type string, found ${describe(type)}.`);
+    const versions = types.get(type);
+    if (!versions) {
+      throw new SerializationError(
+        `${path}.$type`,
+        `unknown ${kind} type "${type}"; known types: ${[...types.keys()].join(', ') || 'none'}. Load the plugin that writes it into the container.`,
+      );
+    }
+    if (typeof version !== 'number' || !versions.includes(version)) {
+      throw new SerializationError(
+        `${path}.version`,
+        `version ${typeof version === 'number' ? version : describe(version)} of "${type}" is not supported; this build reads version ${versions.join(' or ')}. Upgrade skein (or the plugin that wrote it) to read newer state.`,
+      );
+    }
   }
 
   async readThread(input: unknown, context: Omit<ThreadReadContext, 'registry'> = {}): Promise<AgentThread> {

@@ -226,6 +226,15 @@ describe('AgentGroupChat: agents of different thread kinds in one conversation',
     expect(await AgentGroupChat.deserialize(polluted, { container }).catch((e: unknown) => e)).to.be.instanceOf(SerializationError);
     const wrongKey = containerFor(new URL(emulator.openaiBaseURL).port === '1' ? emulator : emulator, THREE_AGENTS);
     expect(await AgentGroupChat.deserialize({ ...json, $type: 'thread' }, { container: wrongKey }).catch((e: unknown) => e)).to.be.instanceOf(SerializationError);
+    const newerChannel = structuredClone(json) as unknown as { channels: { version: number }[] };
+    newerChannel.channels[1]!.version = 2;
+    const versionError = (await AgentGroupChat.deserialize(newerChannel, { container }).catch((e: unknown) => e)) as SerializationError;
+    expect(versionError).to.be.instanceOf(SerializationError);
+    expect(versionError.path).to.equal('$.channels[1].version');
+    const newerChat = { ...(json as object), version: 7 };
+    const chatVersionError = (await AgentGroupChat.deserialize(newerChat, { container }).catch((e: unknown) => e)) as SerializationError;
+    expect(chatVersionError.path).to.equal('$.version');
+    expect(chatVersionError.message).to.include('version 7');
   });
 
   it('leaves every channel consistent when an agent fails mid-chat, and goes on after', async () => {
