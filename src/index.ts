@@ -37,3 +37,5 @@ export * from './agents/user-facts-memory.js';
 export * from './agents/function-approvals.js';
 export * from './tools/tool-map.js';
 export * from './agent-chat/index.js';
+export * from './errors/secret-scrubbing.js';
+export * from './threads/store-support.js';

@@ -12,9 +12,14 @@ import {
   SkeinError,
   type StoreRestoreContext,
   StoreError,
-  ThreadConflictError,
-  checkShape,
   defaultSerializationRegistry,
+  checkRetentionOptions,
+  redactUrl,
+  readStoreKey,
+  scrubSecrets,
+  scrubbedCause,
+  storeConflictError,
+  UNKNOWN_APPEND_OUTCOME,
 } from 'skein';
 
 export const POSTGRES_STORE_ID = 'postgres';
@@ -47,7 +52,6 @@ export interface MigrationResult {
   to: number;
 }
 
-const KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,200}$/;
 const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** Versioned, append-only migrations; `migrate()` applies the ones a database lacks. */
@@ -88,22 +92,17 @@ export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory 
     if (!SCHEMA_PATTERN.test(schema)) {
       throw new StoreError(POSTGRES_STORE_ID, `schema must be a lower-case SQL identifier (letters, digits, "_"), found "${schema}".`);
     }
-    if (options.maxMessages !== undefined && !(Number.isInteger(options.maxMessages) && options.maxMessages > 0)) {
-      throw new StoreError(POSTGRES_STORE_ID, `maxMessages must be a positive integer, found ${options.maxMessages}.`);
-    }
-    if (options.ttlSeconds !== undefined && !(options.ttlSeconds > 0)) {
-      throw new StoreError(POSTGRES_STORE_ID, `ttlSeconds must be positive, found ${options.ttlSeconds}.`);
-    }
+    checkRetentionOptions(POSTGRES_STORE_ID, options);
     this.schema = schema;
     this.#connectionString = options.connectionString ?? 'postgres://postgres@127.0.0.1:5432/postgres';
     // Public and easily logged: keep the address, never the password.
-    this.options = { ...options, ...(options.connectionString === undefined ? {} : { connectionString: redact(options.connectionString) }) };
+    this.options = { ...options, ...(options.connectionString === undefined ? {} : { connectionString: redactUrl(options.connectionString, '(unparseable connection string)') }) };
     this.serializationRegistry = options.serializationRegistry ?? defaultSerializationRegistry();
   }
 
   /** The server address with any password masked: safe for logs and messages. */
   get redactedConnectionString(): string {
-    return redact(this.#connectionString);
+    return redactUrl(this.#connectionString, '(unparseable connection string)');
   }
 
   /**
@@ -143,8 +142,7 @@ export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory 
   }
 
   async restore(state: JsonObject, context: StoreRestoreContext): Promise<PostgresChatMessageStore> {
-    const key = checkShape(state, context.path, { required: { key: 'string' } }).key as string;
-    if (!KEY_PATTERN.test(key)) throw new SerializationError(`${context.path}.key`, 'expected a store key of 1-200 letters, digits, "_", ".", ":" or "-".');
+    const key = readStoreKey(state, context.path);
     const store = new PostgresChatMessageStore(this, key, 0);
     store.seenVersion = await this.run(async (pool) => {
       const { rows } = await pool.query<{ version: string }>(`SELECT version FROM "${this.schema}".skein_threads WHERE key = $1`, [key]);
@@ -187,8 +185,8 @@ export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory 
             : '';
       // A server-reported error (SQLSTATE) rolled the statement back; a refused connection sent nothing.
       const unknown = write && !(typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) && code !== 'ECONNREFUSED' && code !== 'ENOTFOUND' && !/timeout exceeded when trying to connect/i.test(raw);
-      throw new StoreError(POSTGRES_STORE_ID, `PostgreSQL store at ${this.redactedConnectionString} failed: ${scrub(raw, this.#connectionString)}.${hint}${unknown ? ` ${UNKNOWN_OUTCOME}` : ''}`, {
-        cause: scrubCause(error, this.#connectionString),
+      throw new StoreError(POSTGRES_STORE_ID, `PostgreSQL store at ${this.redactedConnectionString} failed: ${scrubSecrets(raw, this.#connectionString)}.${hint}${unknown ? ` ${UNKNOWN_OUTCOME}` : ''}`, {
+        cause: scrubbedCause(error, this.#connectionString),
       });
     }
   }
@@ -281,12 +279,7 @@ export class PostgresChatMessageStore implements ChatMessageStore {
         const found = await pool.query<{ version: string }>(`SELECT version FROM ${s}.skein_threads WHERE key = $1`, [this.key]);
         return Number(found.rows[0]?.version ?? 0);
       });
-      throw new ThreadConflictError(
-        `Thread ${this.key} changed since this instance read it (expected version ${expected}, found ${actual}): another process appended a turn. ` +
-          'Nothing of this turn was written; deserialize or reload the thread and run the turn again.',
-        expected,
-        actual,
-      );
+      throw storeConflictError(this.key, expected, actual);
     }
     this.seenVersion = Number(rows[0]!.version);
   }
@@ -313,51 +306,8 @@ export class PostgresChatMessageStore implements ChatMessageStore {
 }
 
 /** Said when an append failed after it may have reached the server. */
-export const UNKNOWN_OUTCOME =
-  'The connection failed after the turn was sent, so it may or may not have been written. Retry the append from this ' +
-  'instance (it fails with ThreadConflictError if the turn did land) or reload the thread to see.';
+export const UNKNOWN_OUTCOME = UNKNOWN_APPEND_OUTCOME;
 
-/** The connection string with its password replaced by `***`. */
-export function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparseable connection string)';
-  }
-}
 
-function passwordsOf(url: string): string[] {
-  try {
-    const password = new URL(url).password;
-    return password ? [password, decodeURIComponent(password)] : [];
-  } catch {
-    return [];
-  }
-}
 
-/** Removes the connection string's password (raw and URL-decoded) from a message. */
-export function scrub(text: string, url: string): string {
-  let out = text;
-  for (const p of passwordsOf(url)) if (p) out = out.split(p).join('***');
-  return out;
-}
 
-/**
- * A copy of a driver error that is safe to keep as `cause`: message, name, stack and the plain
- * fields (code, detail, ...) with the password removed; object fields are dropped, since a
- * driver may attach the failed command with its arguments (ioredis: AUTH's password).
- */
-function scrubCause(error: unknown, url: string): unknown {
-  if (!(error instanceof Error)) return typeof error === 'string' ? scrub(error, url) : undefined;
-  const copy = new Error(scrub(error.message, url));
-  copy.name = error.name;
-  copy.stack = scrub(error.stack ?? '', url);
-  const fields = copy as unknown as Record<string, unknown>;
-  for (const [key, value] of Object.entries(error)) {
-    if (typeof value === 'string') fields[key] = scrub(value, url);
-    else if (typeof value === 'number' || typeof value === 'boolean') fields[key] = value;
-  }
-  return copy;
-}

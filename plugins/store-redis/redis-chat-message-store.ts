@@ -12,9 +12,14 @@ import {
   SkeinError,
   type StoreRestoreContext,
   StoreError,
-  ThreadConflictError,
-  checkShape,
   defaultSerializationRegistry,
+  checkRetentionOptions,
+  redactUrl,
+  readStoreKey,
+  scrubSecrets,
+  scrubbedCause,
+  storeConflictError,
+  UNKNOWN_APPEND_OUTCOME,
 } from 'skein';
 
 export const REDIS_STORE_ID = 'redis';
@@ -43,7 +48,6 @@ export interface RedisStoreOptions {
   commandTimeoutMs?: number;
 }
 
-const KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,200}$/;
 
 /**
  * The append is one Lua script, so it runs atomically on the server: check the thread's version,
@@ -87,21 +91,16 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
   #connecting: Promise<void> | undefined;
 
   constructor(options: RedisStoreOptions = {}) {
-    if (options.maxMessages !== undefined && !(Number.isInteger(options.maxMessages) && options.maxMessages > 0)) {
-      throw new StoreError(REDIS_STORE_ID, `maxMessages must be a positive integer, found ${options.maxMessages}.`);
-    }
-    if (options.ttlSeconds !== undefined && !(Number.isInteger(options.ttlSeconds) && options.ttlSeconds > 0)) {
-      throw new StoreError(REDIS_STORE_ID, `ttlSeconds must be a positive integer, found ${options.ttlSeconds}.`);
-    }
+    checkRetentionOptions(REDIS_STORE_ID, options, 'integer'); // EXPIRE takes whole seconds
     this.#url = options.url ?? 'redis://127.0.0.1:6379';
     // Public and easily logged: keep the address, never the password.
-    this.options = { ...options, ...(options.url === undefined ? {} : { url: redact(options.url) }) };
+    this.options = { ...options, ...(options.url === undefined ? {} : { url: redactUrl(options.url) }) };
     this.serializationRegistry = options.serializationRegistry ?? defaultSerializationRegistry();
   }
 
   /** The server address with any password masked: safe for logs and messages. */
   get redactedUrl(): string {
-    return redact(this.#url);
+    return redactUrl(this.#url);
   }
 
   create(): RedisChatMessageStore {
@@ -109,7 +108,7 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
   }
 
   async restore(state: JsonObject, context: StoreRestoreContext): Promise<RedisChatMessageStore> {
-    const key = readKey(state, context.path);
+    const key = readStoreKey(state, context.path);
     const store = new RedisChatMessageStore(this, key, 0);
     const version = await this.run(async (redis) => redis.get(this.versionKey(key)));
     store.seenVersion = Number(version ?? 0);
@@ -154,9 +153,9 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
       return await fn(await this.#client());
     } catch (error) {
       if (error instanceof SkeinError) throw error;
-      const message = scrub(error instanceof Error ? error.message : String(error), this.#url);
+      const message = scrubSecrets(error instanceof Error ? error.message : String(error), this.#url);
       const hint = write && !neverSent(error) ? ` ${UNKNOWN_OUTCOME}` : '';
-      throw new StoreError(REDIS_STORE_ID, `Redis store at ${this.redactedUrl} failed: ${message}${hint}`, { cause: scrubCause(error, this.#url) });
+      throw new StoreError(REDIS_STORE_ID, `Redis store at ${this.redactedUrl} failed: ${message}${hint}`, { cause: scrubbedCause(error, this.#url) });
     }
   }
 
@@ -266,12 +265,7 @@ export class RedisChatMessageStore implements ChatMessageStore {
       f.append(redis, f.listKey(this.key), f.versionKey(this.key), String(expected), String(f.options.maxMessages ?? 0), String(f.options.ttlSeconds ?? 0), ...bodies),
     true);
     if (Number(ok) !== 1) {
-      throw new ThreadConflictError(
-        `Thread ${this.key} changed since this instance read it (expected version ${expected}, found ${version}): another process appended a turn. ` +
-          'Nothing of this turn was written; deserialize or reload the thread and run the turn again.',
-        expected,
-        Number(version),
-      );
+      throw storeConflictError(this.key, expected, Number(version));
     }
     this.seenVersion = Number(version);
   }
@@ -298,9 +292,7 @@ export class RedisChatMessageStore implements ChatMessageStore {
 }
 
 /** Said when an append failed after it may have reached the server. */
-export const UNKNOWN_OUTCOME =
-  'The connection failed after the turn was sent, so it may or may not have been written. Retry the append from this ' +
-  'instance (it fails with ThreadConflictError if the turn did land) or reload the thread to see.';
+export const UNKNOWN_OUTCOME = UNKNOWN_APPEND_OUTCOME;
 
 class NotConnectedError extends Error {}
 
@@ -311,52 +303,6 @@ function neverSent(error: unknown): boolean {
   return name === 'ReplyError' || name === 'MaxRetriesPerRequestError' || code === 'ECONNREFUSED' || code === 'ENOTFOUND';
 }
 
-function readKey(state: JsonObject, path: string): string {
-  const key = checkShape(state, path, { required: { key: 'string' } }).key as string;
-  if (!KEY_PATTERN.test(key)) throw new SerializationError(`${path}.key`, 'expected a store key of 1-200 letters, digits, "_", ".", ":" or "-".');
-  return key;
-}
 
-/** The URL with its password replaced by `***`. */
-export function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparseable URL)';
-  }
-}
 
-/** Removes the URL's password (raw and URL-decoded) from a message. */
-export function scrub(text: string, url: string): string {
-  let password = '';
-  try {
-    password = new URL(url).password;
-  } catch {
-    return text;
-  }
-  if (!password) return text;
-  let out = text.split(password).join('***');
-  const decoded = decodeURIComponent(password);
-  if (decoded) out = out.split(decoded).join('***');
-  return out;
-}
 
-/**
- * A copy of a driver error that is safe to keep as `cause`: message, name, stack and the plain
- * fields (code, detail, ...) with the password removed; object fields are dropped, since a
- * driver may attach the failed command with its arguments (ioredis: AUTH's password).
- */
-function scrubCause(error: unknown, url: string): unknown {
-  if (!(error instanceof Error)) return typeof error === 'string' ? scrub(error, url) : undefined;
-  const copy = new Error(scrub(error.message, url));
-  copy.name = error.name;
-  copy.stack = scrub(error.stack ?? '', url);
-  const fields = copy as unknown as Record<string, unknown>;
-  for (const [key, value] of Object.entries(error)) {
-    if (typeof value === 'string') fields[key] = scrub(value, url);
-    else if (typeof value === 'number' || typeof value === 'boolean') fields[key] = value;
-  }
-  return copy;
-}

@@ -14,9 +14,10 @@ import {
   SkeinError,
   type StoreRestoreContext,
   StoreError,
-  ThreadConflictError,
-  checkShape,
   defaultSerializationRegistry,
+  checkRetentionOptions,
+  readStoreKey,
+  storeConflictError,
 } from 'skein';
 
 export const SQLITE_STORE_ID = 'sqlite';
@@ -36,7 +37,6 @@ export interface SqliteStoreOptions {
   serializationRegistry?: SerializationRegistry;
 }
 
-const KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,200}$/;
 const SCHEMA_VERSION = 1;
 
 interface Statements {
@@ -66,7 +66,7 @@ export class SqliteChatMessageStoreFactory implements ChatMessageStoreFactory {
     if (typeof options?.path !== 'string' || options.path === '') {
       throw new StoreError(SQLITE_STORE_ID, 'sqliteStorePlugin / SqliteChatMessageStoreFactory needs a `path` (a file, or ":memory:").');
     }
-    checkRetention(options);
+    checkRetentionOptions(SQLITE_STORE_ID, options);
     this.options = { ...options };
     this.serializationRegistry = options.serializationRegistry ?? defaultSerializationRegistry();
   }
@@ -76,7 +76,7 @@ export class SqliteChatMessageStoreFactory implements ChatMessageStoreFactory {
   }
 
   restore(state: JsonObject, context: StoreRestoreContext): SqliteChatMessageStore {
-    const key = readKey(state, context.path);
+    const key = readStoreKey(state, context.path);
     const store = new SqliteChatMessageStore(this, key, 0);
     store.seenVersion = this.run(() => this.statements.version.get(key)?.version ?? 0);
     return store;
@@ -201,7 +201,7 @@ export class SqliteChatMessageStore implements ChatMessageStore {
       this.factory.db
         .transaction(() => {
           const actual = s.version.get(this.key)?.version ?? 0;
-          if (actual !== expected) throw conflict(this.key, expected, actual);
+          if (actual !== expected) throw storeConflictError(this.key, expected, actual);
           bodies.forEach((body, i) => {
             if (max === undefined || expected + i + 1 > next - max) s.insert.run(this.key, expected + i + 1, body);
           });
@@ -242,27 +242,5 @@ export class SqliteChatMessageStore implements ChatMessageStore {
   }
 }
 
-function conflict(key: string, expected: number, actual: number): ThreadConflictError {
-  return new ThreadConflictError(
-    `Thread ${key} changed since this instance read it (expected version ${expected}, found ${actual}): another process appended a turn. ` +
-      'Nothing of this turn was written; deserialize or reload the thread and run the turn again.',
-    expected,
-    actual,
-  );
-}
 
-function readKey(state: JsonObject, path: string): string {
-  const shape = checkShape(state, path, { required: { key: 'string' } });
-  const key = shape.key as string;
-  if (!KEY_PATTERN.test(key)) throw new SerializationError(`${path}.key`, 'expected a store key of 1-200 letters, digits, "_", ".", ":" or "-".');
-  return key;
-}
 
-function checkRetention(options: { maxMessages?: number; ttlSeconds?: number }): void {
-  if (options.maxMessages !== undefined && !(Number.isInteger(options.maxMessages) && options.maxMessages > 0)) {
-    throw new StoreError(SQLITE_STORE_ID, `maxMessages must be a positive integer, found ${options.maxMessages}.`);
-  }
-  if (options.ttlSeconds !== undefined && !(options.ttlSeconds > 0)) {
-    throw new StoreError(SQLITE_STORE_ID, `ttlSeconds must be positive, found ${options.ttlSeconds}.`);
-  }
-}
