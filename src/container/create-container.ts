@@ -11,6 +11,7 @@ import { ThreadSerializer } from '../serialization/thread-serializer.js';
 import { ChatMessageStoreFactory } from '../threads/chat-message-store.js';
 import { InMemoryChatMessageStoreFactory } from '../threads/in-memory-chat-message-store.js';
 import { DefaultThreadFactory, ThreadFactory } from '../threads/thread-factory.js';
+import { type ChatReducer, MessageCountReducer, TokenBudgetReducer } from '../threads/chat-reducer.js';
 import { AITool } from '../tools/ai-tool.js';
 import { AgentFactory } from './agent-factory.js';
 import { agentToken } from './agent-token.js';
@@ -100,6 +101,7 @@ function createAgent(name: string, config: AgentConfig, context: ResolutionConte
     maxToolIterations: config.maxToolIterations,
     concurrency: config.concurrency,
     keepPartial: config.keepPartial,
+    chatReducer: historyReducer(config.history),
     contextProviders: context.getAll<ContextProvider>(ContextProvider, { optional: true }),
     middleware: {
       agentRun: context.getAll<AgentRunMiddleware>(AgentRunMiddleware, { optional: true }),
@@ -134,6 +136,19 @@ export function providerOptions(config: AgentConfig): Record<string, unknown> | 
   return extras.length ? Object.fromEntries(extras) : undefined;
 }
 
+function isHistoryLimit(value: unknown): boolean {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
+  const entries = Object.entries(value);
+  return entries.length > 0 && entries.every(([k, v]) => (k === 'maxMessages' || k === 'maxTokens') && Number.isInteger(v) && (v as number) > 0);
+}
+
+/** The reducer an agent's `history` config asks for (a token budget wins when both are given). */
+function historyReducer(history: AgentConfig['history']): ChatReducer | undefined {
+  if (history?.maxTokens !== undefined) return new TokenBudgetReducer({ maxTokens: history.maxTokens });
+  if (history?.maxMessages !== undefined) return new MessageCountReducer(history.maxMessages);
+  return undefined;
+}
+
 type FieldRule = [check: (value: unknown) => boolean, expected: string];
 const isString = (v: unknown) => typeof v === 'string';
 const isInt = (v: unknown) => Number.isInteger(v);
@@ -150,6 +165,7 @@ const AGENT_FIELD_RULES: Record<string, FieldRule> = {
   maxToolIterations: [(v) => isInt(v) && (v as number) >= 0, 'a non-negative integer'],
   concurrency: [(v) => v === 'queue' || v === 'reject', '"queue" or "reject"'],
   keepPartial: [(v) => typeof v === 'boolean', 'true or false'],
+  history: [isHistoryLimit, 'an object with a positive integer maxMessages and/or maxTokens'],
 };
 
 /** The core agent keys' types (provider keys are the plugin's to check); one problem per bad field. */

@@ -23,6 +23,11 @@ export interface AgentConfig {
   concurrency?: ThreadConcurrency;
   /** A failed run on a message-store thread keeps the assistant text that arrived, marked partial. */
   keepPartial?: boolean;
+  /**
+   * Shrinks the history sent to the model (the stored history is unchanged): the newest
+   * `maxMessages`, or the newest turns within `maxTokens` (estimated); tool calls stay with their results.
+   */
+  history?: { maxMessages?: number; maxTokens?: number };
   [providerOption: string]: unknown;
 }
 
@@ -38,5 +43,5 @@ export interface SkeinConfig {
 
 export const AGENT_CONFIG_KEYS = new Set([
   'client', 'model', 'instructions', 'name', 'description', 'messageStore', 'tools',
-  'temperature', 'maxOutputTokens', 'maxToolIterations', 'concurrency', 'keepPartial',
+  'temperature', 'maxOutputTokens', 'maxToolIterations', 'concurrency', 'keepPartial', 'history',
 ]);

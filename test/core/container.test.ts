@@ -206,3 +206,25 @@ describe('createContainer contributions', () => {
     expect(fake.calls[0]!.options.instructions).to.equal('Remember the note.');
   });
 });
+
+describe('createContainer history limits', () => {
+  it('applies `history.maxMessages` to what the model is sent, keeping the stored history whole', async () => {
+    const container = createContainer({
+      plugins: [openaiPlugin({ apiKey: 'k' })],
+      agents: { a: { client: 'openai-chat', model: 'm', history: { maxMessages: 2 } } },
+    });
+    const fake = new FakeChatClient({ providerId: 'openai-chat' }).reply('one').reply('two').reply('three');
+    container.rebind(ChatClient).toConstantValue(fake);
+    const agent = container.get(agentToken('a'));
+    const thread = agent.getNewThread();
+    for (const text of ['first', 'second', 'third']) await agent.run(text, { thread });
+    expect(fake.calls[2]!.messages.map((m) => (m.contents[0] as { text: string }).text)).to.deep.equal(['second', 'two', 'third']);
+    expect(await thread.messageStore!.listMessages()).to.have.length(6);
+  });
+
+  it('rejects a malformed history limit with its path', () => {
+    expect(() =>
+      createContainer({ plugins: [openaiPlugin({ apiKey: 'k' })], agents: { a: { client: 'openai-chat', history: { maxMessages: 0 } } } }),
+    ).to.throw(ConfigurationError, /agents\.a\.history: expected an object with a positive integer maxMessages/);
+  });
+});
