@@ -6,6 +6,7 @@ import { Observable } from 'rxjs/internal/Observable';
 import {
   AbortError,
   type AgentInput,
+  type AgentMiddleware,
   AgentRunResponse,
   type AgentRunOptions,
   type AgentRunResponseUpdate,
@@ -20,6 +21,7 @@ import {
   ThreadCompatibilityError,
   isText,
   linkSignal,
+  MiddlewarePipeline,
   throwIfAborted,
   toMessages,
   defaultSerializationRegistry,
@@ -62,6 +64,14 @@ export interface A2AAgentOptions {
   serializationRegistry?: SerializationRegistry;
   /** The SDK client factory (custom transports, interceptors). */
   clientFactory?: ClientFactory;
+  /**
+   * Agent-run middleware wraps each turn (`run`, `runStream`) inside the thread's lock: it may
+   * change the input before it is sent, or answer without calling `next` (a short-circuit: no
+   * message reaches the remote, and the thread, its context id and any open task, is unchanged).
+   * Function-call and chat-client middleware do not apply: the remote agent calls its model
+   * and runs its tools itself; nothing of that passes through this process.
+   */
+  middleware?: Pick<AgentMiddleware, 'agentRun'>;
 }
 
 /** What `thread.state.a2a` holds while the remote waits for this client's input on a task. */
@@ -101,11 +111,14 @@ const ABORT_GRACE_MS = 5000;
  * id while the remote waits for input.
  */
 export class A2AAgent extends AIAgent {
+  /** The provider id recorded in this agent's threads (and in its telemetry spans). */
+  readonly providerId = A2A_PROVIDER_ID;
   readonly name: string | undefined;
   readonly description: string | undefined;
   readonly url: string;
   readonly #options: A2AAgentOptions;
   readonly #registry: SerializationRegistry;
+  readonly #middleware: MiddlewarePipeline;
   #connection: Promise<{ client: Client; card: AgentCard }> | undefined;
 
   constructor(options: A2AAgentOptions) {
@@ -116,6 +129,7 @@ export class A2AAgent extends AIAgent {
     this.description = options.description;
     this.#options = options;
     this.#registry = options.serializationRegistry ?? defaultSerializationRegistry();
+    this.#middleware = new MiddlewarePipeline({ agentRun: options.middleware?.agentRun });
   }
 
   /** The remote agent card (fetched once; a failed fetch is retried on the next call). */
@@ -197,16 +211,36 @@ export class A2AAgent extends AIAgent {
     options: AgentRunOptions,
     signal: AbortSignal,
     onUpdate: ((update: AgentRunResponseUpdate) => void) | undefined,
-  ): Promise<A2ARunResponse> {
+  ): Promise<AgentRunResponse> {
     const thread = options.thread ?? this.getNewThread();
     this.assertCompatible(thread);
-    const inputMessages = toMessages(input);
+    const messages = toMessages(input);
     const release = await thread.acquire(options.concurrency ?? this.#options.concurrency ?? 'queue');
+    try {
+      const context = { agent: this, thread, messages, options, streaming: onUpdate !== undefined };
+      const { response } = await this.#middleware.runAgent(context, (turnInput) => this.#exchange(thread, turnInput, signal, onUpdate), onUpdate);
+      return response;
+    } catch (error) {
+      // A middleware's own error passes as it is, unless the caller aborted.
+      if (signal.aborted && !(error instanceof AbortError)) throw new AbortError(undefined, { cause: error });
+      throw error;
+    } finally {
+      release();
+    }
+  }
+
+  /** Sends the turn's input and follows the remote's answer; the thread changes only when it succeeds. */
+  async #exchange(
+    thread: AgentThread,
+    input: ChatMessage[],
+    signal: AbortSignal,
+    onUpdate: ((update: AgentRunResponseUpdate) => void) | undefined,
+  ): Promise<A2ARunResponse> {
     try {
       throwIfAborted(signal);
       const open = readOpenTask(thread.state, 'thread.state.a2a');
       const { client, card } = await this.#connect(signal);
-      const message = toA2AMessage(inputMessages, { contextId: thread.serviceThreadId, taskId: open?.taskId });
+      const message = toA2AMessage(input, { contextId: thread.serviceThreadId, taskId: open?.taskId });
       if (message.parts.length === 0) throw new TypeError('An A2A message needs at least one text, data or uri content.');
       const authorName = this.name ?? card.name;
       const tracker = new TaskTracker(open, onUpdate && ((contents) => onUpdate(toUpdate(contents, authorName))));
@@ -217,8 +251,6 @@ export class A2AAgent extends AIAgent {
       return this.#finish(thread, tracker, authorName);
     } catch (error) {
       throw toSkeinError(error, signal, `A2A call to ${this.url}`);
-    } finally {
-      release();
     }
   }
 

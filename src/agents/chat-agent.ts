@@ -19,19 +19,9 @@ import { AIAgent, type AgentRunOptions } from './ai-agent.js';
 import { AgentRunResponse, type AgentRunResponseUpdate } from './agent-run-response.js';
 import { type AIContext, type ContextProvider, providerState, withProviderState } from './context-provider.js';
 import { approvalRequestsFor, pendingApprovalsOf, settlePendingApprovals, splitApprovalAnswers, withPendingApprovals } from './function-approvals.js';
-import {
-  type AgentRunContext,
-  type AgentRunMiddleware,
-  type ChatClientMiddleware,
-  type ChatRequestContext,
-  type FunctionCallContext,
-  type FunctionCallMiddleware,
-  runThrough,
-} from './middleware.js';
+import { type AgentMiddleware, MiddlewarePipeline } from './middleware.js';
 import { type CallModel, type FunctionLoopResult, notRun, runFunctionLoop, throwIfAborted } from './function-invocation-loop.js';
 import { PartialTurn } from './partial-turn.js';
-
-type MiddlewareLayer<C, R> = (context: C, next: () => Promise<R>) => Promise<R>;
 
 export interface ChatAgentOptions {
   chatClient: ChatClient;
@@ -63,12 +53,6 @@ export interface ChatAgentOptions {
   keepPartial?: boolean;
 }
 
-export interface AgentMiddleware {
-  agentRun?: readonly AgentRunMiddleware[];
-  functionCall?: readonly FunctionCallMiddleware[];
-  chatClient?: readonly ChatClientMiddleware[];
-}
-
 const DEFAULT_MAX_TOOL_ITERATIONS = 8;
 
 /** An agent over any ChatClient: instructions, tools, threads of the client's kind. */
@@ -85,11 +69,7 @@ export class ChatAgent extends AIAgent {
   readonly #maxToolIterations: number;
   readonly #concurrency: ThreadConcurrency;
   readonly #contextProviders: readonly ContextProvider[];
-  readonly #middleware: {
-    agentRun: MiddlewareLayer<AgentRunContext, AgentRunResponse>[];
-    functionCall: MiddlewareLayer<FunctionCallContext, FunctionResultContent>[];
-    chatClient: MiddlewareLayer<ChatRequestContext, ChatResponse>[];
-  };
+  readonly #middleware: MiddlewarePipeline;
   readonly #reducer: ChatReducer | undefined;
   /** The agent's own tools as the client sees them, built once (most runs add none). */
   readonly #toolList: AITool[];
@@ -111,12 +91,7 @@ export class ChatAgent extends AIAgent {
     this.#maxToolIterations = options.maxToolIterations ?? DEFAULT_MAX_TOOL_ITERATIONS;
     this.#concurrency = options.concurrency ?? 'queue';
     this.#contextProviders = [...(options.contextProviders ?? [])];
-    const mw = options.middleware ?? {};
-    this.#middleware = {
-      agentRun: (mw.agentRun ?? []).map((m) => (c, next) => m.onRun(c, next)),
-      functionCall: (mw.functionCall ?? []).map((m) => (c, next) => m.onFunctionCall(c, next)),
-      chatClient: (mw.chatClient ?? []).map((m) => (c, next) => m.onChatRequest(c, next)),
-    };
+    this.#middleware = new MiddlewarePipeline(options.middleware);
     this.#reducer = options.chatReducer;
     this.#toolList = [...this.#tools.values()];
     this.#declarations = this.#toolList.length ? this.#toolList.map((t) => t.declaration) : undefined;
@@ -234,14 +209,10 @@ export class ChatAgent extends AIAgent {
     try {
       throwIfAborted(signal);
       const messages = stamp(input);
-      if (this.#middleware.agentRun.length === 0) return await this.#executeTurn(thread, messages, options, signal, callModel, emit);
-      const context: AgentRunContext = { agent: this, thread, messages, options, streaming: emit !== undefined };
-      let ranTurn = false;
-      const response = await runThrough(this.#middleware.agentRun, context, (ctx) => {
-        ranTurn = true;
-        return this.#executeTurn(thread, ctx.messages, options, signal, callModel, emit);
-      });
-      if (!ranTurn) await this.#commitShortCircuit(thread, context.messages, response, emit);
+      if (!this.#middleware.hasAgentRun) return await this.#executeTurn(thread, messages, options, signal, callModel, emit);
+      const context = { agent: this, thread, messages, options, streaming: emit !== undefined };
+      const { response, ran } = await this.#middleware.runAgent(context, (input) => this.#executeTurn(thread, input, options, signal, callModel, emit));
+      if (!ran) await this.#commitShortCircuit(thread, context.messages, response, emit);
       return response;
     } catch (error) {
       if (signal?.aborted && !(error instanceof AbortError)) throw new AbortError(undefined, { cause: error });
@@ -264,9 +235,7 @@ export class ChatAgent extends AIAgent {
     let tools: Map<string, AITool> | ReadonlyMap<string, AITool> = options.tools?.length ? new Map([...this.#tools, ...toolMap(options.tools)]) : this.#tools;
     // Tools always get a signal: the run's, or one that never aborts when the caller gave none.
     const invokeTool = (call: FunctionCallContent, tool: AITool) =>
-      runThrough(this.#middleware.functionCall, { agent: this, thread, call, tool }, () =>
-        tool.invoke({ call, signal: signal ?? new AbortController().signal, thread }),
-      );
+      this.#middleware.callTool({ agent: this, thread, call, tool }, () => tool.invoke({ call, signal: signal ?? new AbortController().signal, thread }));
 
     const turnInput = await this.#settleApprovals(thread, input, tools, invokeTool, emit);
     const stored = thread.messageStore ? await thread.messageStore.listMessages() : [];
@@ -281,13 +250,13 @@ export class ChatAgent extends AIAgent {
     // Only store threads keep partial turns: a service thread's history is the service's to decide.
     const partial = (options.keepPartial ?? this.#keepPartial) && (thread.messageStore !== undefined || this.threadKind === 'message-store') ? new PartialTurn() : undefined;
     const modelCall: CallModel =
-      this.#middleware.chatClient.length === 0
+      !this.#middleware.hasChatClient
         ? partial
           ? (messages, chatOptions) => callModel(messages, chatOptions, partial.onUpdate)
           : callModel
         : (messages, chatOptions) =>
             // A copy per call: middleware may change its context's options in place.
-            runThrough(this.#middleware.chatClient, { agent: this, messages, options: { ...chatOptions }, streaming: emit !== undefined }, (ctx) =>
+            this.#middleware.callModel({ agent: this, messages, options: { ...chatOptions }, streaming: emit !== undefined }, (ctx) =>
               callModel(ctx.messages, ctx.options, partial?.onUpdate),
             );
     let result: FunctionLoopResult;

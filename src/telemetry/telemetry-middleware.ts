@@ -2,8 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Attributes, type Context, type Span, SpanKind, SpanStatusCode, type Tracer, type TracerProvider, context, trace } from '@opentelemetry/api';
 import type { AIAgent } from '../agents/ai-agent.js';
 import type { AgentRunResponse } from '../agents/agent-run-response.js';
-import type { AgentMiddleware } from '../agents/chat-agent.js';
 import type {
+  AgentMiddleware,
   AgentRunContext,
   AgentRunMiddleware,
   ChatClientMiddleware,
@@ -195,7 +195,8 @@ class AttributeSetter {
 }
 
 /**
- * Telemetry for one ChatAgent: `new ChatAgent({ ..., middleware: telemetryMiddleware() })`.
+ * Telemetry for one agent: `new ChatAgent({ ..., middleware: telemetryMiddleware() })` (also
+ * accepted by OpenAIAssistantAgent and A2AAgent, which apply the kinds that fit them).
  * To combine with other middleware, spread its lists first (`[...t.agentRun, mine]`).
  */
 export function telemetryMiddleware(options: TelemetryOptions = {}): Required<AgentMiddleware> {
@@ -211,6 +212,9 @@ function parentContext(): Context {
 }
 
 function clientIdOf(agent: AIAgent): string | undefined {
+  // Agents without a ChatClient (Assistants, A2A) name their provider themselves.
+  const own = (agent as { providerId?: unknown }).providerId;
+  if (typeof own === 'string') return own;
   const client = (agent as { chatClient?: Partial<ChatClient> }).chatClient;
   return typeof client?.providerId === 'string' ? client.providerId : undefined;
 }

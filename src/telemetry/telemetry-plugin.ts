@@ -7,9 +7,11 @@ import { TelemetryMiddleware, TelemetryOptions } from './telemetry-middleware.js
 export const TELEMETRY_PLUGIN_ID = 'telemetry';
 
 /**
- * Instruments every ChatAgent the container builds: binds one TelemetryMiddleware into the
- * run, function-call and chat-client contribution points. List it before other plugins that
- * contribute middleware so its spans wrap theirs.
+ * Instruments every agent the container builds: binds one TelemetryMiddleware into the run,
+ * function-call and chat-client contribution points. ChatAgents get run, chat and tool spans;
+ * Assistants agents run and tool spans, A2A agents run spans (their model calls happen on the
+ * service, out of sight). List it before other plugins that contribute middleware so its spans
+ * wrap theirs.
  */
 export function telemetryPlugin(options: TelemetryOptions = {}): SkeinPlugin {
   return {

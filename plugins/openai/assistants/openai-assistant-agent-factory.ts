@@ -1,6 +1,15 @@
 import type OpenAI from 'openai';
 import type { ResolutionContext } from 'inversify';
-import { type AgentConfig, type AgentFactory, type AIAgent, ConfigurationError, SerializationRegistry, resolveTools } from 'skein';
+import {
+  type AgentConfig,
+  type AgentFactory,
+  type AIAgent,
+  AgentRunMiddleware,
+  ConfigurationError,
+  FunctionCallMiddleware,
+  SerializationRegistry,
+  resolveTools,
+} from 'skein';
 import { OpenAIAssistantAgent, type OpenAIAssistantPollingOptions } from './openai-assistant-agent.js';
 import { type OpenAIAssistantExecutionOptions, parseExecutionOptions } from './openai-assistant-definition.js';
 
@@ -8,7 +17,9 @@ import { type OpenAIAssistantExecutionOptions, parseExecutionOptions } from './o
  * Builds OpenAIAssistantAgents for `agents.<name>` entries with `client: 'openai-assistants'`.
  * Extra config keys: `assistantId` (use an existing assistant; otherwise one is created from
  * model/instructions/tools on first use), `executionOptions`, `polling`, `enableCodeInterpreter`,
- * `enableFileSearch`, `vectorStoreIds`.
+ * `enableFileSearch`, `vectorStoreIds`. The container's agent-run and function-call middleware
+ * contributions apply to these agents as to ChatAgents (chat-client middleware does not: the
+ * model calls happen on the service).
  */
 export class OpenAIAssistantAgentFactory implements AgentFactory {
   constructor(private readonly client: () => OpenAI) {}
@@ -46,6 +57,10 @@ export class OpenAIAssistantAgentFactory implements AgentFactory {
       polling: config.polling as OpenAIAssistantPollingOptions | undefined,
       serializationRegistry: context.get<SerializationRegistry>(SerializationRegistry),
       concurrency: config.concurrency,
+      middleware: {
+        agentRun: context.getAll<AgentRunMiddleware>(AgentRunMiddleware, { optional: true }),
+        functionCall: context.getAll<FunctionCallMiddleware>(FunctionCallMiddleware, { optional: true }),
+      },
     });
   }
 }

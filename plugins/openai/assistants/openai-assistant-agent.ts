@@ -6,6 +6,7 @@ import type { Subscriber } from 'rxjs';
 import {
   AbortError,
   ConnectionError,
+  type AgentMiddleware,
   AgentRunResponse,
   type AgentRunOptions,
   type AgentRunResponseUpdate,
@@ -25,6 +26,8 @@ import {
   type UsageDetails,
   addUsage,
   linkSignal,
+  MiddlewarePipeline,
+  responseFromUpdates,
   toMessages,
   toolMap,
   defaultSerializationRegistry,
@@ -85,6 +88,15 @@ export interface OpenAIAssistantAgentOptions {
    * definition with an id is fetched on first use, so its execution options are the stored ones.
    */
   definitionIsRemote?: boolean;
+  /**
+   * Agent-run middleware wraps each turn (`run`, `runStream`, `invoke`) inside the thread's lock;
+   * function-call middleware wraps each Skein tool call the assistant requests. Chat-client
+   * middleware does not apply: the model calls happen on the service, inside a run, where no
+   * request passes through this process (redact input in an agent-run middleware instead).
+   * A run middleware that answers without calling `next` short-circuits the turn: no assistant
+   * or thread is created, nothing is recorded on the service, the thread is unchanged.
+   */
+  middleware?: Pick<AgentMiddleware, 'agentRun' | 'functionCall'>;
 }
 
 export interface OpenAIAssistantRunOptions extends AgentRunOptions {
@@ -113,6 +125,7 @@ export class OpenAIAssistantAgent extends AIAgent {
   readonly #registry: SerializationRegistry;
   readonly #concurrency: ThreadConcurrency;
   readonly #name: string | undefined;
+  readonly #middleware: MiddlewarePipeline;
   #definition: OpenAIAssistantDefinition;
   #ensuring: Promise<OpenAIAssistantDefinition> | undefined;
   #deleted = false;
@@ -130,6 +143,8 @@ export class OpenAIAssistantAgent extends AIAgent {
     this.#polling = { intervalMs: options.polling?.intervalMs ?? DEFAULT_INTERVAL_MS, timeoutMs: options.polling?.timeoutMs ?? DEFAULT_TIMEOUT_MS };
     this.#registry = options.serializationRegistry ?? defaultSerializationRegistry();
     this.#concurrency = options.concurrency ?? 'queue';
+    // Only the two kinds that apply are taken (a container's chat-client contributions are not).
+    this.#middleware = new MiddlewarePipeline({ agentRun: options.middleware?.agentRun, functionCall: options.middleware?.functionCall });
     if (this.#definition.executionOptions) parseExecutionOptions(this.#definition.executionOptions, 'definition.executionOptions');
   }
 
@@ -200,6 +215,11 @@ export class OpenAIAssistantAgent extends AIAgent {
 
   get description(): string | undefined {
     return this.#definition.description;
+  }
+
+  /** The assistant's instructions (telemetry records them when content capture is on). */
+  get instructions(): string | undefined {
+    return this.#definition.instructions;
   }
 
   /** The assistant id (undefined until a lazily created assistant exists). */
@@ -387,13 +407,17 @@ export class OpenAIAssistantAgent extends AIAgent {
     let threadId: string | undefined;
     try {
       throwIfAborted(signal);
-      const assistant = await this.ensureAssistant();
-      threadId = await this.#ensureThread(thread, signal);
-      await this.#settleActiveRun(threadId, signal);
-      const { params, tools, behavior } = this.#runParams(assistant, thread, input, options);
-      const collected: ChatMessage[] = [];
-      const run = await this.#processRun(threadId, params, tools, behavior.maxToolRounds, signal, (m) => collected.push(m));
-      return new AgentRunResponse(collected, { responseId: run.id, conversationId: threadId, usage: usageOf(run), agentName: this.#name });
+      const context = { agent: this, thread, messages: input, options, streaming: false };
+      const { response } = await this.#middleware.runAgent(context, async (messages) => {
+        const assistant = await this.ensureAssistant();
+        threadId = await this.#ensureThread(thread, signal);
+        await this.#settleActiveRun(threadId, signal);
+        const { params, tools, behavior } = this.#runParams(assistant, thread, messages, options);
+        const collected: ChatMessage[] = [];
+        const run = await this.#processRun(thread, threadId, params, tools, behavior.maxToolRounds, signal, (m) => collected.push(m));
+        return new AgentRunResponse(collected, { responseId: run.id, conversationId: threadId, usage: usageOf(run), agentName: this.#name });
+      });
+      return response;
     } finally {
       unlink();
       release();
@@ -404,6 +428,7 @@ export class OpenAIAssistantAgent extends AIAgent {
 
   /** Polls a created run to its end, answering requires_action with the tools, emitting completed steps in order. */
   async #processRun(
+    thread: AgentThread,
     threadId: string,
     params: RunCreateParams,
     tools: ReadonlyMap<string, AITool>,
@@ -440,7 +465,7 @@ export class OpenAIAssistantAgent extends AIAgent {
         const outputs =
           maxToolRounds !== undefined && rounds > maxToolRounds
             ? calls.map((c) => notRun(c, `not run: the limit of ${maxToolRounds} tool rounds for one run was reached.`))
-            : await invokeTools(calls, tools, signal);
+            : await this.#invokeTools(calls, tools, thread, signal);
         for (const r of outputs) results.set(r.callId, r);
         const submitted = await runs
           .submitToolOutputs(run.id, { thread_id: threadId, tool_outputs: outputs.map((r) => ({ tool_call_id: r.callId, output: outputText(r) })) }, { signal })
@@ -506,46 +531,17 @@ export class OpenAIAssistantAgent extends AIAgent {
     };
     try {
       throwIfAborted(signal);
-      const assistant = await this.ensureAssistant();
-      const threadId = await this.#ensureThread(thread, signal);
-      live.threadId = threadId;
-      await this.#settleActiveRun(threadId, signal);
-      const { params, tools, behavior } = this.#runParams(assistant, thread, input, options);
-      const runs = this.client.beta.threads.runs;
-      let stream: AsyncIterable<StreamEvent> = await runs.create(threadId, { ...params, stream: true }, { signal });
-      let rounds = 0;
-      for (;;) {
-        let requires: Run | undefined;
-        let completed = false;
-        for await (const event of stream) {
-          if (signal.aborted) break;
-          const outcome = this.#onStreamEvent(event, live, next);
-          if (outcome === 'requires_action') requires = event.data as Run;
-          if (outcome === 'completed') completed = true;
-        }
-        throwIfAborted(signal);
-        if (!requires && !completed) {
-          // A stream cut short (or a reply that was no event stream) must not pass for a finished turn.
-          throw new ConnectionError(this.providerId, `The ${this.providerId} run stream on thread ${threadId} ended before the run did (no completed, requires_action or failure event).`);
-        }
-        if (!requires) return;
-        const calls = requiredCalls(requires);
-        next({ text: '', role: 'assistant', contents: calls, responseId: requires.id, ...(this.#name ? { authorName: this.#name } : {}) });
-        rounds++;
-        const outputs =
-          behavior.maxToolRounds !== undefined && rounds > behavior.maxToolRounds
-            ? calls.map((c) => notRun(c, `not run: the limit of ${behavior.maxToolRounds} tool rounds for one run was reached.`))
-            : await invokeTools(calls, tools, signal);
-        next({ text: '', role: 'tool', contents: outputs, responseId: requires.id });
-        stream = await runs.submitToolOutputs(
-          requires.id,
-          { thread_id: threadId, stream: true, tool_outputs: outputs.map((r) => ({ tool_call_id: r.callId, output: outputText(r) })) },
-          { signal },
-        );
-      }
+      const context = { agent: this, thread, messages: input, options, streaming: true };
+      const streamRun = (messages: ChatMessage[]) =>
+        this.#streamRun(thread, messages, options, signal, live, next).catch((error: unknown) => {
+          if (signal.aborted) throw new AbortError(undefined, { cause: error });
+          throw toSkeinError(this.providerId, error, signal);
+        });
+      await this.#middleware.runAgent(context, streamRun, next);
     } catch (error) {
-      if (signal.aborted) throw new AbortError(undefined, { cause: error });
-      throw toSkeinError(this.providerId, error, signal);
+      // A middleware's own error passes as it is, unless the caller aborted.
+      if (signal.aborted && !(error instanceof AbortError)) throw new AbortError(undefined, { cause: error });
+      throw error;
     } finally {
       release();
       if (throwaway && live.threadId) {
@@ -554,6 +550,76 @@ export class OpenAIAssistantAgent extends AIAgent {
         await this.client.beta.threads.delete(id).catch(() => undefined);
       }
     }
+  }
+
+  /** One streamed run to its end; resolves with what it streamed, folded (for run middleware). */
+  async #streamRun(
+    thread: AgentThread,
+    input: ChatMessage[],
+    options: OpenAIAssistantRunOptions,
+    signal: AbortSignal,
+    live: { runId?: string; threadId?: string },
+    emit: (update: AgentRunResponseUpdate) => void,
+  ): Promise<AgentRunResponse> {
+    const updates: AgentRunResponseUpdate[] = [];
+    const next = (update: AgentRunResponseUpdate) => {
+      updates.push(update);
+      emit(update);
+    };
+    const folded = () => {
+      const { messages, usage } = responseFromUpdates(updates);
+      return new AgentRunResponse(messages.map((m) => this.#authored(m)), { responseId: live.runId, conversationId: live.threadId, usage, agentName: this.#name });
+    };
+    const assistant = await this.ensureAssistant();
+    const threadId = await this.#ensureThread(thread, signal);
+    live.threadId = threadId;
+    await this.#settleActiveRun(threadId, signal);
+    const { params, tools, behavior } = this.#runParams(assistant, thread, input, options);
+    const runs = this.client.beta.threads.runs;
+    let stream: AsyncIterable<StreamEvent> = await runs.create(threadId, { ...params, stream: true }, { signal });
+    let rounds = 0;
+    for (;;) {
+      let requires: Run | undefined;
+      let completed = false;
+      for await (const event of stream) {
+        if (signal.aborted) break;
+        const outcome = this.#onStreamEvent(event, live, next);
+        if (outcome === 'requires_action') requires = event.data as Run;
+        if (outcome === 'completed') completed = true;
+      }
+      throwIfAborted(signal);
+      if (!requires && !completed) {
+        // A stream cut short (or a reply that was no event stream) must not pass for a finished turn.
+        throw new ConnectionError(this.providerId, `The ${this.providerId} run stream on thread ${threadId} ended before the run did (no completed, requires_action or failure event).`);
+      }
+      if (!requires) return folded();
+      const calls = requiredCalls(requires);
+      next({ text: '', role: 'assistant', contents: calls, responseId: requires.id, ...(this.#name ? { authorName: this.#name } : {}) });
+      rounds++;
+      const outputs =
+        behavior.maxToolRounds !== undefined && rounds > behavior.maxToolRounds
+          ? calls.map((c) => notRun(c, `not run: the limit of ${behavior.maxToolRounds} tool rounds for one run was reached.`))
+          : await this.#invokeTools(calls, tools, thread, signal);
+      next({ text: '', role: 'tool', contents: outputs, responseId: requires.id });
+      stream = await runs.submitToolOutputs(
+        requires.id,
+        { thread_id: threadId, stream: true, tool_outputs: outputs.map((r) => ({ tool_call_id: r.callId, output: outputText(r) })) },
+        { signal },
+      );
+    }
+  }
+
+  /** Runs the requested calls (each through the function-call middleware); unknown tools are answered as not run. */
+  async #invokeTools(calls: FunctionCallContent[], tools: ReadonlyMap<string, AITool>, thread: AgentThread, signal: AbortSignal): Promise<FunctionResultContent[]> {
+    const results = await Promise.all(
+      calls.map((call) => {
+        const tool = tools.get(call.name);
+        if (!tool) return notRun(call, `unknown tool "${call.name}"; available tools: ${[...tools.keys()].join(', ') || 'none'}.`);
+        return this.#middleware.callTool({ agent: this, thread, call, tool }, () => tool.invoke({ call, signal, thread }));
+      }),
+    );
+    throwIfAborted(signal);
+    return results;
   }
 
   /** Translates one SSE event; throws on a failed run; says when the run waits for tool outputs. */
@@ -712,18 +778,6 @@ function pollHint(response: Response): number | undefined {
 
 function requiredCalls(run: Run): FunctionCallContent[] {
   return (run.required_action?.submit_tool_outputs.tool_calls ?? []).map((c) => ({ kind: 'function-call', callId: c.id, name: c.function.name, arguments: c.function.arguments }));
-}
-
-async function invokeTools(calls: FunctionCallContent[], tools: ReadonlyMap<string, AITool>, signal: AbortSignal): Promise<FunctionResultContent[]> {
-  const results = await Promise.all(
-    calls.map((c) => {
-      const found = tools.get(c.name);
-      if (!found) return notRun(c, `unknown tool "${c.name}"; available tools: ${[...tools.keys()].join(', ') || 'none'}.`);
-      return found.invoke({ call: c, signal });
-    }),
-  );
-  throwIfAborted(signal);
-  return results;
 }
 
 function notRun(c: FunctionCallContent, error: string): FunctionResultContent {
