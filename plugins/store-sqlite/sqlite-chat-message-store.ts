@@ -110,7 +110,7 @@ export class SqliteChatMessageStoreFactory implements ChatMessageStoreFactory {
     const db = new Database(path);
     try {
       db.pragma(`busy_timeout = ${Math.floor(this.options.busyTimeoutMs ?? 5000)}`);
-      if (path !== ':memory:') db.pragma('journal_mode = WAL');
+      if (path !== ':memory:') enableWal(db);
       db.exec(`
         CREATE TABLE IF NOT EXISTS skein_threads (key TEXT PRIMARY KEY, version INTEGER NOT NULL, updated_at INTEGER NOT NULL) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS skein_messages (thread_key TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (thread_key, seq)) WITHOUT ROWID;
@@ -242,5 +242,19 @@ export class SqliteChatMessageStore implements ChatMessageStore {
   }
 }
 
-
-
+/**
+ * WAL is a property of the file, so only the first opener switches it; the switch needs a lock
+ * SQLite's busy handler does not wait for, so a process that races another one retries briefly.
+ */
+function enableWal(db: Database.Database): void {
+  for (let attempt = 0; ; attempt++) {
+    if (String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal') return;
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || attempt >= 100) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
+}
