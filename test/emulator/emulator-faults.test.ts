@@ -91,7 +91,7 @@ describe('Emulator: faults, aborts, auth and routing', () => {
   describe('latency', () => {
     it('delays a reply past the client timeout', async () => {
       emulator.injectFault({ kind: 'latency', ms: 10_000 });
-      const impatient = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0, timeout: 200 });
+      const impatient = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0, timeout: 1_000 });
       const error = await rejection(impatient.chat.completions.create(hello));
       expect(error).to.be.instanceOf(OpenAI.APIConnectionTimeoutError);
       await impatient.chat.completions.create(hello);
@@ -100,7 +100,7 @@ describe('Emulator: faults, aborts, auth and routing', () => {
     it('delays every reply when latencyMs is set', async () => {
       const slow = await Emulator.start({ latencyMs: 10_000 });
       try {
-        const impatient = new OpenAI({ apiKey: 'test', baseURL: slow.openaiBaseURL, maxRetries: 0, timeout: 200 });
+        const impatient = new OpenAI({ apiKey: 'test', baseURL: slow.openaiBaseURL, maxRetries: 0, timeout: 1_000 });
         expect(await rejection(impatient.chat.completions.create(hello))).to.be.instanceOf(
           OpenAI.APIConnectionTimeoutError,
         );
