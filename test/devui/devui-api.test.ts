@@ -179,6 +179,25 @@ describe('Dev UI server API (no browser)', () => {
       expect((await thread(saved.id)).body.pendingApprovals).to.deep.equal([]);
     });
 
+    it('works on a service thread (Responses) too: the transcript shows the request, the answer and the result', async () => {
+      const name = restaurant('Chez Service');
+      const first = await chat({ agent: 'responses', text: `call book_table ${JSON.stringify({ restaurant: name, time: '12:00', people: 3 })}` });
+      const request = first.find((e) => e.event === 'approval-request')!.data as unknown as Pending;
+      const saved = done(first);
+      expect(saved).to.include({ kind: 'service', pendingApprovals: 1 });
+      expect((await thread(saved.id)).body.pendingApprovals).to.deep.equal([request]);
+      const events = await chat({ threadId: saved.id, approvals: [{ callId: request.callId, approved: true }] });
+      const [booking] = bookingsAt(name);
+      expect(booking).to.not.equal(undefined);
+      expect(textOf(events)).to.contain(booking.bookingId);
+      const { body } = await thread(saved.id);
+      expect(body.history).to.equal('transcript');
+      expect(body.pendingApprovals).to.deep.equal([]);
+      expect(body.messages.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'user', 'tool', 'assistant']);
+      expect(body.messages[1].contents.map((c) => c.kind)).to.deep.equal(['function-call', 'function-approval-request']);
+      expect(body.messages[2].contents).to.deep.equal([{ kind: 'function-approval-response', callId: request.callId, approved: true }]);
+    });
+
     it('bad answers get typed 4xx errors and change nothing', async () => {
       const name = restaurant('Chez Strict');
       const { request, saved } = await askToBook(name);

@@ -147,6 +147,23 @@ describe('Dev UI in headless Chromium', function () {
       expect(await page.inputValue('#input')).to.equal('a draft');
     });
 
+    it('a service error after approving shows the error and asks again, saying the tool already ran', async () => {
+      const name = restaurant('Osteria');
+      await askToBook(name);
+      fx.emulator.injectFault({ kind: 'status', status: 500, times: 3, retryAfterSeconds: 0, message: 'The emulated service broke.' });
+      const approval = page.locator('.approval');
+      await turn(() => approval.getByRole('button', { name: 'Approve book_table' }).click());
+      expect(await page.textContent('#error-text')).to.match(/\(HTTP 500\): .*The emulated service broke\./);
+      // The agent runs an approved tool before calling the model; the failed turn leaves the thread waiting.
+      expect(bookingsAt(name)).to.have.length(1);
+      expect(await approval.getAttribute('data-state')).to.equal('pending');
+      expect(await approval.locator('.approval-status').textContent()).to.contain('book_table ran, but the turn did not finish');
+      await turn(() => approval.getByRole('button', { name: 'Reject book_table' }).click());
+      expect(await approval.getAttribute('data-state')).to.equal('settled');
+      expect(bookingsAt(name)).to.have.length(1);
+      expect((await assistantTexts()).at(-1)).to.contain('the user rejected this call');
+    });
+
     it('after a reload the thread still asks (from its state); Reject with a reason: the tool does not run and the model is told why', async () => {
       const name = restaurant('Bistro');
       await askToBook(name);

@@ -190,6 +190,8 @@ class MessageView {
 class ApprovalView {
   readonly node: HTMLDivElement;
   answer: ApprovalAnswer | undefined;
+  /** The tool ran in the current attempt (its result arrived before the turn ended). */
+  ran = false;
   readonly #status: HTMLSpanElement;
   readonly #reason: HTMLInputElement;
   readonly #buttons: HTMLButtonElement[];
@@ -242,9 +244,13 @@ class ApprovalView {
 
   /** The turn with this answer failed or stopped: the call is still pending, ask again. */
   reopen(): void {
+    // The agent ran an approved tool before the turn failed, yet the thread (unchanged) still waits: say so, it may have had effects.
+    this.#status.textContent = this.ran
+      ? `${this.request.name} ran, but the turn did not finish, so the thread still waits for this answer; approving again runs it again.`
+      : 'Still waiting for your answer (the last attempt did not finish).';
     this.answer = undefined;
+    this.ran = false;
     this.node.dataset.state = 'pending';
-    this.#status.textContent = 'Still waiting for your answer (the last attempt did not finish).';
     this.enable(running === undefined);
   }
 
@@ -535,6 +541,8 @@ async function runTurn(request: { text?: string; approvals?: ApprovalAnswer[] },
       } else if (event === 'tool-call') {
         replyView(d.authorName as string | undefined).addToolCall(d.callId as string, d.name as string, d.arguments as string);
       } else if (event === 'tool-result') {
+        const approval = approvals.get(d.callId as string);
+        if (approval?.answer?.approved) approval.ran = true;
         showToolResult(d.callId as string, d.result, d.error as string | undefined);
         reply = undefined;
       } else if (event === 'approval-request') {
