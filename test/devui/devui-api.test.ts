@@ -116,6 +116,11 @@ describe('Dev UI server API (no browser)', () => {
       expect(body.pendingApprovals).to.deep.equal([{ callId: request.callId, name: 'book_table', arguments: request.arguments }]);
       expect(body.messages.map((m) => m.role)).to.deep.equal(['user', 'assistant']);
       expect(body.messages[1].contents[0]).to.include({ kind: 'function-call', callId: request.callId });
+      // A downloaded and re-loaded copy of the thread waits for the same call.
+      const serialized = await (await fetch(`${base}/api/threads/${saved.id}/json`)).json();
+      const imported = await json<{ thread: Summary }>('/api/threads/import', { method: 'POST', body: JSON.stringify({ serialized }) });
+      expect(imported.body.thread.pendingApprovals).to.equal(1);
+      expect((await thread(imported.body.thread.id)).body.pendingApprovals).to.deep.equal([request]);
       expect(bookingsAt(name)).to.deep.equal([]);
     });
 
