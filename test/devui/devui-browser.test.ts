@@ -147,6 +147,23 @@ describe('Dev UI in headless Chromium', function () {
       expect(await page.inputValue('#input')).to.equal('a draft');
     });
 
+    it('with two pending calls, the answers go together once both are answered', async () => {
+      const [a, b] = [restaurant('Sushi'), restaurant('Tapas')];
+      await send(`call book_table ${JSON.stringify({ restaurant: a, time: '18:00', people: 2 })} and call book_table ${JSON.stringify({ restaurant: b, time: '21:00', people: 2 })}`);
+      const blocks = page.locator('.approval');
+      expect(await blocks.count()).to.equal(2);
+      const turns = await page.locator('.turn').count();
+      await blocks.nth(0).getByRole('button', { name: 'Approve book_table' }).click();
+      expect(await blocks.nth(0).locator('.approval-status').textContent()).to.equal('Approved book_table. Answer the other request to continue.');
+      expect(await page.locator('.turn').count()).to.equal(turns);
+      expect(bookingsAt(a)).to.deep.equal([]);
+      await turn(() => blocks.nth(1).getByRole('button', { name: 'Reject book_table' }).click());
+      expect(await page.locator('.message[data-role="user"] .text').last().textContent()).to.equal(`Approved book_table\nRejected book_table`);
+      expect(bookingsAt(a)).to.have.length(1);
+      expect(bookingsAt(b)).to.deep.equal([]);
+      expect(await blocks.evaluateAll((nodes) => nodes.map((n) => (n as HTMLElement).dataset.state))).to.deep.equal(['settled', 'settled']);
+    });
+
     it('a service error after approving shows the error and asks again, saying the tool already ran', async () => {
       const name = restaurant('Osteria');
       await askToBook(name);
