@@ -7,13 +7,14 @@ import type { Container } from 'inversify';
 import type { Subscription } from 'rxjs';
 import type { AIAgent } from '../agents/ai-agent.js';
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
+import { pendingApprovalsOf } from '../agents/function-approvals.js';
 import { responseFromUpdates } from '../clients/chat-response.js';
 import { agentToken } from '../container/agent-token.js';
 import { readConfigFile } from '../container/config-file.js';
 import { createContainer } from '../container/create-container.js';
 import type { SkeinConfig } from '../container/skein-config.js';
 import { ConfigurationError, ServiceError, SkeinError, ThreadBusyError, ThreadCompatibilityError, SerializationError, NotFoundError } from '../errors/skein-error.js';
-import { type ChatMessage, messageText, textMessage } from '../messages/chat-message.js';
+import { approvalResponse, type ChatMessage, messageText, textMessage } from '../messages/chat-message.js';
 import { addUsage, type UsageDetails } from '../messages/content.js';
 import { SERVICE_THREAD_TYPE, UNSTARTED_THREAD_TYPE, type AgentThread } from '../threads/agent-thread.js';
 import { PAGE_CSS } from './page/page-css.js';
@@ -54,6 +55,22 @@ export interface ThreadSummary {
   /** The serialized `$type` (the store type for store threads). */
   type: string;
   serviceThreadId?: string;
+  /** Tool calls waiting for the user's approval (answer them with `approvals` on `/api/chat`). */
+  pendingApprovals: number;
+}
+
+/** A tool call waiting for the user's approval, as the page shows it. */
+export interface PendingApproval {
+  callId: string;
+  name: string;
+  arguments: string;
+}
+
+/** The user's answer to one pending approval, as `POST /api/chat` takes it. */
+export interface ApprovalAnswer {
+  callId: string;
+  approved: boolean;
+  reason?: string;
 }
 
 interface AgentInfo {
@@ -214,6 +231,7 @@ class DevUIServer {
       thread: summarize(entry),
       history: thread.messageStore ? 'store' : 'transcript',
       messages: messages.map(viewMessage),
+      pendingApprovals: pendingOf(thread),
     });
   }
 
@@ -245,6 +263,7 @@ class DevUIServer {
       updatedAt: now,
       serialized: await thread.serialize(),
     };
+    setPendingCount(entry, thread);
     if (!thread.messageStore) entry.transcript = [];
     await this.index.put(entry);
     sendJson(res, 201, { thread: summarize(entry) });
@@ -282,12 +301,18 @@ class DevUIServer {
     return true;
   }
 
-  /** Runs one turn and relays it as server-sent events; the thread is saved only when the turn completes. */
+  /**
+   * Runs one turn and relays it as server-sent events; the thread is saved only when the turn
+   * completes. The turn's input is the typed text, the answers to pending approvals, or both.
+   */
   async #chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = asObject(await readJsonBody(req), 'The request body');
-    if (typeof body.text !== 'string' || body.text.trim() === '') throw new HttpError(400, 'Type a message to send.');
-    const text = body.text;
+    const answers = parseApprovals(body.approvals);
+    const text = typeof body.text === 'string' && body.text.trim() !== '' ? body.text : undefined;
+    if (body.text !== undefined && typeof body.text !== 'string') throw new HttpError(400, '"text" must be a string.');
+    if (text === undefined && answers.length === 0) throw new HttpError(400, 'Type a message to send.');
     const threadId = typeof body.threadId === 'string' && body.threadId ? body.threadId : undefined;
+    if (answers.length && threadId === undefined) throw new HttpError(400, 'Approvals answer the tool calls of a thread: give its "threadId".');
     const existing = threadId === undefined ? undefined : await this.#entry(threadId);
     if (existing && body.agent !== undefined && body.agent !== existing.agent) {
       throw new HttpError(400, `Thread "${existing.title}" belongs to agent "${existing.agent}", not "${String(body.agent)}".`, 'ThreadCompatibilityError');
@@ -298,6 +323,16 @@ class DevUIServer {
       throw new HttpError(409, 'This thread is already running a turn; wait for it or stop it.', 'ThreadBusyError');
     }
     const thread = existing ? await agent.deserializeThread(existing.serialized) : agent.getNewThread();
+    // Checked before the stream starts, so a stale answer (another tab answered first) is a plain 409, not a failed turn.
+    const pending = pendingApprovalsOf(thread);
+    for (const answer of answers) {
+      if (!pending.some((call) => call.callId === answer.callId)) {
+        const waiting = pending.map((call) => `${call.name} (${call.callId})`).join(', ') || 'none';
+        throw new HttpError(409, `Tool call ${answer.callId} is not waiting for approval on this thread (waiting: ${waiting}); it may have been answered already.`, 'SkeinError');
+      }
+    }
+    const input: ChatMessage[] = answers.map((a) => approvalResponse(a, a.approved, a.reason));
+    if (text !== undefined) input.push(textMessage('user', text));
 
     const runId = randomUUID();
     const sse = new SseWriter(res);
@@ -331,7 +366,7 @@ class DevUIServer {
     sse.send('run', { runId, threadId, agent: agentName });
 
     // stop() and the close handler run only after subscribe() has returned (both are async events).
-    const subscription: Subscription = agent.runStream(text, { thread }).subscribe({
+    const subscription: Subscription = agent.runStream(input, { thread }).subscribe({
       next: (update) => {
         updates.push(update);
         for (const content of update.contents) {
@@ -366,10 +401,10 @@ class DevUIServer {
       },
       complete: () => {
         completed = true;
-        void this.#commit(thread, agentName, existing, text, updates)
+        void this.#commit(thread, agentName, existing, input, updates)
           .then((entry) => {
             sse.send('usage', { usage: usage ?? {} });
-            sse.send('done', { thread: summarize(entry), usage: usage ?? {} });
+            sse.send('done', { thread: summarize(entry), usage: usage ?? {}, pendingApprovals: pendingOf(thread) });
           })
           .catch((error: unknown) => sse.send('error', describeError(error).body))
           .finally(finish);
@@ -377,20 +412,52 @@ class DevUIServer {
     });
   }
 
-  async #commit(thread: AgentThread, agentName: string, existing: ThreadIndexEntry | undefined, text: string, updates: AgentRunResponseUpdate[]): Promise<ThreadIndexEntry> {
+  async #commit(thread: AgentThread, agentName: string, existing: ThreadIndexEntry | undefined, input: readonly ChatMessage[], updates: AgentRunResponseUpdate[]): Promise<ThreadIndexEntry> {
     const now = timestamp();
     const entry: ThreadIndexEntry = existing
       ? { ...existing, updatedAt: now, serialized: await thread.serialize() }
-      : { id: ThreadIndex.newId(), agent: agentName, title: titleOf([textMessage('user', text)])!, createdAt: now, updatedAt: now, serialized: await thread.serialize() };
+      : { id: ThreadIndex.newId(), agent: agentName, title: titleOf(input) ?? 'New thread', createdAt: now, updatedAt: now, serialized: await thread.serialize() };
+    setPendingCount(entry, thread);
     if (thread.messageStore) {
       delete entry.transcript;
     } else {
       const produced = responseFromUpdates(updates.map((u) => ({ ...u, role: u.role ?? 'assistant' }))).messages.map((m) => withAuthor(m, updates));
-      entry.transcript = [...(existing?.transcript ?? []), { ...textMessage('user', text), createdAt: now }, ...produced];
+      // The user's side of the turn as one message: approval answers first, then the typed text.
+      const sent: ChatMessage = { role: 'user', contents: input.flatMap((m) => m.contents), createdAt: now };
+      entry.transcript = [...(existing?.transcript ?? []), sent, ...produced];
     }
     await this.index.put(entry);
     return entry;
   }
+}
+
+function pendingOf(thread: AgentThread): PendingApproval[] {
+  return pendingApprovalsOf(thread).map(({ callId, name, arguments: args }) => ({ callId, name, arguments: args }));
+}
+
+function setPendingCount(entry: ThreadIndexEntry, thread: AgentThread): void {
+  const count = pendingApprovalsOf(thread).length;
+  if (count) entry.pendingApprovals = count;
+  else delete entry.pendingApprovals;
+}
+
+/** `approvals` of a chat request: `[{callId, approved, reason?}]`, each call answered once. */
+function parseApprovals(value: unknown): ApprovalAnswer[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new HttpError(400, '"approvals" must be an array of {callId, approved, reason?}.');
+  const seen = new Set<string>();
+  return value.map((item: unknown, i) => {
+    const answer = asObject(item, `approvals[${i}]`);
+    if (typeof answer.callId !== 'string' || answer.callId === '') throw new HttpError(400, `approvals[${i}].callId must be the id of a pending tool call.`);
+    if (typeof answer.approved !== 'boolean') throw new HttpError(400, `approvals[${i}].approved must be true or false.`);
+    if (answer.reason !== undefined && typeof answer.reason !== 'string') throw new HttpError(400, `approvals[${i}].reason must be a string.`);
+    if (seen.has(answer.callId)) throw new HttpError(400, `Tool call ${answer.callId} is answered twice.`);
+    seen.add(answer.callId);
+    const parsed: ApprovalAnswer = { callId: answer.callId, approved: answer.approved };
+    const reason = typeof answer.reason === 'string' ? answer.reason.trim() : '';
+    if (reason) parsed.reason = reason;
+    return parsed;
+  });
 }
 
 function withAuthor(message: ChatMessage, updates: readonly AgentRunResponseUpdate[]): ChatMessage {
@@ -409,6 +476,7 @@ function summarize(entry: ThreadIndexEntry): ThreadSummary {
     updatedAt: entry.updatedAt,
     kind: type === SERVICE_THREAD_TYPE ? 'service' : type === UNSTARTED_THREAD_TYPE ? 'unstarted' : 'store',
     type,
+    pendingApprovals: entry.pendingApprovals ?? 0,
   };
   if (entry.serialized.serviceThreadId !== undefined) summary.serviceThreadId = entry.serialized.serviceThreadId;
   return summary;

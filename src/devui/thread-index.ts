@@ -20,6 +20,8 @@ export interface ThreadIndexEntry {
    * generic way to list it, so this record is what the page can show.
    */
   transcript?: ChatMessage[];
+  /** How many tool calls wait for the user's approval after the last turn (for the sidebar). */
+  pendingApprovals?: number;
 }
 
 const ID = /^[A-Za-z0-9_-]{1,80}$/;

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { readdir } from 'node:fs/promises';
+import { tableBookings } from '../../samples/devui/devui-tools-plugin.js';
 import { readSse, startFixture, type DevUIFixture, type SseEvent } from './devui-fixture.js';
 
 interface Summary {
@@ -9,6 +10,12 @@ interface Summary {
   kind: string;
   type: string;
   serviceThreadId?: string;
+  pendingApprovals: number;
+}
+interface Pending {
+  callId: string;
+  name: string;
+  arguments: string;
 }
 interface ViewMessage {
   role: string;
@@ -39,7 +46,7 @@ describe('Dev UI server API (no browser)', () => {
   };
   const textOf = (events: SseEvent[]) => events.filter((e) => e.event === 'delta').map((e) => e.data.text).join('');
   const done = (events: SseEvent[]) => events.find((e) => e.event === 'done')?.data.thread as Summary;
-  const thread = (id: string) => json<{ thread: Summary; history: string; messages: ViewMessage[] }>(`/api/threads/${id}`);
+  const thread = (id: string) => json<{ thread: Summary; history: string; messages: ViewMessage[]; pendingApprovals: Pending[] }>(`/api/threads/${id}`);
   const list = async () => (await json<{ threads: Summary[] }>('/api/threads')).body.threads;
 
   it('serves the page and its assets from the package, and lists the configured agents', async () => {
@@ -85,6 +92,134 @@ describe('Dev UI server API (no browser)', () => {
     expect(body.messages.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'tool', 'assistant']);
     expect(body.messages[1].contents[0]).to.include({ kind: 'function-call', name: 'get_weather' });
     expect(body.messages[2].contents[0]).to.deep.include({ kind: 'function-result', callId: call.callId });
+  });
+
+  describe('function approvals', () => {
+    // Unique per run: the sample's bookings live in the process that loaded the plugin (this one).
+    const restaurant = (label: string) => `${label} ${Math.random().toString(36).slice(2, 8)}`;
+    const bookingsAt = (name: string) => tableBookings().filter((b) => b.restaurant === name);
+    const askToBook = async (name: string) => {
+      const events = await chat({ agent: 'assistant', text: `call book_table ${JSON.stringify({ restaurant: name, time: '19:30', people: 2 })}` });
+      const request = events.find((e) => e.event === 'approval-request')!.data as unknown as Pending;
+      expect(request).to.include({ name: 'book_table' });
+      expect(events.some((e) => e.event === 'tool-result')).to.equal(false);
+      return { events, request, saved: done(events) };
+    };
+
+    it('a tool that requires approval waits: the thread keeps the pending request and the tool has not run', async () => {
+      const name = restaurant('Chez Waiting');
+      const { request, saved, events } = await askToBook(name);
+      expect(saved.pendingApprovals).to.equal(1);
+      expect(events.find((e) => e.event === 'done')!.data.pendingApprovals).to.deep.equal([request]);
+      expect((await list())[0].pendingApprovals).to.equal(1);
+      const { body } = await thread(saved.id);
+      expect(body.pendingApprovals).to.deep.equal([{ callId: request.callId, name: 'book_table', arguments: request.arguments }]);
+      expect(body.messages.map((m) => m.role)).to.deep.equal(['user', 'assistant']);
+      expect(body.messages[1].contents[0]).to.include({ kind: 'function-call', callId: request.callId });
+      // A downloaded and re-loaded copy of the thread waits for the same call.
+      const serialized = await (await fetch(`${base}/api/threads/${saved.id}/json`)).json();
+      const imported = await json<{ thread: Summary }>('/api/threads/import', { method: 'POST', body: JSON.stringify({ serialized }) });
+      expect(imported.body.thread.pendingApprovals).to.equal(1);
+      expect((await thread(imported.body.thread.id)).body.pendingApprovals).to.deep.equal([request]);
+      expect(bookingsAt(name)).to.deep.equal([]);
+    });
+
+    it('approving runs the tool and streams its result, then the answer that uses it', async () => {
+      const name = restaurant('Chez Yes');
+      const { request, saved } = await askToBook(name);
+      const events = await chat({ threadId: saved.id, approvals: [{ callId: request.callId, approved: true }] });
+      expect(events.map((e) => e.event).filter((e) => e !== 'delta')).to.deep.equal(['run', 'tool-result', 'usage', 'done']);
+      const result = events.find((e) => e.event === 'tool-result')!.data;
+      expect(result).to.deep.include({ callId: request.callId });
+      expect(result.result).to.include({ booked: true, restaurant: name, time: '19:30', people: 2 });
+      const [booking] = bookingsAt(name);
+      expect(booking).to.not.equal(undefined);
+      expect(textOf(events)).to.contain('book_table returned:').and.contain(booking.bookingId);
+      expect(done(events)).to.include({ id: saved.id, pendingApprovals: 0 });
+
+      const { body } = await thread(saved.id);
+      expect(body.pendingApprovals).to.deep.equal([]);
+      expect(body.messages.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'tool', 'assistant']);
+      expect(body.messages[2].contents[0]).to.deep.include({ kind: 'function-result', callId: request.callId });
+      // Answered once: a second answer (another tab, a double click) is refused and runs nothing.
+      const again = await json<{ error: { message: string } }>('/api/chat', { method: 'POST', body: JSON.stringify({ threadId: saved.id, approvals: [{ callId: request.callId, approved: true }] }) });
+      expect(again.status).to.equal(409);
+      expect(again.body.error.message).to.contain('not waiting for approval');
+      expect(bookingsAt(name)).to.have.length(1);
+    });
+
+    it('rejecting with a reason does not run the tool, and the model is told why', async () => {
+      const name = restaurant('Chez No');
+      const { request, saved } = await askToBook(name);
+      const events = await chat({ threadId: saved.id, approvals: [{ callId: request.callId, approved: false, reason: 'too late in the evening' }] });
+      const result = events.find((e) => e.event === 'tool-result')!.data;
+      expect(result).to.include({ callId: request.callId });
+      expect(result.error).to.contain('rejected').and.contain('too late in the evening');
+      expect(bookingsAt(name)).to.deep.equal([]);
+      // What the model was sent: the rejection and its reason as the call's result.
+      const last = fx.emulator.requestsTo('/v1/chat/completions').at(-1)!.body as { messages: { role: string; tool_call_id?: string; content: string }[] };
+      const toolMessage = last.messages.find((m) => m.role === 'tool' && m.tool_call_id === request.callId)!;
+      expect(toolMessage.content).to.contain('rejected this call: too late in the evening');
+      expect(textOf(events)).to.contain('book_table returned: Error: not run: the user rejected this call: too late in the evening');
+      expect((await thread(saved.id)).body.pendingApprovals).to.deep.equal([]);
+    });
+
+    it('the pending request survives a restart of the Dev UI (read back from the thread state) and can be answered then', async () => {
+      const name = restaurant('Chez Later');
+      const { request, saved } = await askToBook(name);
+      base = (await fx.restart()).url;
+      expect((await thread(saved.id)).body.pendingApprovals).to.deep.equal([request]);
+      await chat({ threadId: saved.id, approvals: [{ callId: request.callId, approved: true }] });
+      expect(bookingsAt(name)).to.have.length(1);
+    });
+
+    it('a typed message instead of an answer declines the pending call (the tool does not run)', async () => {
+      const name = restaurant('Chez Moved On');
+      const { request, saved } = await askToBook(name);
+      const events = await chat({ threadId: saved.id, text: 'never mind' });
+      const result = events.find((e) => e.event === 'tool-result')!.data;
+      expect(result).to.include({ callId: request.callId });
+      expect(result.error).to.contain('did not approve');
+      expect(bookingsAt(name)).to.deep.equal([]);
+      expect((await thread(saved.id)).body.pendingApprovals).to.deep.equal([]);
+    });
+
+    it('works on a service thread (Responses) too: the transcript shows the request, the answer and the result', async () => {
+      const name = restaurant('Chez Service');
+      const first = await chat({ agent: 'responses', text: `call book_table ${JSON.stringify({ restaurant: name, time: '12:00', people: 3 })}` });
+      const request = first.find((e) => e.event === 'approval-request')!.data as unknown as Pending;
+      const saved = done(first);
+      expect(saved).to.include({ kind: 'service', pendingApprovals: 1 });
+      expect((await thread(saved.id)).body.pendingApprovals).to.deep.equal([request]);
+      const events = await chat({ threadId: saved.id, approvals: [{ callId: request.callId, approved: true }] });
+      const [booking] = bookingsAt(name);
+      expect(booking).to.not.equal(undefined);
+      expect(textOf(events)).to.contain(booking.bookingId);
+      const { body } = await thread(saved.id);
+      expect(body.history).to.equal('transcript');
+      expect(body.pendingApprovals).to.deep.equal([]);
+      expect(body.messages.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'user', 'tool', 'assistant']);
+      expect(body.messages[1].contents.map((c) => c.kind)).to.deep.equal(['function-call', 'function-approval-request']);
+      expect(body.messages[2].contents).to.deep.equal([{ kind: 'function-approval-response', callId: request.callId, approved: true }]);
+    });
+
+    it('bad answers get typed 4xx errors and change nothing', async () => {
+      const name = restaurant('Chez Strict');
+      const { request, saved } = await askToBook(name);
+      const post = (body: unknown) => json<{ error: { message: string } }>('/api/chat', { method: 'POST', body: JSON.stringify(body) });
+      const noThread = await post({ agent: 'assistant', approvals: [{ callId: request.callId, approved: true }] });
+      expect(noThread.status).to.equal(400);
+      expect(noThread.body.error.message).to.contain('threadId');
+      const notBoolean = await post({ threadId: saved.id, approvals: [{ callId: request.callId, approved: 'yes' }] });
+      expect(notBoolean.status).to.equal(400);
+      const unknownCall = await post({ threadId: saved.id, approvals: [{ callId: 'call_nope', approved: true }] });
+      expect(unknownCall.status).to.equal(409);
+      expect(unknownCall.body.error.message).to.contain(request.callId);
+      const twice = await post({ threadId: saved.id, approvals: [{ callId: request.callId, approved: true }, { callId: request.callId, approved: false }] });
+      expect(twice.status).to.equal(400);
+      expect(bookingsAt(name)).to.deep.equal([]);
+      expect((await thread(saved.id)).body.pendingApprovals).to.deep.equal([request]);
+    });
   });
 
   it('lists threads newest first (by last turn)', async () => {

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { tableBookings } from '../../samples/devui/devui-tools-plugin.js';
 import { startFixture, type DevUIFixture } from './devui-fixture.js';
 
 const CHROMIUM = process.env.SKEIN_CHROMIUM ?? '/usr/bin/chromium';
@@ -52,16 +53,23 @@ describe('Dev UI in headless Chromium', function () {
     await page.waitForSelector('body[data-ready="true"]');
   }
 
-  /** Types and sends a message, then waits for the turn to end (done, stopped or failed). */
-  async function send(text: string): Promise<void> {
+  /** Does what starts a turn, then waits for that turn to end (done, stopped or failed). */
+  async function turn(start: () => Promise<void>): Promise<void> {
     const turns = await page.locator('.turn').count();
-    await page.fill('#input', text);
-    await page.click('#send');
-    // Each send adds an (empty, invisible) turn marker whose state leaves "running" when the turn ends.
+    await start();
+    // Each turn adds an (empty, invisible) turn marker whose state leaves "running" when the turn ends.
     await page.waitForFunction((n) => {
       const all = document.querySelectorAll<HTMLElement>('.turn');
       return all.length > n && all[all.length - 1]!.dataset.state !== 'running';
     }, turns);
+  }
+
+  /** Types and sends a message, then waits for the turn to end. */
+  async function send(text: string): Promise<void> {
+    await turn(async () => {
+      await page.fill('#input', text);
+      await page.click('#send');
+    });
   }
 
   const assistantTexts = () => page.locator('.message[data-role="assistant"] .text').allTextContents();
@@ -104,6 +112,103 @@ describe('Dev UI in headless Chromium', function () {
     expect(await call.locator('.tool-result').isVisible()).to.equal(true);
     expect(await call.locator('.tool-result').textContent()).to.contain('"forecast": "sunny"');
     expect((await assistantTexts()).at(-1)).to.contain('get_weather returned');
+  });
+
+  describe('function approvals', () => {
+    const restaurant = (label: string) => `${label} ${Math.random().toString(36).slice(2, 8)}`;
+    const bookingsAt = (name: string) => tableBookings().filter((b) => b.restaurant === name);
+    const askToBook = (name: string) => send(`call book_table ${JSON.stringify({ restaurant: name, time: '20:00', people: 4 })}`);
+
+    it('asks before running a tool that requires approval; Approve runs it and streams the answer, typed text untouched', async () => {
+      const name = restaurant('Trattoria');
+      await askToBook(name);
+      const approval = page.locator('.approval');
+      expect(await approval.count()).to.equal(1);
+      expect(await approval.getAttribute('data-state')).to.equal('pending');
+      expect(await approval.locator('.approval-title').textContent()).to.equal('Approval needed: book_table');
+      expect(JSON.parse((await approval.locator('.approval-arguments').textContent())!)).to.deep.equal({ restaurant: name, time: '20:00', people: 4 });
+      expect(await page.locator('details.tool-call summary').textContent()).to.equal('Tool call: book_table');
+      expect(await page.locator('#thread-list .thread .awaiting').textContent()).to.equal('awaiting approval');
+      expect(bookingsAt(name)).to.deep.equal([]);
+
+      // Something typed but not sent stays in the box through the approval turn.
+      await page.fill('#input', 'a draft');
+      await turn(() => approval.getByRole('button', { name: 'Approve book_table' }).click());
+      const [booking] = bookingsAt(name);
+      expect(booking).to.not.equal(undefined);
+      expect(await approval.getAttribute('data-state')).to.equal('settled');
+      expect(await approval.locator('.approval-status').textContent()).to.equal('Approved book_table.');
+      expect(await approval.locator('button.approve').isDisabled()).to.equal(true);
+      expect(await page.locator('details.tool-call summary').textContent()).to.equal('Tool call: book_table ✓');
+      expect(await page.locator('details.tool-call .tool-result').textContent()).to.contain(booking.bookingId);
+      expect(await page.locator('.message[data-role="user"] .text').last().textContent()).to.equal('Approved book_table');
+      expect((await assistantTexts()).at(-1)).to.contain('book_table returned:').and.contain(booking.bookingId);
+      expect(await page.locator('#thread-list .thread .awaiting').count()).to.equal(0);
+      expect(await page.inputValue('#input')).to.equal('a draft');
+    });
+
+    it('with two pending calls, the answers go together once both are answered', async () => {
+      const [a, b] = [restaurant('Sushi'), restaurant('Tapas')];
+      await send(`call book_table ${JSON.stringify({ restaurant: a, time: '18:00', people: 2 })} and call book_table ${JSON.stringify({ restaurant: b, time: '21:00', people: 2 })}`);
+      const blocks = page.locator('.approval');
+      expect(await blocks.count()).to.equal(2);
+      const turns = await page.locator('.turn').count();
+      await blocks.nth(0).getByRole('button', { name: 'Approve book_table' }).click();
+      expect(await blocks.nth(0).locator('.approval-status').textContent()).to.equal('Approved book_table. Answer the other request to continue.');
+      expect(await page.locator('.turn').count()).to.equal(turns);
+      expect(bookingsAt(a)).to.deep.equal([]);
+      await turn(() => blocks.nth(1).getByRole('button', { name: 'Reject book_table' }).click());
+      expect(await page.locator('.message[data-role="user"] .text').last().textContent()).to.equal(`Approved book_table\nRejected book_table`);
+      expect(bookingsAt(a)).to.have.length(1);
+      expect(bookingsAt(b)).to.deep.equal([]);
+      expect(await blocks.evaluateAll((nodes) => nodes.map((n) => (n as HTMLElement).dataset.state))).to.deep.equal(['settled', 'settled']);
+    });
+
+    it('a service error after approving shows the error and asks again, saying the tool already ran', async () => {
+      const name = restaurant('Osteria');
+      await askToBook(name);
+      fx.emulator.injectFault({ kind: 'status', status: 500, times: 3, retryAfterSeconds: 0, message: 'The emulated service broke.' });
+      const approval = page.locator('.approval');
+      await turn(() => approval.getByRole('button', { name: 'Approve book_table' }).click());
+      expect(await page.textContent('#error-text')).to.match(/\(HTTP 500\): .*The emulated service broke\./);
+      // The agent runs an approved tool before calling the model; the failed turn leaves the thread waiting.
+      expect(bookingsAt(name)).to.have.length(1);
+      expect(await approval.getAttribute('data-state')).to.equal('pending');
+      expect(await approval.locator('.approval-status').textContent()).to.contain('book_table ran, but the turn did not finish');
+      await turn(() => approval.getByRole('button', { name: 'Reject book_table' }).click());
+      expect(await approval.getAttribute('data-state')).to.equal('settled');
+      expect(bookingsAt(name)).to.have.length(1);
+      expect((await assistantTexts()).at(-1)).to.contain('the user rejected this call');
+    });
+
+    it('after a reload the thread still asks (from its state); Reject with a reason: the tool does not run and the model is told why', async () => {
+      const name = restaurant('Bistro');
+      await askToBook(name);
+      await page.reload();
+      await page.waitForSelector('body[data-ready="true"]');
+      expect(await page.locator('#thread-list .thread .awaiting').textContent()).to.equal('awaiting approval');
+      const [title] = await sidebarTitles();
+      await openThread(title!);
+
+      const approval = page.locator('.approval');
+      expect(await approval.getAttribute('data-state')).to.equal('pending');
+      expect(await approval.locator('.approval-title').textContent()).to.equal('Approval needed: book_table');
+      // Shown with the call it belongs to, in the assistant's message.
+      expect(await page.locator('.message[data-role="assistant"] details.tool-call + .approval').count()).to.equal(1);
+      expect(await approval.locator('button.approve').isEnabled()).to.equal(true);
+
+      await approval.getByRole('textbox').fill('we are eating at home');
+      await turn(() => approval.getByRole('button', { name: 'Reject book_table' }).click());
+      expect(bookingsAt(name)).to.deep.equal([]);
+      expect(await approval.locator('.approval-status').textContent()).to.equal('Rejected book_table: we are eating at home.');
+      expect(await page.locator('details.tool-call summary').textContent()).to.equal('Tool call: book_table (failed)');
+      expect((await assistantTexts()).at(-1)).to.contain('the user rejected this call: we are eating at home');
+
+      // Opened again, the thread has nothing left to answer.
+      await openThread(title!);
+      expect(await page.locator('.approval').count()).to.equal(0);
+      expect(await page.locator('details.tool-call .tool-result').textContent()).to.contain('we are eating at home');
+    });
   });
 
   it('downloads a thread as JSON and loads the file back as a thread that continues', async () => {

@@ -12,6 +12,8 @@ export interface DevUIFixture {
   emulator: Emulator;
   devui: DevUI;
   threadsDir: string;
+  /** Closes the Dev UI and starts a new one on the same config, emulator and thread directory. */
+  restart(): Promise<DevUI>;
   close(): Promise<void>;
 }
 
@@ -22,17 +24,22 @@ export async function startFixture(): Promise<DevUIFixture> {
   const env: NodeJS.ProcessEnv = { ...process.env, OPENAI_BASE_URL: emulator.openaiBaseURL };
   delete env.OPENAI_API_KEY;
   delete env.OPENAI_MODEL;
-  const devui = await startDevUI({ config: SAMPLE_CONFIG, port: 0, threadsDir, env });
-  return {
+  const fixture: DevUIFixture = {
     emulator,
-    devui,
+    devui: await startDevUI({ config: SAMPLE_CONFIG, port: 0, threadsDir, env }),
     threadsDir,
+    async restart() {
+      await fixture.devui.close();
+      fixture.devui = await startDevUI({ config: SAMPLE_CONFIG, port: 0, threadsDir, env });
+      return fixture.devui;
+    },
     async close() {
-      await devui.close();
+      await fixture.devui.close();
       await emulator.stop();
       await rm(threadsDir, { recursive: true, force: true });
     },
   };
+  return fixture;
 }
 
 export interface SseEvent {

@@ -20,6 +20,20 @@ interface ThreadSummary {
   kind: 'service' | 'store' | 'unstarted';
   type: string;
   serviceThreadId?: string;
+  pendingApprovals: number;
+}
+
+/** A tool call waiting for the user's approval. */
+interface PendingApproval {
+  callId: string;
+  name: string;
+  arguments: string;
+}
+
+interface ApprovalAnswer {
+  callId: string;
+  approved: boolean;
+  reason?: string;
 }
 
 interface ErrorBody {
@@ -69,6 +83,10 @@ const upload = $<HTMLInputElement>('upload');
 let agents: AgentInfo[] = [];
 let currentThread: ThreadSummary | undefined;
 let running: { runId?: string; controller: AbortController } | undefined;
+/** The approval blocks of the open thread that wait for (or hold) the user's answer, by call id. */
+const approvals = new Map<string, ApprovalView>();
+/** Tool names by call id, to name the call an answer in the history refers to. */
+const callNames = new Map<string, string>();
 
 class ApiError extends Error {
   constructor(readonly body: ErrorBody) {
@@ -148,6 +166,7 @@ class MessageView {
   }
 
   addToolCall(callId: string, name: string, args: string): void {
+    callNames.set(callId, name);
     const details = el('details', 'tool-call');
     details.dataset.callId = callId;
     details.append(el('summary', undefined, `Tool call: ${name}`), el('pre', 'tool-arguments', prettyArguments(args)));
@@ -162,6 +181,118 @@ class MessageView {
     details.append(el('summary', undefined, `Tool result ${callId}`), resultNode(result, error));
     this.node.append(details);
   }
+}
+
+/**
+ * One pending tool call with Approve / Reject (and an optional reason). When every pending call
+ * of the thread has an answer, the answers go to the agent as the next turn.
+ */
+class ApprovalView {
+  readonly node: HTMLDivElement;
+  answer: ApprovalAnswer | undefined;
+  /** The tool ran in the current attempt (its result arrived before the turn ended). */
+  ran = false;
+  readonly #status: HTMLSpanElement;
+  readonly #reason: HTMLInputElement;
+  readonly #buttons: HTMLButtonElement[];
+
+  constructor(readonly request: PendingApproval) {
+    this.node = el('div', 'approval');
+    this.node.dataset.callId = request.callId;
+    this.node.dataset.state = 'pending';
+    const approve = el('button', 'approve', 'Approve');
+    const reject = el('button', 'reject', 'Reject');
+    this.#reason = el('input', 'reason');
+    this.#reason.type = 'text';
+    this.#reason.placeholder = 'Reason (optional, sent with Reject)';
+    this.#reason.setAttribute('aria-label', `Reason for rejecting ${request.name}`);
+    approve.type = reject.type = 'button';
+    approve.setAttribute('aria-label', `Approve ${request.name}`);
+    reject.setAttribute('aria-label', `Reject ${request.name}`);
+    approve.addEventListener('click', () => this.#decide({ callId: request.callId, approved: true }));
+    reject.addEventListener('click', () => this.#decide(withReason({ callId: request.callId, approved: false }, this.#reason.value)));
+    this.#reason.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' && !event.isComposing) {
+        event.preventDefault();
+        reject.click();
+      }
+    });
+    this.#buttons = [approve, reject];
+    this.#status = el('span', 'approval-status', 'Waiting for your answer. Sending a message instead declines it.');
+    const actions = el('div', 'approval-actions');
+    actions.append(approve, reject, this.#reason);
+    this.node.append(el('div', 'approval-title', `Approval needed: ${request.name}`), el('pre', 'approval-arguments', prettyArguments(request.arguments)), actions, this.#status);
+    this.enable(running === undefined);
+  }
+
+  /** Answers can be given only between turns: the thread is busy while one runs. */
+  enable(on: boolean): void {
+    const open = on && this.node.dataset.state === 'pending';
+    for (const button of this.#buttons) button.disabled = !open;
+    this.#reason.disabled = !open;
+  }
+
+  #decide(answer: ApprovalAnswer): void {
+    if (running || this.node.dataset.state !== 'pending') return;
+    this.answer = answer;
+    this.node.dataset.state = 'answered';
+    this.enable(false);
+    const waiting = [...approvals.values()].filter((a) => !a.answer).length;
+    this.#status.textContent = `${describeAnswer(answer, this.request.name)}.${waiting ? ` Answer the other ${waiting === 1 ? 'request' : `${waiting} requests`} to continue.` : ''}`;
+    if (!waiting) void sendApprovals();
+  }
+
+  /** The turn with this answer failed or stopped: the call is still pending, ask again. */
+  reopen(): void {
+    // The agent ran an approved tool before the turn failed, yet the thread (unchanged) still waits: say so, it may have had effects.
+    this.#status.textContent = this.ran
+      ? `${this.request.name} ran, but the turn did not finish, so the thread still waits for this answer; approving again runs it again.`
+      : 'Still waiting for your answer (the last attempt did not finish).';
+    this.answer = undefined;
+    this.ran = false;
+    this.node.dataset.state = 'pending';
+    this.enable(running === undefined);
+  }
+
+  /** The agent settled the call: it ran (approved) or was answered with an error result. */
+  settle(): void {
+    this.node.dataset.state = 'settled';
+    this.enable(false);
+    this.#status.textContent = this.answer ? `${describeAnswer(this.answer, this.request.name)}.` : 'Not answered: declined when you sent a message instead.';
+  }
+}
+
+function withReason(answer: ApprovalAnswer, reason: string): ApprovalAnswer {
+  return reason.trim() ? { ...answer, reason: reason.trim() } : answer;
+}
+
+function describeAnswer(answer: { approved: boolean; reason?: string }, name: string): string {
+  return answer.approved ? `Approved ${name}` : `Rejected ${name}${answer.reason ? `: ${answer.reason}` : ''}`;
+}
+
+/** Shows a pending call's Approve / Reject under its tool call, or in a bubble of its own. */
+function showApproval(request: PendingApproval): void {
+  if (approvals.has(request.callId)) return;
+  const view = new ApprovalView(request);
+  approvals.set(request.callId, view);
+  const call = Array.from(messages.querySelectorAll<HTMLElement>('details.tool-call')).find((d) => d.dataset.callId === request.callId);
+  if (call) call.after(view.node);
+  else new MessageView('assistant').node.append(view.node);
+  messages.scrollTop = messages.scrollHeight;
+}
+
+/** After a turn: calls no longer pending were settled by it. */
+function settleApprovals(stillPending: readonly PendingApproval[]): void {
+  for (const [callId, view] of approvals) {
+    if (stillPending.some((p) => p.callId === callId)) continue;
+    view.settle();
+    approvals.delete(callId);
+  }
+}
+
+function resetApprovals(): void {
+  approvals.clear();
+  callNames.clear();
 }
 
 function resultNode(result: unknown, error: string | undefined): HTMLPreElement {
@@ -185,7 +316,7 @@ function showToolResult(callId: string, result: unknown, error: string | undefin
   if (!attachToolResult(callId, result, error)) new MessageView('tool').addToolResult(callId, result, error);
 }
 
-function renderMessage(message: ViewMessage): void {
+function renderMessage(message: ViewMessage, pendingIds: ReadonlySet<string> = new Set()): void {
   const onlyResults = message.role === 'tool' && message.contents.every((c) => c.kind === 'function-result');
   const view = onlyResults ? undefined : new MessageView(message.role, message.authorName);
   for (const content of message.contents) {
@@ -199,6 +330,13 @@ function renderMessage(message: ViewMessage): void {
       else showToolResult(result.callId, result.result, result.error);
     } else if (content.kind === 'usage') {
       messages.append(el('div', 'usage', formatUsage((content as { usage: Usage }).usage)));
+    } else if (content.kind === 'function-approval-request') {
+      // A pending one gets its buttons after the history is shown; an answered one is a note.
+      const request = content as unknown as PendingApproval;
+      if (!pendingIds.has(request.callId)) view?.node.append(el('div', 'approval-note', `Asked for approval: ${request.name}`));
+    } else if (content.kind === 'function-approval-response') {
+      const answer = content as unknown as ApprovalAnswer;
+      view?.appendText(describeAnswer(answer, callNames.get(answer.callId) ?? answer.callId) + '\n');
     } else {
       view?.appendText(`[${content.kind}] ${stringify(content)}`);
     }
@@ -233,6 +371,7 @@ async function loadThreads(): Promise<void> {
       const open = el('button', 'open');
       open.type = 'button';
       open.append(el('span', 'title', t.title), el('span', 'meta', `${t.agent} · ${t.kind === 'service' ? 'service thread' : t.type} · ${new Date(t.updatedAt).toLocaleString()}`));
+      if (t.pendingApprovals > 0) open.append(el('span', 'awaiting', t.pendingApprovals === 1 ? 'awaiting approval' : `${t.pendingApprovals} awaiting approval`));
       open.addEventListener('click', () => void openThread(t.id).catch(showError));
       const remove = el('button', 'delete', 'Delete');
       remove.type = 'button';
@@ -264,12 +403,18 @@ function setCurrentThread(thread: ThreadSummary | undefined): void {
 async function openThread(id: string): Promise<void> {
   if (running) return;
   clearError();
-  const view = await api<{ thread: ThreadSummary; history: 'store' | 'transcript'; messages: ViewMessage[] }>(`/api/threads/${encodeURIComponent(id)}`);
+  const view = await api<{ thread: ThreadSummary; history: 'store' | 'transcript'; messages: ViewMessage[]; pendingApprovals: PendingApproval[] }>(
+    `/api/threads/${encodeURIComponent(id)}`,
+  );
   setCurrentThread(view.thread);
   messages.replaceChildren();
+  resetApprovals();
   historyNote.hidden = view.history !== 'transcript';
   historyNote.textContent = 'The service keeps this thread\'s history; shown here are the messages exchanged through this Dev UI.';
-  for (const message of view.messages) renderMessage(message);
+  const pendingIds = new Set(view.pendingApprovals.map((p) => p.callId));
+  for (const message of view.messages) renderMessage(message, pendingIds);
+  // The thread's state keeps the calls waiting for approval, so they are asked again after a reload.
+  for (const request of view.pendingApprovals) showApproval(request);
 }
 
 function newChat(): void {
@@ -278,6 +423,7 @@ function newChat(): void {
   setCurrentThread(undefined);
   historyNote.hidden = true;
   messages.replaceChildren();
+  resetApprovals();
   input.focus();
 }
 
@@ -313,6 +459,7 @@ function setRunning(value: typeof running): void {
   sendButton.disabled = value !== undefined;
   stopButton.disabled = value === undefined;
   agentSelect.disabled = value !== undefined;
+  for (const view of approvals.values()) view.enable(value === undefined);
 }
 
 /** Reads server-sent events from a fetch response. */
@@ -338,9 +485,31 @@ async function* readEvents(response: Response): AsyncGenerator<{ event: string; 
   }
 }
 
+type Outcome = 'done' | 'error' | 'stopped';
+
+/** Typed text as the next turn; the box is cleared only when the turn completes. */
 async function send(): Promise<void> {
   const text = input.value;
   if (!text.trim() || running) return;
+  const outcome = await runTurn({ text }, [text]);
+  if (outcome === 'done') input.value = '';
+  input.focus();
+}
+
+/** Every pending call has an answer: they go to the agent as the next turn on this thread. */
+async function sendApprovals(): Promise<void> {
+  const answered = [...approvals.values()];
+  if (running || !currentThread || answered.some((a) => !a.answer)) return;
+  const outcome = await runTurn(
+    { approvals: answered.map((a) => a.answer!) },
+    answered.map((a) => describeAnswer(a.answer!, a.request.name)),
+  );
+  // Failed or stopped: the thread is unchanged and its calls still wait, so ask again.
+  if (outcome !== 'done') for (const view of answered) if (approvals.has(view.request.callId)) view.reopen();
+}
+
+/** Runs one turn through /api/chat and shows it as it streams; resolves when it ended. */
+async function runTurn(request: { text?: string; approvals?: ApprovalAnswer[] }, userLines: string[]): Promise<Outcome> {
   clearError();
   const controller = new AbortController();
   setRunning({ controller });
@@ -348,15 +517,15 @@ async function send(): Promise<void> {
   turn.dataset.state = 'running';
   messages.append(turn);
   const userView = new MessageView('user');
-  userView.appendText(text);
+  userView.appendText(userLines.join('\n'));
   let reply: MessageView | undefined;
   const replyView = (author?: string) => (reply ??= new MessageView('assistant', author));
-  let outcome: 'done' | 'error' | 'stopped' | undefined;
+  let outcome: Outcome | undefined;
   try {
     const response = await fetch('/api/chat', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ agent: agentSelect.value, threadId: currentThread?.id, text }),
+      body: JSON.stringify({ agent: agentSelect.value, threadId: currentThread?.id, ...request }),
       signal: controller.signal,
     });
     if (!response.ok || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
@@ -372,10 +541,13 @@ async function send(): Promise<void> {
       } else if (event === 'tool-call') {
         replyView(d.authorName as string | undefined).addToolCall(d.callId as string, d.name as string, d.arguments as string);
       } else if (event === 'tool-result') {
+        const approval = approvals.get(d.callId as string);
+        if (approval?.answer?.approved) approval.ran = true;
         showToolResult(d.callId as string, d.result, d.error as string | undefined);
         reply = undefined;
       } else if (event === 'approval-request') {
-        replyView().appendText(`\n[approval requested for ${d.name as string}(${d.arguments as string}); approvals are not supported in the Dev UI yet]`);
+        showApproval(d as unknown as PendingApproval);
+        reply = undefined;
       } else if (event === 'notice') {
         replyView().appendText(`\n[${d.message as string}]`);
       } else if (event === 'usage') {
@@ -384,6 +556,7 @@ async function send(): Promise<void> {
       } else if (event === 'done') {
         outcome = 'done';
         setCurrentThread(d.thread as ThreadSummary);
+        settleApprovals((d.pendingApprovals as PendingApproval[] | undefined) ?? []);
       } else if (event === 'stopped') {
         outcome = 'stopped';
         messages.append(el('div', 'turn-note', d.message as string));
@@ -398,18 +571,17 @@ async function send(): Promise<void> {
       outcome = 'stopped';
     } else {
       outcome = 'error';
-      messages.append(el('div', 'turn-note', 'This turn failed; the thread is unchanged and your message is still in the box.'));
+      const kept = request.text !== undefined ? ' and your message is still in the box' : '';
+      messages.append(el('div', 'turn-note', `This turn failed; the thread is unchanged${kept}.`));
       showError(error);
     }
   } finally {
     setRunning(undefined);
   }
-  // Only a completed turn clears the box: on error or stop the typed text stays to retry.
-  if (outcome === 'done') input.value = '';
   await loadThreads().catch(showError);
   // Marked last, so whoever waits for the turn to end also sees the refreshed sidebar.
-  turn.dataset.state = outcome ?? 'error';
-  input.focus();
+  turn.dataset.state = outcome;
+  return outcome;
 }
 
 async function stop(): Promise<void> {

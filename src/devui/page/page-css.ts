@@ -35,6 +35,16 @@ details.tool-call { margin: 6px 0; border: 1px solid #e2d9b8; border-radius: 6px
 details.tool-call summary { cursor: pointer; font-family: ui-monospace, monospace; font-size: 12px; }
 details.tool-call pre { margin: 4px 0; white-space: pre-wrap; word-break: break-word; font-size: 12px; }
 .tool-result.failed { color: #9b1c1c; }
+.approval { margin: 6px 0; border: 1px solid #f0b35a; border-radius: 6px; background: #fff7ea; padding: 6px 8px; }
+.approval[data-state="settled"] { border-color: #d8dee6; background: #f7f8fa; }
+.approval-title { font-weight: 600; font-size: 13px; }
+.approval pre { margin: 4px 0; white-space: pre-wrap; word-break: break-word; font-size: 12px; }
+.approval-actions { display: flex; gap: 6px; align-items: center; margin: 4px 0; }
+.approval-actions .approve:not(:disabled) { background: #15803d; border-color: #15803d; color: #fff; }
+.approval-actions .reject:not(:disabled) { color: #9b1c1c; border-color: #e8a3a3; }
+.approval-actions .reason { flex: 1; max-width: 340px; border: 1px solid #b7c0cc; border-radius: 6px; padding: 3px 6px; font: inherit; }
+.approval-status, .approval-note { display: block; font-size: 12px; color: #5b6776; }
+.thread .awaiting { display: inline-block; margin-top: 2px; font-size: 11px; color: #92400e; background: #fff1d6; border-radius: 4px; padding: 0 5px; }
 .usage { font-size: 12px; color: #5b6776; margin: 2px 0 10px; }
 .turn-note { font-size: 12px; color: #92400e; margin: 2px 0 10px; }
 #error { background: #fdecec; border: 1px solid #f5b5b5; color: #7f1d1d; border-radius: 6px; padding: 8px 12px; margin: 6px 0; white-space: pre-wrap; }
