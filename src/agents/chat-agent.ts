@@ -237,7 +237,7 @@ export class ChatAgent extends AIAgent {
     const invokeTool = (call: FunctionCallContent, tool: AITool) =>
       this.#middleware.callTool({ agent: this, thread, call, tool }, () => tool.invoke({ call, signal: signal ?? new AbortController().signal, thread }));
 
-    const turnInput = await this.#settleApprovals(thread, input, tools, invokeTool, emit);
+    const { turnInput, settled } = await this.#settleApprovals(thread, input, tools, invokeTool, emit);
     const stored = thread.messageStore ? await thread.messageStore.listMessages() : [];
     const history = this.#reducer && stored.length > 0 ? await this.#reducer.reduce(stored) : stored;
     const contexts = this.#contextProviders.length ? await this.#gatherContext(thread, turnInput) : NO_CONTEXT;
@@ -281,7 +281,9 @@ export class ChatAgent extends AIAgent {
       throwIfAborted(signal);
     } catch (error) {
       if (this.#contextProviders.length) await this.#notifyProviders(thread, turnInput, undefined, error);
-      throw partial ? await this.#recordPartial(thread, turnInput, partial, signal?.aborted ? toAbortError(error) : error) : error;
+      const kept = partial ? await this.#recordPartial(thread, turnInput, partial, signal?.aborted ? toAbortError(error) : error) : { error, committed: false };
+      if (settled) await this.#keepSettledApprovals(thread, settled, kept.committed);
+      throw kept.error;
     }
     const produced = this.#authored(result.messages);
     const approvalRequests = approvalRequestsFor(result.pendingApprovals);
@@ -309,19 +311,36 @@ export class ChatAgent extends AIAgent {
     tools: ReadonlyMap<string, AITool>,
     invokeTool: (call: FunctionCallContent, tool: AITool) => Promise<FunctionResultContent>,
     emit?: (update: ChatResponseUpdate) => void,
-  ): Promise<ChatMessage[]> {
+  ): Promise<{ turnInput: ChatMessage[]; settled?: ChatMessage }> {
     const pending = pendingApprovalsOf(thread);
-    if (pending.length === 0 && !hasApprovalAnswers(input)) return input;
+    if (pending.length === 0 && !hasApprovalAnswers(input)) return { turnInput: input };
     const { answers, rest } = splitApprovalAnswers(input);
-    if (pending.length === 0 && answers.size === 0) return input;
+    if (pending.length === 0 && answers.size === 0) return { turnInput: input };
     const results = await settlePendingApprovals(pending, answers, (call) => {
       const tool = tools.get(call.name);
       return tool ? invokeTool(call, tool) : Promise.resolve(notRun(call, `unknown tool "${call.name}".`));
     });
-    if (results.length === 0) return rest;
+    if (results.length === 0) return { turnInput: rest };
     const message: ChatMessage = { role: 'tool', contents: results, createdAt: new Date().toISOString() };
     emit?.({ role: 'tool', contents: results });
-    return [message, ...rest];
+    return { turnInput: [message, ...rest], settled: message };
+  }
+
+  /**
+   * The turn failed after approved tools already ran: their results are kept (and the calls no
+   * longer pending), so answering again can never run a tool twice. Service threads are left to
+   * the service: the results never reached it.
+   */
+  async #keepSettledApprovals(thread: AgentThread, settled: ChatMessage, alreadyCommitted: boolean): Promise<void> {
+    if (!thread.messageStore) return;
+    if (!alreadyCommitted) {
+      try {
+        await thread.messageStore.addMessages([settled]);
+      } catch {
+        return; // the store failed too: the calls stay pending, as the thread says
+      }
+    }
+    thread.state = withPendingApprovals(thread.state, undefined);
   }
 
   async #gatherContext(thread: AgentThread, input: readonly ChatMessage[]): Promise<Required<AIContext>> {
@@ -352,17 +371,17 @@ export class ChatAgent extends AIAgent {
    * returns the error to throw, carrying the partial assistant message. When nothing arrived, or
    * the store append fails, the thread is unchanged and `failure` is returned as it was.
    */
-  async #recordPartial(thread: AgentThread, input: ChatMessage[], partial: PartialTurn, failure: unknown): Promise<unknown> {
+  async #recordPartial(thread: AgentThread, input: ChatMessage[], partial: PartialTurn, failure: unknown): Promise<{ error: unknown; committed: boolean }> {
     const kept = failure instanceof SkeinError ? partial.messages(this.name) : undefined;
-    if (!kept) return failure;
+    if (!kept) return { error: failure, committed: false };
     try {
       await this.#commit(thread, input, kept, { messages: kept });
     } catch {
-      return failure; // the run's own failure is what the caller must see
+      return { error: failure, committed: false }; // the run's own failure is what the caller must see
     }
     const error = failure instanceof AbortError ? new AbortError('The run was aborted; the thread kept its partial turn (marked partial).', { cause: failure.cause }) : (failure as SkeinError);
     error.partial = [...kept].reverse().find((m) => m.additionalProperties?.partial === true);
-    return error;
+    return { error, committed: true };
   }
 
   /** A run middleware answered without running: the thread records the input and that answer. */

@@ -396,8 +396,12 @@ class DevUIServer {
       },
       error: (error: unknown) => {
         if (finished) return;
-        sse.send('error', describeError(error).body);
-        finish();
+        // The core may keep part of a failed turn (results of tools the user approved, which
+        // already ran): save that, so answering again can never run a tool twice.
+        void this.#keepWhatTheAgentKept(thread, agentName, existing, input, updates)
+          .then((entry) => sse.send('error', { ...describeError(error).body, ...(entry ? { thread: summarize(entry), pendingApprovals: pendingOf(thread) } : {}) }))
+          .catch(() => sse.send('error', describeError(error).body))
+          .finally(finish);
       },
       complete: () => {
         completed = true;
@@ -410,6 +414,19 @@ class DevUIServer {
           .finally(finish);
       },
     });
+  }
+
+  /** Saves a failed turn's thread only when the agent changed it (it kept settled approvals). */
+  async #keepWhatTheAgentKept(
+    thread: AgentThread,
+    agentName: string,
+    existing: ThreadIndexEntry | undefined,
+    input: readonly ChatMessage[],
+    updates: AgentRunResponseUpdate[],
+  ): Promise<ThreadIndexEntry | undefined> {
+    if (!existing) return undefined;
+    if (JSON.stringify(await thread.serialize()) === JSON.stringify(existing.serialized)) return undefined;
+    return this.#commit(thread, agentName, existing, input, updates);
   }
 
   async #commit(thread: AgentThread, agentName: string, existing: ThreadIndexEntry | undefined, input: readonly ChatMessage[], updates: AgentRunResponseUpdate[]): Promise<ThreadIndexEntry> {

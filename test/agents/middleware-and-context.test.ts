@@ -195,6 +195,24 @@ describe('middleware, context providers and function approval (ChatAgent on the 
       expect(JSON.stringify(await thread.serialize())).to.equal(before);
     });
 
+    it('keeps the results of approved calls when the rest of the turn fails, so a tool never runs twice', async () => {
+      const agent = makeAgent();
+      const thread = agent.getNewThread();
+      const first = await agent.run('call delete_file {"path":"/tmp/once"}', { thread });
+      emulator.injectFault({ kind: 'status', status: 500, path: '/v1/chat/completions' });
+      await agent.run(approvalResponse(first.approvalRequests[0]!, true), { thread }).then(
+        () => expect.fail('expected the model call to fail'),
+        (e: Error) => expect(e.name).to.equal('ServiceError'),
+      );
+      expect(deleted).to.deep.equal(['/tmp/once']);
+      expect(thread.state).to.not.have.property('pendingApprovals');
+      const roles = (await thread.messageStore!.listMessages()).map((m) => m.role);
+      expect(roles).to.deep.equal(['user', 'assistant', 'tool']);
+      const next = await agent.run('what did we talk about?', { thread });
+      expect(next.text).to.contain('We talked about');
+      expect(deleted).to.deep.equal(['/tmp/once']);
+    });
+
     it('streams the approval request as an update', async () => {
       const agent = makeAgent();
       const updates = await lastValueFrom(agent.runStream('call delete_file {"path":"/x"}').pipe(toArray()));

@@ -164,21 +164,21 @@ describe('Dev UI in headless Chromium', function () {
       expect(await blocks.evaluateAll((nodes) => nodes.map((n) => (n as HTMLElement).dataset.state))).to.deep.equal(['settled', 'settled']);
     });
 
-    it('a service error after approving shows the error and asks again, saying the tool already ran', async () => {
+    it('a service error after approving shows the error; the tool ran once and its result is kept, so it cannot run twice', async () => {
       const name = restaurant('Osteria');
       await askToBook(name);
       fx.emulator.injectFault({ kind: 'status', status: 500, times: 3, retryAfterSeconds: 0, message: 'The emulated service broke.' });
       const approval = page.locator('.approval');
       await turn(() => approval.getByRole('button', { name: 'Approve book_table' }).click());
       expect(await page.textContent('#error-text')).to.match(/\(HTTP 500\): .*The emulated service broke\./);
-      // The agent runs an approved tool before calling the model; the failed turn leaves the thread waiting.
+      // The agent ran the approved tool before the model call failed; it keeps that result.
       expect(bookingsAt(name)).to.have.length(1);
-      expect(await approval.getAttribute('data-state')).to.equal('pending');
-      expect(await approval.locator('.approval-status').textContent()).to.contain('book_table ran, but the turn did not finish');
-      await turn(() => approval.getByRole('button', { name: 'Reject book_table' }).click());
       expect(await approval.getAttribute('data-state')).to.equal('settled');
+      expect(await approval.locator('.approval-status').textContent()).to.contain('it ran and its result is kept');
+      await page.fill('#input', 'What did we talk about?');
+      await turn(() => page.click('#send'));
+      expect((await assistantTexts()).at(-1)).to.contain('We talked about');
       expect(bookingsAt(name)).to.have.length(1);
-      expect((await assistantTexts()).at(-1)).to.contain('the user rejected this call');
     });
 
     it('after a reload the thread still asks (from its state); Reject with a reason: the tool does not run and the model is told why', async () => {

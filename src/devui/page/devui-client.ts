@@ -245,9 +245,7 @@ class ApprovalView {
   /** The turn with this answer failed or stopped: the call is still pending, ask again. */
   reopen(): void {
     // The agent ran an approved tool before the turn failed, yet the thread (unchanged) still waits: say so, it may have had effects.
-    this.#status.textContent = this.ran
-      ? `${this.request.name} ran, but the turn did not finish, so the thread still waits for this answer; approving again runs it again.`
-      : 'Still waiting for your answer (the last attempt did not finish).';
+    this.#status.textContent = 'Still waiting for your answer (the last attempt did not finish).';
     this.answer = undefined;
     this.ran = false;
     this.node.dataset.state = 'pending';
@@ -255,10 +253,14 @@ class ApprovalView {
   }
 
   /** The agent settled the call: it ran (approved) or was answered with an error result. */
-  settle(): void {
+  settle(turnFailed = false): void {
     this.node.dataset.state = 'settled';
     this.enable(false);
-    this.#status.textContent = this.answer ? `${describeAnswer(this.answer, this.request.name)}.` : 'Not answered: declined when you sent a message instead.';
+    this.#status.textContent = !this.answer
+      ? 'Not answered: declined when you sent a message instead.'
+      : this.ran && turnFailed
+        ? `${describeAnswer(this.answer, this.request.name)}; it ran and its result is kept, but the turn did not finish. Send a message to continue.`
+        : `${describeAnswer(this.answer, this.request.name)}.`;
   }
 }
 
@@ -282,10 +284,10 @@ function showApproval(request: PendingApproval): void {
 }
 
 /** After a turn: calls no longer pending were settled by it. */
-function settleApprovals(stillPending: readonly PendingApproval[]): void {
+function settleApprovals(stillPending: readonly PendingApproval[], turnFailed = false): void {
   for (const [callId, view] of approvals) {
     if (stillPending.some((p) => p.callId === callId)) continue;
-    view.settle();
+    view.settle(turnFailed);
     approvals.delete(callId);
   }
 }
@@ -562,6 +564,9 @@ async function runTurn(request: { text?: string; approvals?: ApprovalAnswer[] },
         messages.append(el('div', 'turn-note', d.message as string));
       } else if (event === 'error') {
         outcome = 'error';
+        // The agent kept the results of approved tools that already ran: those calls are settled.
+        if (d.pendingApprovals) settleApprovals(d.pendingApprovals as PendingApproval[], true);
+        if (d.thread) setCurrentThread(d.thread as ThreadSummary);
         throw new ApiError(d as unknown as ErrorBody);
       }
     }
