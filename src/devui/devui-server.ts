@@ -353,6 +353,9 @@ class DevUIServer {
       subscription.unsubscribe();
       sse.send('stopped', { message: 'Stopped. The thread is unchanged.' });
       finish();
+      // The aborted run unwinds after this; if the agent kept results of approved tools that
+      // already ran, save them once it let go of the thread, so they can never run twice.
+      void whenIdle(thread).then(() => this.#keepWhatTheAgentKept(thread, agentName, existing, input, updates)).catch(() => undefined);
     };
     this.#runs.set(runId, { threadId, stop });
     if (threadId !== undefined) this.#busyThreads.add(threadId);
@@ -511,6 +514,11 @@ function titleOf(messages: readonly ChatMessage[]): string | undefined {
   if (!first) return undefined;
   const text = messageText(first).trim().replace(/\s+/g, ' ');
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** Resolves once no run holds the thread (polled: a thread has no event for it), or after 10 s. */
+async function whenIdle(thread: AgentThread): Promise<void> {
+  for (let waited = 0; thread.busy && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 /** A readable error for the page: the type a caller would catch, the message, and the service's status. */

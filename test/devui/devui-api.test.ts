@@ -148,6 +148,35 @@ describe('Dev UI server API (no browser)', () => {
       expect(bookingsAt(name)).to.have.length(1);
     });
 
+    it('a Stop after an approved tool ran keeps its result: the call is settled and cannot run again', async () => {
+      const name = restaurant('Chez Stop');
+      const { request, saved } = await askToBook(name);
+      fx.emulator.injectFault({ kind: 'stall-stream', afterEvents: 2, path: '/v1/chat/completions' });
+      let runId: unknown;
+      let stopped = false;
+      const events = await chat({ threadId: saved.id, approvals: [{ callId: request.callId, approved: true }] }, async (e) => {
+        if (e.event === 'run') runId = e.data.runId;
+        if (e.event === 'delta' && !stopped) {
+          stopped = true;
+          await json(`/api/runs/${String(runId)}/stop`, { method: 'POST' });
+        }
+      });
+      expect(events.at(-1)!.event).to.equal('stopped');
+      expect(bookingsAt(name)).to.have.length(1);
+      await fx.emulator.waitForAbortedStream();
+      // Saved once the aborted run let go of the thread: polled, as the page would on its next turn.
+      let view = (await thread(saved.id)).body;
+      for (let i = 0; i < 500 && view.pendingApprovals.length > 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        view = (await thread(saved.id)).body;
+      }
+      expect(view.pendingApprovals).to.deep.equal([]);
+      expect(view.messages.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'tool']);
+      const again = await json('/api/chat', { method: 'POST', body: JSON.stringify({ threadId: saved.id, approvals: [{ callId: request.callId, approved: true }] }) });
+      expect(again.status).to.equal(409);
+      expect(bookingsAt(name)).to.have.length(1);
+    });
+
     it('rejecting with a reason does not run the tool, and the model is told why', async () => {
       const name = restaurant('Chez No');
       const { request, saved } = await askToBook(name);
