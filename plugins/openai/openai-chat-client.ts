@@ -100,22 +100,24 @@ export class OpenAIChatClient implements ChatClient {
 
 /** Turns chunks into updates; tool-call fragments are assembled and emitted whole at the end. */
 class ChunkTranslator {
-  readonly #calls = new Map<number, { id: string; name: string; arguments: string }>();
+  // Made on the first tool-call fragment: most streams carry none.
+  #calls: Map<number, { id: string; name: string; arguments: string }> | undefined;
   #finished = false;
 
   constructor(private readonly provider: string) {}
 
   next(chunk: OpenAI.Chat.Completions.ChatCompletionChunk): ChatResponseUpdate[] {
     const updates: ChatResponseUpdate[] = [];
-    const usage = usageFrom(chunk.usage);
     for (const choice of chunk.choices) {
       const delta = choice.delta;
       if (delta.content) updates.push({ role: 'assistant', contents: [{ kind: 'text', text: delta.content }], messageId: chunk.id, responseId: chunk.id, modelId: chunk.model });
-      for (const part of delta.tool_calls ?? []) updates.push(this.#toolCallDelta(part, chunk.id));
-      if (choice.finish_reason) this.#finished = true;
-      if (choice.finish_reason) updates.push({ role: 'assistant', contents: this.#finishCalls(), messageId: chunk.id, responseId: chunk.id, finishReason: choice.finish_reason });
+      if (delta.tool_calls) for (const part of delta.tool_calls) updates.push(this.#toolCallDelta(part, chunk.id));
+      if (choice.finish_reason) {
+        this.#finished = true;
+        updates.push({ role: 'assistant', contents: this.#finishCalls(), messageId: chunk.id, responseId: chunk.id, finishReason: choice.finish_reason });
+      }
     }
-    if (usage) updates.push({ contents: [{ kind: 'usage', usage }], responseId: chunk.id });
+    if (chunk.usage) updates.push({ contents: [{ kind: 'usage', usage: usageFrom(chunk.usage)! }], responseId: chunk.id });
     return updates;
   }
 
@@ -130,6 +132,7 @@ class ChunkTranslator {
   }
 
   #toolCallDelta(part: OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta.ToolCall, chunkId: string): ChatResponseUpdate {
+    this.#calls ??= new Map();
     const call = this.#calls.get(part.index) ?? { id: '', name: '', arguments: '' };
     if (part.id) call.id = part.id;
     if (part.function?.name) call.name += part.function.name;
@@ -145,6 +148,7 @@ class ChunkTranslator {
   }
 
   #finishCalls(): ChatResponseUpdate['contents'] {
+    if (!this.#calls?.size) return [];
     const contents: ChatResponseUpdate['contents'] = [...this.#calls.entries()]
       .sort(([a], [b]) => a - b)
       .map(([, c]) => ({ kind: 'function-call', callId: c.id, name: c.name, arguments: c.arguments }));

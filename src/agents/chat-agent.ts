@@ -2,7 +2,7 @@
 import { Observable } from 'rxjs/internal/Observable';
 import type { ChatClient, ThreadKind } from '../clients/chat-client.js';
 import { type ChatOptions, type ToolDeclaration, mergeChatOptions } from '../clients/chat-options.js';
-import { type ChatResponse, type ChatResponseUpdate, responseFromUpdates } from '../clients/chat-response.js';
+import { type ChatResponse, ChatResponseFolder, type ChatResponseUpdate } from '../clients/chat-response.js';
 import { AbortError, SkeinError, ThreadCompatibilityError } from '../errors/skein-error.js';
 import { type AgentInput, type ChatMessage, toMessages } from '../messages/chat-message.js';
 import { type FunctionCallContent, type FunctionResultContent, isText } from '../messages/content.js';
@@ -30,6 +30,7 @@ import {
 } from './middleware.js';
 import { type CallModel, type FunctionLoopResult, notRun, runFunctionLoop, throwIfAborted } from './function-invocation-loop.js';
 import { PartialTurn } from './partial-turn.js';
+import { RunAbort } from './run-abort.js';
 
 type MiddlewareLayer<C, R> = (context: C, next: () => Promise<R>) => Promise<R>;
 
@@ -160,24 +161,25 @@ export class ChatAgent extends AIAgent {
   async run(input: AgentInput, options: AgentRunOptions = {}): Promise<AgentRunResponse> {
     // Without the caller's signal nothing can abort the run: no controller is made for it (the
     // SDK would also hang a listener on it per request); tools get a signal of their own.
-    return this.#runOnThread(input, options, options.signal, this.#getResponse);
+    return this.#runOnThread(input, options, options.signal ? new RunAbort(options.signal, false) : undefined, this.#getResponse);
   }
 
   readonly #getResponse: CallModel = (messages, chatOptions) => this.chatClient.getResponse(messages, chatOptions);
 
   runStream(input: AgentInput, options: AgentRunOptions = {}): Observable<AgentRunResponseUpdate> {
     return new Observable<AgentRunResponseUpdate>((subscriber) => {
-      const controller = new AbortController();
-      const unlink = linkSignal(options.signal, controller);
+      // Unsubscribing aborts the run: the model stream in flight is unsubscribed (which aborts
+      // its request) and tools see the run's signal, made only if a tool asks for it.
+      const abort = new RunAbort(options.signal, true);
       const emit = (update: ChatResponseUpdate) => {
         if (!subscriber.closed) subscriber.next(this.#toAgentUpdate(update));
       };
       const callModel: CallModel = (messages, chatOptions, onUpdate) =>
-        collectStream(this.chatClient.getStreamingResponse(messages, chatOptions), onUpdate ? (u) => (onUpdate(u), emit(u)) : emit, controller.signal);
+        collectStream(this.chatClient.getStreamingResponse(messages, chatOptions), onUpdate ? (u) => (onUpdate(u), emit(u)) : emit, abort);
       // Once the run has settled there is nothing to abort; building the AbortError and firing
       // the abort event on every completed stream was a measurable share of a streamed turn.
       let settled = false;
-      this.#runOnThread(input, options, controller.signal, callModel, emit).then(
+      this.#runOnThread(input, options, abort, callModel, emit).then(
         () => {
           settled = true;
           subscriber.complete();
@@ -188,8 +190,8 @@ export class ChatAgent extends AIAgent {
         },
       );
       return () => {
-        unlink();
-        if (!settled) controller.abort(new AbortError('The stream was unsubscribed; the thread is unchanged.'));
+        if (!settled) abort.abort(new AbortError('The stream was unsubscribed; the thread is unchanged.'));
+        abort.dispose();
       };
     });
   }
@@ -224,7 +226,7 @@ export class ChatAgent extends AIAgent {
   async #runOnThread(
     input: AgentInput,
     options: AgentRunOptions,
-    signal: AbortSignal | undefined,
+    abort: RunAbort | undefined,
     callModel: CallModel,
     emit?: (update: ChatResponseUpdate) => void,
   ): Promise<AgentRunResponse> {
@@ -232,19 +234,19 @@ export class ChatAgent extends AIAgent {
     this.assertCompatible(thread);
     const release = await thread.acquire(options.concurrency ?? this.#concurrency);
     try {
-      throwIfAborted(signal);
+      throwIfAborted(abort);
       const messages = stamp(input);
-      if (this.#middleware.agentRun.length === 0) return await this.#executeTurn(thread, messages, options, signal, callModel, emit);
+      if (this.#middleware.agentRun.length === 0) return await this.#executeTurn(thread, messages, options, abort, callModel, emit);
       const context: AgentRunContext = { agent: this, thread, messages, options, streaming: emit !== undefined };
       let ranTurn = false;
       const response = await runThrough(this.#middleware.agentRun, context, (ctx) => {
         ranTurn = true;
-        return this.#executeTurn(thread, ctx.messages, options, signal, callModel, emit);
+        return this.#executeTurn(thread, ctx.messages, options, abort, callModel, emit);
       });
       if (!ranTurn) await this.#commitShortCircuit(thread, context.messages, response, emit);
       return response;
     } catch (error) {
-      if (signal?.aborted && !(error instanceof AbortError)) throw new AbortError(undefined, { cause: error });
+      if (abort?.aborted && !(error instanceof AbortError)) throw new AbortError(undefined, { cause: error });
       throw error;
     } finally {
       release();
@@ -256,7 +258,7 @@ export class ChatAgent extends AIAgent {
     thread: AgentThread,
     input: ChatMessage[],
     options: AgentRunOptions,
-    signal: AbortSignal | undefined,
+    abort: RunAbort | undefined,
     callModel: CallModel,
     emit?: (update: ChatResponseUpdate) => void,
   ): Promise<AgentRunResponse> {
@@ -265,7 +267,7 @@ export class ChatAgent extends AIAgent {
     // Tools always get a signal: the run's, or one that never aborts when the caller gave none.
     const invokeTool = (call: FunctionCallContent, tool: AITool) =>
       runThrough(this.#middleware.functionCall, { agent: this, thread, call, tool }, () =>
-        tool.invoke({ call, signal: signal ?? new AbortController().signal, thread }),
+        tool.invoke({ call, signal: abort ? abort.signal : new AbortController().signal, thread }),
       );
 
     const turnInput = await this.#settleApprovals(thread, input, tools, invokeTool, emit);
@@ -297,11 +299,13 @@ export class ChatAgent extends AIAgent {
         history,
         contextMessages: contexts.messages,
         input: turnInput,
-        options: this.#chatOptionsFor(thread, options, signal, tools, contexts.instructions),
+        // The model call gets the caller's signal; runStream's own abort unsubscribes the stream
+        // instead (collectStream). Chat-client middleware may read the signal: it gets the run's.
+        options: this.#chatOptionsFor(thread, options, this.#middleware.chatClient.length ? abort?.signal : abort?.callerSignal, tools, contexts.instructions),
         serviceManaged: thread.messageStore === undefined && this.threadKind !== 'message-store',
         tools,
         maxIterations: options.maxToolIterations ?? this.#maxToolIterations,
-        signal,
+        signal: abort,
         thread,
         invokeTool,
         onMessages: (messages, fromModel) => {
@@ -309,10 +313,10 @@ export class ChatAgent extends AIAgent {
           if (!fromModel) emit?.({ role: 'tool', contents: messages[0]!.contents });
         },
       });
-      throwIfAborted(signal);
+      throwIfAborted(abort);
     } catch (error) {
       if (this.#contextProviders.length) await this.#notifyProviders(thread, turnInput, undefined, error);
-      throw partial ? await this.#recordPartial(thread, turnInput, partial, signal?.aborted ? toAbortError(error) : error) : error;
+      throw partial ? await this.#recordPartial(thread, turnInput, partial, abort?.aborted ? toAbortError(error) : error) : error;
     }
     const produced = this.#authored(result.messages);
     const approvalRequests = approvalRequestsFor(result.pendingApprovals);
@@ -494,33 +498,46 @@ export function linkSignal(signal: AbortSignal | undefined, controller: AbortCon
   return () => signal.removeEventListener('abort', onAbort);
 }
 
-/** Subscribes to one streamed model call, forwarding updates, and resolves with the folded response. */
-function collectStream(
-  stream: Observable<ChatResponseUpdate>,
-  onUpdate: (update: ChatResponseUpdate) => void,
-  signal: AbortSignal,
-): Promise<ChatResponse> {
+/**
+ * Subscribes to one streamed model call, forwarding updates, and resolves with the folded
+ * response. The run's abort unsubscribes it (which aborts the request).
+ */
+function collectStream(stream: Observable<ChatResponseUpdate>, onUpdate: (update: ChatResponseUpdate) => void, abort: RunAbort): Promise<ChatResponse> {
   return new Promise<ChatResponse>((resolve, reject) => {
-    const updates: ChatResponseUpdate[] = [];
-    const onAbort = () => {
-      subscription.unsubscribe();
-      reject(new AbortError(undefined, { cause: signal.reason }));
+    // Folded as they arrive: no list of updates kept, no second pass at the end.
+    const folder = new ChatResponseFolder();
+    const caller = abort.callerSignal;
+    let settled = false;
+    let subscription: { unsubscribe(): void } | undefined;
+    const done = () => {
+      settled = true;
+      unregister();
+      caller?.removeEventListener('abort', onAbort);
     };
-    const subscription = stream.subscribe({
+    const onAbort = () => {
+      if (settled) return;
+      done();
+      subscription?.unsubscribe();
+      reject(new AbortError(undefined, { cause: abort.reason }));
+    };
+    const unregister = abort.onAbort(onAbort);
+    caller?.addEventListener('abort', onAbort, { once: true });
+    subscription = stream.subscribe({
       next: (update) => {
-        updates.push(update);
+        folder.add(update);
         onUpdate(update);
       },
       error: (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        if (settled) return;
+        done();
         reject(error);
       },
       complete: () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(responseFromUpdates(updates));
+        if (settled) return;
+        done();
+        resolve(folder.response());
       },
     });
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
+    if (abort.aborted) onAbort();
   });
 }

@@ -51,31 +51,50 @@ export function responseText(response: { messages: readonly ChatMessage[] }): st
  * adjacent text deltas of one message are joined, usage is summed into `usage`.
  */
 export function responseFromUpdates(updates: readonly ChatResponseUpdate[]): ChatResponse {
-  const response: ChatResponse = { messages: [] };
-  let current: ChatMessage | undefined;
-  let joined: AIContent | undefined;
-  for (const update of updates) {
+  const folder = new ChatResponseFolder();
+  for (const update of updates) folder.add(update);
+  return folder.response();
+}
+
+/** `responseFromUpdates`, one update at a time as they arrive (no list kept). */
+export class ChatResponseFolder {
+  readonly #response: ChatResponse = { messages: [] };
+  #current: ChatMessage | undefined;
+  #joined: AIContent | undefined;
+
+  add(update: ChatResponseUpdate): void {
+    const response = this.#response;
     if (update.responseId) response.responseId = update.responseId;
     if (update.conversationId) response.conversationId = update.conversationId;
     if (update.modelId) response.modelId = update.modelId;
     if (update.finishReason) response.finishReason = update.finishReason;
     if (update.continuation) response.continuation = { ...response.continuation, ...update.continuation };
-    const contents = update.contents.filter((c) => {
-      if (!isUsage(c)) return true;
-      response.usage = addUsage(response.usage, c.usage);
-      return false;
-    });
-    if (contents.length === 0) continue;
-    const role = update.role ?? current?.role ?? 'assistant';
-    const sameMessage = current && current.role === role && (!update.messageId || update.messageId === current.messageId);
-    if (!sameMessage) {
-      current = { role, contents: [] };
-      if (update.messageId) current.messageId = update.messageId;
-      response.messages.push(current);
+    let message: ChatMessage | undefined;
+    for (const content of update.contents) {
+      if (isUsage(content)) {
+        response.usage = addUsage(response.usage, content.usage);
+        continue;
+      }
+      // The update's message is picked on its first non-usage content, as a whole update would be.
+      message ??= this.#messageFor(update);
+      this.#joined = appendContent(message, content, this.#joined);
     }
-    for (const content of contents) joined = appendContent(current!, content, joined);
   }
-  return response;
+
+  response(): ChatResponse {
+    return this.#response;
+  }
+
+  #messageFor(update: ChatResponseUpdate): ChatMessage {
+    const current = this.#current;
+    const role = update.role ?? current?.role ?? 'assistant';
+    if (current && current.role === role && (!update.messageId || update.messageId === current.messageId)) return current;
+    const message: ChatMessage = { role, contents: [] };
+    if (update.messageId) message.messageId = update.messageId;
+    this.#response.messages.push(message);
+    this.#current = message;
+    return message;
+  }
 }
 
 /**
