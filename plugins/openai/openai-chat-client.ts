@@ -67,34 +67,36 @@ export class OpenAIChatClient implements ChatClient {
   getStreamingResponse(messages: readonly ChatMessage[], options: ChatOptions = {}): Observable<ChatResponseUpdate> {
     return streamFromAsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk, ChatResponseUpdate>({
       signal: options.signal,
-      open: (signal) =>
-        this.client.chat.completions.create(
-          { ...this.#request(messages, options), stream: true, stream_options: { include_usage: true } },
-          { signal },
-        ),
+      open: (signal) => {
+        const request = this.#request(messages, options) as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming;
+        request.stream = true;
+        request.stream_options = { include_usage: true };
+        return this.client.chat.completions.create(request, { signal });
+      },
       translate: () => new ChunkTranslator(this.providerId),
       toError: (error, signal) => toSkeinError(this.providerId, error, signal),
     });
   }
 
-  #request(messages: readonly ChatMessage[], options: ChatOptions) {
+  #request(messages: readonly ChatMessage[], options: ChatOptions): OpenAI.Chat.Completions.ChatCompletionCreateParams {
     const model = options.model ?? this.model;
     if (!model) {
       throw new ConfigurationError(`No model for ${this.providerId}: set \`model\` on the client, the agent config, or the run's chatOptions.`);
     }
-    const extra = options.additionalProperties ?? {};
-    return {
-      model,
-      messages: toChatCompletionMessages(messages, options.instructions),
-      tools: toChatCompletionTools(options),
-      tool_choice: options.tools?.length ? options.toolChoice : undefined,
-      temperature: options.temperature,
-      top_p: options.topP,
-      max_completion_tokens: options.maxOutputTokens,
-      stop: options.stop,
-      seed: options.seed,
-      ...(typeof extra.user === 'string' ? { user: extra.user } : {}),
-    };
+    // Only the options that are set: the SDK walks every key of the body, and the JSON is the
+    // same (undefined keys are left out either way), in the same key order.
+    const request: OpenAI.Chat.Completions.ChatCompletionCreateParams = { model, messages: toChatCompletionMessages(messages, options.instructions) };
+    const tools = toChatCompletionTools(options);
+    if (tools !== undefined) request.tools = tools;
+    if (options.tools?.length && options.toolChoice !== undefined) request.tool_choice = options.toolChoice;
+    if (options.temperature !== undefined) request.temperature = options.temperature;
+    if (options.topP !== undefined) request.top_p = options.topP;
+    if (options.maxOutputTokens !== undefined) request.max_completion_tokens = options.maxOutputTokens;
+    if (options.stop !== undefined) request.stop = options.stop;
+    if (options.seed !== undefined) request.seed = options.seed;
+    const user = options.additionalProperties?.user;
+    if (typeof user === 'string') request.user = user;
+    return request;
   }
 }
 
