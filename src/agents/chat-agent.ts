@@ -452,7 +452,8 @@ export class ChatAgent extends AIAgent {
 
   #authored(messages: ChatMessage[]): ChatMessage[] {
     if (this.name === undefined) return messages;
-    return messages.map((m) => (m.role === 'assistant' && m.authorName === undefined ? { ...m, authorName: this.name } : m));
+    const name = this.name;
+    return messages.map((m) => (m.role === 'assistant' && m.authorName === undefined ? withField(m, 'authorName', name) : m));
   }
 
   #toAgentUpdate(update: ChatResponseUpdate): AgentRunResponseUpdate {
@@ -478,7 +479,19 @@ const NO_CONTEXT: Required<AIContext> = Object.freeze({ instructions: '', messag
 function stamp(input: AgentInput): ChatMessage[] {
   const now = new Date().toISOString();
   if (typeof input === 'string') return [{ role: 'user', contents: [{ kind: 'text', text: input }], createdAt: now }];
-  return toMessages(input).map((m) => (m.createdAt ? m : { ...m, createdAt: now }));
+  return toMessages(input).map((m) => (m.createdAt ? m : withField(m, 'createdAt', now)));
+}
+
+/**
+ * `{ ...message, [key]: value }` for a key the message lacks, built by copying. On Node 20 an
+ * optimized spread that adds a property gives every result its own hidden class (~230 bytes
+ * per stored message); copies made this way share one.
+ */
+function withField<K extends 'authorName' | 'createdAt'>(message: ChatMessage, key: K, value: ChatMessage[K]): ChatMessage {
+  const copy = {} as Record<string, unknown>;
+  for (const k of Object.keys(message)) copy[k] = message[k as keyof ChatMessage];
+  copy[key] = value;
+  return copy as unknown as ChatMessage;
 }
 
 function hasApprovalAnswers(input: readonly ChatMessage[]): boolean {

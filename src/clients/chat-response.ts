@@ -1,6 +1,7 @@
 import { type AIContent, type FunctionCallContent, type UsageDetails, addUsage, isUsage } from '../messages/content.js';
 import type { ChatMessage, ChatRole } from '../messages/chat-message.js';
 import { messageText } from '../messages/chat-message.js';
+import type { TextContent } from '../messages/content.js';
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'incomplete' | (string & {});
 
@@ -60,7 +61,10 @@ export function responseFromUpdates(updates: readonly ChatResponseUpdate[]): Cha
 export class ChatResponseFolder {
   readonly #response: ChatResponse = { messages: [] };
   #current: ChatMessage | undefined;
-  #joined: AIContent | undefined;
+  /** The text content being joined (a copy: the updates' own contents stay untouched) and its parts. */
+  #joined: TextContent | undefined;
+  #parts: string[] = [];
+  #done = false;
 
   add(update: ChatResponseUpdate): void {
     const response = this.#response;
@@ -77,11 +81,18 @@ export class ChatResponseFolder {
       }
       // The update's message is picked on its first non-usage content, as a whole update would be.
       message ??= this.#messageFor(update);
-      this.#joined = appendContent(message, content, this.#joined);
+      this.#append(message, content);
     }
   }
 
+  /** The folded response; call once all updates are in. */
   response(): ChatResponse {
+    if (!this.#done) {
+      this.#done = true;
+      this.#flushText();
+      // Arrays grown by push keep spare slots; these messages may be stored for long.
+      for (const message of this.#response.messages) message.contents = message.contents.slice();
+    }
     return this.#response;
   }
 
@@ -89,31 +100,37 @@ export class ChatResponseFolder {
     const current = this.#current;
     const role = update.role ?? current?.role ?? 'assistant';
     if (current && current.role === role && (!update.messageId || update.messageId === current.messageId)) return current;
-    const message: ChatMessage = { role, contents: [] };
-    if (update.messageId) message.messageId = update.messageId;
+    // All fields at once: a field added later goes to a separate property store.
+    const message: ChatMessage = update.messageId ? { role, contents: [], messageId: update.messageId } : { role, contents: [] };
     this.#response.messages.push(message);
     this.#current = message;
     return message;
   }
-}
 
-/**
- * Appends `content`, joining adjacent text. The updates' own contents were handed to
- * subscribers and stay untouched: the first join copies, later joins extend that copy (returned).
- */
-function appendContent(message: ChatMessage, content: AIContent, joined: AIContent | undefined): AIContent | undefined {
-  const last = message.contents[message.contents.length - 1];
-  if (content.kind === 'text' && last?.kind === 'text' && !content.additionalProperties) {
-    if (last === joined) {
-      last.text += content.text;
-      return last;
+  /** Appends `content`, joining adjacent text; the joined text is built once, flat, not one concatenation per delta. */
+  #append(message: ChatMessage, content: AIContent): void {
+    const last = message.contents[message.contents.length - 1];
+    if (content.kind === 'text' && last?.kind === 'text' && !content.additionalProperties) {
+      if (last === this.#joined) {
+        this.#parts.push(content.text);
+        return;
+      }
+      this.#flushText();
+      const copy = { ...last };
+      message.contents[message.contents.length - 1] = copy;
+      this.#joined = copy;
+      this.#parts = [last.text, content.text];
+      return;
     }
-    const copy = { ...last, text: last.text + content.text };
-    message.contents[message.contents.length - 1] = copy;
-    return copy;
+    message.contents.push(content);
   }
-  message.contents.push(content);
-  return joined;
+
+  #flushText(): void {
+    if (!this.#joined) return;
+    this.#joined.text = this.#parts.join('');
+    this.#joined = undefined;
+    this.#parts = [];
+  }
 }
 
 export function functionCallsOf(messages: readonly ChatMessage[]): FunctionCallContent[] {
