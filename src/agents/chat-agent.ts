@@ -521,7 +521,9 @@ function collectStream(stream: Observable<ChatResponseUpdate>, onUpdate: (update
     const folder = new ChatResponseFolder();
     const caller = abort.callerSignal;
     let settled = false;
-    let subscription: { unsubscribe(): void } | undefined;
+    // Undefined while subscribe() runs: an abort then (a consumer unsubscribing from inside a
+    // synchronous emission) is applied once subscribe() returns.
+    let subscription: { unsubscribe(): void } | undefined = undefined;
     const done = () => {
       settled = true;
       unregister();
@@ -551,6 +553,7 @@ function collectStream(stream: Observable<ChatResponseUpdate>, onUpdate: (update
         resolve(folder.response());
       },
     });
-    if (abort.aborted) onAbort();
+    if (settled && abort.aborted) subscription.unsubscribe();
+    else if (abort.aborted) onAbort();
   });
 }
