@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every Skein performance target in one process tree, against a fixed-reply
  * server it starts itself. Prints the ratio table, writes bench/results/latest.{json,svg}.
- *   node --expose-gc dist/bench/run-bench.js [--quick] [--peers] [--out <dir>]
+ *   node --expose-gc dist/bench/run-bench.js [--quick] [--peers] [--out <dir>] [--only run|stream|memory]
+ * `--only` runs one part and prints its rows, writing nothing (for profiling and A/B runs).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -185,9 +186,37 @@ export async function writeResults(results: BenchResults, dir: string): Promise<
   await writeFile(path.join(dir, 'latest.svg'), renderSvg(results.checks, title));
 }
 
+/** One part of the bench: its rows only. */
+export async function runPart(part: string, options: BenchOptions): Promise<Check[]> {
+  if (part === 'memory') {
+    const c = await runConcurrency(options.conversations);
+    return [
+      check(`cross-talk in ${c.conversations} concurrent conversations`, c.crossTalk, 0, undefined, 'conversations'),
+      check('heap per idle thread / JSON of its messages', c.memoryRatio ?? Number.NaN, 2, `${Math.round(c.heapBytesPerThread ?? Number.NaN)} B vs ${Math.round(c.jsonBytesPerThread)} B (${c.messagesPerThread} messages)`),
+    ];
+  }
+  if (part !== 'run' && part !== 'stream') throw new Error(`--only takes run, stream or memory, not "${part}"`);
+  const server = await startFixedReplyServer();
+  try {
+    const contenders =
+      part === 'run' ? [sdkContender(server.baseURL), skeinRunContender(server.baseURL)] : [sdkStreamContender(server.baseURL), skeinStreamContender(server.baseURL)];
+    const [base, skein] = await runTurns(contenders, options);
+    const us = (r: ContenderResult) => `${Math.round(r.meanTurnWallUs)} us wall, ${Math.round(r.meanTurnCpuUs)} us CPU per turn`;
+    const target = part === 'run' ? 1.1 : 1.15;
+    return [
+      check(`${skein!.name} wall / ${base!.name}`, skein!.wallRatio!, target, `${us(skein!)} vs ${us(base!)}`),
+      check(`${skein!.name} CPU / ${base!.name}`, skein!.cpuRatio!, target),
+      check(`${skein!.name} wall, turns 46-50 / 1-5`, skein!.flatnessWall, 1.1, `${base!.name} itself: ${base!.flatnessWall.toFixed(3)}x`),
+    ];
+  } finally {
+    await server.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const quick = args.includes('--quick');
+  const onlyAt = args.indexOf('--only');
   const outAt = args.indexOf('--out');
   const here = path.dirname(fileURLToPath(import.meta.url));
   const out = outAt >= 0 ? path.resolve(args[outAt + 1]!) : path.resolve(here, '../../bench/results');
@@ -198,6 +227,10 @@ async function main(): Promise<void> {
     log: (line) => console.error(`bench: ${line}`),
   };
   if (!(globalThis as { gc?: unknown }).gc) console.error('bench: run with --expose-gc to measure heap per thread');
+  if (onlyAt >= 0) {
+    console.log(formatTable(await runPart(args[onlyAt + 1] ?? '', options)));
+    return;
+  }
   const results = await runBench(options);
   console.log(formatTable(results.checks));
   await writeResults(results, out);

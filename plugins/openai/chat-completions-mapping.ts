@@ -84,8 +84,9 @@ export function usageFrom(usage: OpenAI.Completions.CompletionUsage | null | und
 
 export function fromChatCompletion(completion: OpenAI.Chat.Completions.ChatCompletion): ChatResponse {
   const choice = completion.choices[0];
-  const contents: AIContent[] = [];
-  if (choice?.message.content) contents.push({ kind: 'text', text: choice.message.content });
+  // An array literal is allocated at its exact size; one grown from [] by push keeps spare slots
+  // for as long as the message is stored.
+  const contents: AIContent[] = choice?.message.content ? [{ kind: 'text', text: choice.message.content }] : [];
   if (choice?.message.refusal) contents.push({ kind: 'error', message: choice.message.refusal, code: 'refusal' });
   for (const call of choice?.message.tool_calls ?? []) {
     if (call.type === 'function') {

@@ -67,55 +67,59 @@ export class OpenAIChatClient implements ChatClient {
   getStreamingResponse(messages: readonly ChatMessage[], options: ChatOptions = {}): Observable<ChatResponseUpdate> {
     return streamFromAsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk, ChatResponseUpdate>({
       signal: options.signal,
-      open: (signal) =>
-        this.client.chat.completions.create(
-          { ...this.#request(messages, options), stream: true, stream_options: { include_usage: true } },
-          { signal },
-        ),
+      open: (signal) => {
+        const request = this.#request(messages, options) as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming;
+        request.stream = true;
+        request.stream_options = { include_usage: true };
+        return this.client.chat.completions.create(request, { signal });
+      },
       translate: () => new ChunkTranslator(this.providerId),
       toError: (error, signal) => toSkeinError(this.providerId, error, signal),
     });
   }
 
-  #request(messages: readonly ChatMessage[], options: ChatOptions) {
+  #request(messages: readonly ChatMessage[], options: ChatOptions): OpenAI.Chat.Completions.ChatCompletionCreateParams {
     const model = options.model ?? this.model;
     if (!model) {
       throw new ConfigurationError(`No model for ${this.providerId}: set \`model\` on the client, the agent config, or the run's chatOptions.`);
     }
-    const extra = options.additionalProperties ?? {};
-    return {
-      model,
-      messages: toChatCompletionMessages(messages, options.instructions),
-      tools: toChatCompletionTools(options),
-      tool_choice: options.tools?.length ? options.toolChoice : undefined,
-      temperature: options.temperature,
-      top_p: options.topP,
-      max_completion_tokens: options.maxOutputTokens,
-      stop: options.stop,
-      seed: options.seed,
-      ...(typeof extra.user === 'string' ? { user: extra.user } : {}),
-    };
+    // Only the options that are set: the SDK walks every key of the body, and the JSON is the
+    // same (undefined keys are left out either way), in the same key order.
+    const request: OpenAI.Chat.Completions.ChatCompletionCreateParams = { model, messages: toChatCompletionMessages(messages, options.instructions) };
+    const tools = toChatCompletionTools(options);
+    if (tools !== undefined) request.tools = tools;
+    if (options.tools?.length && options.toolChoice !== undefined) request.tool_choice = options.toolChoice;
+    if (options.temperature !== undefined) request.temperature = options.temperature;
+    if (options.topP !== undefined) request.top_p = options.topP;
+    if (options.maxOutputTokens !== undefined) request.max_completion_tokens = options.maxOutputTokens;
+    if (options.stop !== undefined) request.stop = options.stop;
+    if (options.seed !== undefined) request.seed = options.seed;
+    const user = options.additionalProperties?.user;
+    if (typeof user === 'string') request.user = user;
+    return request;
   }
 }
 
 /** Turns chunks into updates; tool-call fragments are assembled and emitted whole at the end. */
 class ChunkTranslator {
-  readonly #calls = new Map<number, { id: string; name: string; arguments: string }>();
+  // Made on the first tool-call fragment: most streams carry none.
+  #calls: Map<number, { id: string; name: string; arguments: string }> | undefined;
   #finished = false;
 
   constructor(private readonly provider: string) {}
 
   next(chunk: OpenAI.Chat.Completions.ChatCompletionChunk): ChatResponseUpdate[] {
     const updates: ChatResponseUpdate[] = [];
-    const usage = usageFrom(chunk.usage);
     for (const choice of chunk.choices) {
       const delta = choice.delta;
       if (delta.content) updates.push({ role: 'assistant', contents: [{ kind: 'text', text: delta.content }], messageId: chunk.id, responseId: chunk.id, modelId: chunk.model });
-      for (const part of delta.tool_calls ?? []) updates.push(this.#toolCallDelta(part, chunk.id));
-      if (choice.finish_reason) this.#finished = true;
-      if (choice.finish_reason) updates.push({ role: 'assistant', contents: this.#finishCalls(), messageId: chunk.id, responseId: chunk.id, finishReason: choice.finish_reason });
+      if (delta.tool_calls) for (const part of delta.tool_calls) updates.push(this.#toolCallDelta(part, chunk.id));
+      if (choice.finish_reason) {
+        this.#finished = true;
+        updates.push({ role: 'assistant', contents: this.#finishCalls(), messageId: chunk.id, responseId: chunk.id, finishReason: choice.finish_reason });
+      }
     }
-    if (usage) updates.push({ contents: [{ kind: 'usage', usage }], responseId: chunk.id });
+    if (chunk.usage) updates.push({ contents: [{ kind: 'usage', usage: usageFrom(chunk.usage)! }], responseId: chunk.id });
     return updates;
   }
 
@@ -130,6 +134,7 @@ class ChunkTranslator {
   }
 
   #toolCallDelta(part: OpenAI.Chat.Completions.ChatCompletionChunk.Choice.Delta.ToolCall, chunkId: string): ChatResponseUpdate {
+    this.#calls ??= new Map();
     const call = this.#calls.get(part.index) ?? { id: '', name: '', arguments: '' };
     if (part.id) call.id = part.id;
     if (part.function?.name) call.name += part.function.name;
@@ -145,6 +150,7 @@ class ChunkTranslator {
   }
 
   #finishCalls(): ChatResponseUpdate['contents'] {
+    if (!this.#calls?.size) return [];
     const contents: ChatResponseUpdate['contents'] = [...this.#calls.entries()]
       .sort(([a], [b]) => a - b)
       .map(([, c]) => ({ kind: 'function-call', callId: c.id, name: c.name, arguments: c.arguments }));

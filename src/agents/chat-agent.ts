@@ -2,7 +2,7 @@
 import { Observable } from 'rxjs/internal/Observable';
 import type { ChatClient, ThreadKind } from '../clients/chat-client.js';
 import { type ChatOptions, type ToolDeclaration, mergeChatOptions } from '../clients/chat-options.js';
-import { type ChatResponse, type ChatResponseUpdate, responseFromUpdates } from '../clients/chat-response.js';
+import { type ChatResponse, ChatResponseFolder, type ChatResponseUpdate } from '../clients/chat-response.js';
 import { AbortError, SkeinError, ThreadCompatibilityError } from '../errors/skein-error.js';
 import { type AgentInput, type ChatMessage, toMessages } from '../messages/chat-message.js';
 import { type FunctionCallContent, type FunctionResultContent, isText } from '../messages/content.js';
@@ -22,6 +22,7 @@ import { approvalRequestsFor, pendingApprovalsOf, settlePendingApprovals, splitA
 import { type AgentMiddleware, MiddlewarePipeline } from './middleware.js';
 import { type CallModel, type FunctionLoopResult, notRun, runFunctionLoop, throwIfAborted } from './function-invocation-loop.js';
 import { PartialTurn } from './partial-turn.js';
+import { RunAbort } from './run-abort.js';
 
 export interface ChatAgentOptions {
   chatClient: ChatClient;
@@ -135,24 +136,25 @@ export class ChatAgent extends AIAgent {
   async run(input: AgentInput, options: AgentRunOptions = {}): Promise<AgentRunResponse> {
     // Without the caller's signal nothing can abort the run: no controller is made for it (the
     // SDK would also hang a listener on it per request); tools get a signal of their own.
-    return this.#runOnThread(input, options, options.signal, this.#getResponse);
+    return this.#runOnThread(input, options, options.signal ? new RunAbort(options.signal, false) : undefined, this.#getResponse);
   }
 
   readonly #getResponse: CallModel = (messages, chatOptions) => this.chatClient.getResponse(messages, chatOptions);
 
   runStream(input: AgentInput, options: AgentRunOptions = {}): Observable<AgentRunResponseUpdate> {
     return new Observable<AgentRunResponseUpdate>((subscriber) => {
-      const controller = new AbortController();
-      const unlink = linkSignal(options.signal, controller);
+      // Unsubscribing aborts the run: the model stream in flight is unsubscribed (which aborts
+      // its request) and tools see the run's signal, made only if a tool asks for it.
+      const abort = new RunAbort(options.signal, true);
       const emit = (update: ChatResponseUpdate) => {
         if (!subscriber.closed) subscriber.next(this.#toAgentUpdate(update));
       };
       const callModel: CallModel = (messages, chatOptions, onUpdate) =>
-        collectStream(this.chatClient.getStreamingResponse(messages, chatOptions), onUpdate ? (u) => (onUpdate(u), emit(u)) : emit, controller.signal);
+        collectStream(this.chatClient.getStreamingResponse(messages, chatOptions), onUpdate ? (u) => (onUpdate(u), emit(u)) : emit, abort);
       // Once the run has settled there is nothing to abort; building the AbortError and firing
       // the abort event on every completed stream was a measurable share of a streamed turn.
       let settled = false;
-      this.#runOnThread(input, options, controller.signal, callModel, emit).then(
+      this.#runOnThread(input, options, abort, callModel, emit).then(
         () => {
           settled = true;
           subscriber.complete();
@@ -163,8 +165,8 @@ export class ChatAgent extends AIAgent {
         },
       );
       return () => {
-        unlink();
-        if (!settled) controller.abort(new AbortError('The stream was unsubscribed; the thread is unchanged.'));
+        if (!settled) abort.abort(new AbortError('The stream was unsubscribed; the thread is unchanged.'));
+        abort.dispose();
       };
     });
   }
@@ -199,7 +201,7 @@ export class ChatAgent extends AIAgent {
   async #runOnThread(
     input: AgentInput,
     options: AgentRunOptions,
-    signal: AbortSignal | undefined,
+    abort: RunAbort | undefined,
     callModel: CallModel,
     emit?: (update: ChatResponseUpdate) => void,
   ): Promise<AgentRunResponse> {
@@ -207,15 +209,15 @@ export class ChatAgent extends AIAgent {
     this.assertCompatible(thread);
     const release = await thread.acquire(options.concurrency ?? this.#concurrency);
     try {
-      throwIfAborted(signal);
+      throwIfAborted(abort);
       const messages = stamp(input);
-      if (!this.#middleware.hasAgentRun) return await this.#executeTurn(thread, messages, options, signal, callModel, emit);
+      if (!this.#middleware.hasAgentRun) return await this.#executeTurn(thread, messages, options, abort, callModel, emit);
       const context = { agent: this, thread, messages, options, streaming: emit !== undefined };
-      const { response, ran } = await this.#middleware.runAgent(context, (input) => this.#executeTurn(thread, input, options, signal, callModel, emit));
+      const { response, ran } = await this.#middleware.runAgent(context, (input) => this.#executeTurn(thread, input, options, abort, callModel, emit));
       if (!ran) await this.#commitShortCircuit(thread, context.messages, response, emit);
       return response;
     } catch (error) {
-      if (signal?.aborted && !(error instanceof AbortError)) throw new AbortError(undefined, { cause: error });
+      if (abort?.aborted && !(error instanceof AbortError)) throw new AbortError(undefined, { cause: error });
       throw error;
     } finally {
       release();
@@ -227,7 +229,7 @@ export class ChatAgent extends AIAgent {
     thread: AgentThread,
     input: ChatMessage[],
     options: AgentRunOptions,
-    signal: AbortSignal | undefined,
+    abort: RunAbort | undefined,
     callModel: CallModel,
     emit?: (update: ChatResponseUpdate) => void,
   ): Promise<AgentRunResponse> {
@@ -235,7 +237,7 @@ export class ChatAgent extends AIAgent {
     let tools: Map<string, AITool> | ReadonlyMap<string, AITool> = options.tools?.length ? new Map([...this.#tools, ...toolMap(options.tools)]) : this.#tools;
     // Tools always get a signal: the run's, or one that never aborts when the caller gave none.
     const invokeTool = (call: FunctionCallContent, tool: AITool) =>
-      this.#middleware.callTool({ agent: this, thread, call, tool }, () => tool.invoke({ call, signal: signal ?? new AbortController().signal, thread }));
+      this.#middleware.callTool({ agent: this, thread, call, tool }, () => tool.invoke({ call, signal: abort ? abort.signal : new AbortController().signal, thread }));
 
     const { turnInput, settled } = await this.#settleApprovals(thread, input, tools, invokeTool, emit);
     const stored = thread.messageStore ? await thread.messageStore.listMessages() : [];
@@ -266,11 +268,13 @@ export class ChatAgent extends AIAgent {
         history,
         contextMessages: contexts.messages,
         input: turnInput,
-        options: this.#chatOptionsFor(thread, options, signal, tools, contexts.instructions),
+        // The model call gets the caller's signal; runStream's own abort unsubscribes the stream
+        // instead (collectStream). Chat-client middleware may read the signal: it gets the run's.
+        options: this.#chatOptionsFor(thread, options, this.#middleware.hasChatClient ? abort?.signal : abort?.callerSignal, tools, contexts.instructions),
         serviceManaged: thread.messageStore === undefined && this.threadKind !== 'message-store',
         tools,
         maxIterations: options.maxToolIterations ?? this.#maxToolIterations,
-        signal,
+        signal: abort,
         thread,
         invokeTool,
         onMessages: (messages, fromModel) => {
@@ -278,10 +282,10 @@ export class ChatAgent extends AIAgent {
           if (!fromModel) emit?.({ role: 'tool', contents: messages[0]!.contents });
         },
       });
-      throwIfAborted(signal);
+      throwIfAborted(abort);
     } catch (error) {
       if (this.#contextProviders.length) await this.#notifyProviders(thread, turnInput, undefined, error);
-      const kept = partial ? await this.#recordPartial(thread, turnInput, partial, signal?.aborted ? toAbortError(error) : error) : { error, committed: false };
+      const kept = partial ? await this.#recordPartial(thread, turnInput, partial, abort?.aborted ? toAbortError(error) : error) : { error, committed: false };
       if (settled) await this.#keepSettledApprovals(thread, settled, kept.committed);
       throw kept.error;
     }
@@ -436,7 +440,8 @@ export class ChatAgent extends AIAgent {
 
   #authored(messages: ChatMessage[]): ChatMessage[] {
     if (this.name === undefined) return messages;
-    return messages.map((m) => (m.role === 'assistant' && m.authorName === undefined ? { ...m, authorName: this.name } : m));
+    const name = this.name;
+    return messages.map((m) => (m.role === 'assistant' && m.authorName === undefined ? withField(m, 'authorName', name) : m));
   }
 
   #toAgentUpdate(update: ChatResponseUpdate): AgentRunResponseUpdate {
@@ -462,7 +467,19 @@ const NO_CONTEXT: Required<AIContext> = Object.freeze({ instructions: '', messag
 function stamp(input: AgentInput): ChatMessage[] {
   const now = new Date().toISOString();
   if (typeof input === 'string') return [{ role: 'user', contents: [{ kind: 'text', text: input }], createdAt: now }];
-  return toMessages(input).map((m) => (m.createdAt ? m : { ...m, createdAt: now }));
+  return toMessages(input).map((m) => (m.createdAt ? m : withField(m, 'createdAt', now)));
+}
+
+/**
+ * `{ ...message, [key]: value }` for a key the message lacks, built by copying. On Node 20 an
+ * optimized spread that adds a property gives every result its own hidden class (~230 bytes
+ * per stored message); copies made this way share one.
+ */
+function withField<K extends 'authorName' | 'createdAt'>(message: ChatMessage, key: K, value: ChatMessage[K]): ChatMessage {
+  const copy = {} as Record<string, unknown>;
+  for (const k of Object.keys(message)) copy[k] = message[k as keyof ChatMessage];
+  copy[key] = value;
+  return copy as unknown as ChatMessage;
 }
 
 function hasApprovalAnswers(input: readonly ChatMessage[]): boolean {
@@ -482,33 +499,49 @@ export function linkSignal(signal: AbortSignal | undefined, controller: AbortCon
   return () => signal.removeEventListener('abort', onAbort);
 }
 
-/** Subscribes to one streamed model call, forwarding updates, and resolves with the folded response. */
-function collectStream(
-  stream: Observable<ChatResponseUpdate>,
-  onUpdate: (update: ChatResponseUpdate) => void,
-  signal: AbortSignal,
-): Promise<ChatResponse> {
+/**
+ * Subscribes to one streamed model call, forwarding updates, and resolves with the folded
+ * response. The run's abort unsubscribes it (which aborts the request).
+ */
+function collectStream(stream: Observable<ChatResponseUpdate>, onUpdate: (update: ChatResponseUpdate) => void, abort: RunAbort): Promise<ChatResponse> {
   return new Promise<ChatResponse>((resolve, reject) => {
-    const updates: ChatResponseUpdate[] = [];
-    const onAbort = () => {
-      subscription.unsubscribe();
-      reject(new AbortError(undefined, { cause: signal.reason }));
+    // Folded as they arrive: no list of updates kept, no second pass at the end.
+    const folder = new ChatResponseFolder();
+    const caller = abort.callerSignal;
+    let settled = false;
+    // Undefined while subscribe() runs: an abort then (a consumer unsubscribing from inside a
+    // synchronous emission) is applied once subscribe() returns.
+    let subscription: { unsubscribe(): void } | undefined = undefined;
+    const done = () => {
+      settled = true;
+      unregister();
+      caller?.removeEventListener('abort', onAbort);
     };
-    const subscription = stream.subscribe({
+    const onAbort = () => {
+      if (settled) return;
+      done();
+      subscription?.unsubscribe();
+      reject(new AbortError(undefined, { cause: abort.reason }));
+    };
+    const unregister = abort.onAbort(onAbort);
+    caller?.addEventListener('abort', onAbort, { once: true });
+    subscription = stream.subscribe({
       next: (update) => {
-        updates.push(update);
+        folder.add(update);
         onUpdate(update);
       },
       error: (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        if (settled) return;
+        done();
         reject(error);
       },
       complete: () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(responseFromUpdates(updates));
+        if (settled) return;
+        done();
+        resolve(folder.response());
       },
     });
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
+    if (settled && abort.aborted) subscription.unsubscribe();
+    else if (abort.aborted) onAbort();
   });
 }

@@ -19,6 +19,8 @@ function isCall(value: JsonValue): value is { callId: string; name: string; argu
 }
 
 export function withPendingApprovals(state: JsonObject, calls: readonly FunctionCallContent[] | undefined): JsonObject {
+  // Nothing pending before or after: the same object (no new state object per run).
+  if (!calls?.length && !(STATE_KEY in state)) return state;
   const { [STATE_KEY]: _old, ...rest } = state;
   if (!calls?.length) return rest;
   return { ...rest, [STATE_KEY]: calls.map((c) => ({ callId: c.callId, name: c.name, arguments: c.arguments })) };

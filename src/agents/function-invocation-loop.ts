@@ -21,8 +21,11 @@ export interface FunctionLoopRequest {
   serviceManaged: boolean;
   tools: ReadonlyMap<string, AITool>;
   maxIterations: number;
-  /** The run's signal; none when nothing can abort the run (tools then get a never-aborting one). */
-  signal?: AbortSignal;
+  /**
+   * The run's signal, or any abort state (ChatAgent's is one that makes its AbortSignal only on
+   * demand); none when nothing can abort the run (tools then get a never-aborting signal).
+   */
+  signal?: AbortSignal | AbortState;
   thread?: AgentThread;
   /** Called with each model response's messages and each tool-result message, in order. */
   onMessages?: (messages: readonly ChatMessage[], fromModel: boolean) => void;
@@ -109,7 +112,7 @@ async function invokeAll(calls: FunctionCallContent[], request: FunctionLoopRequ
       }
       return request.invokeTool
         ? request.invokeTool(call, tool)
-        : tool.invoke({ call, signal: request.signal ?? new AbortController().signal, thread: request.thread });
+        : tool.invoke({ call, signal: toolSignal(request.signal), thread: request.thread });
     }),
   ).then((results) => {
     throwIfAborted(request.signal);
@@ -121,6 +124,19 @@ export function notRun(call: FunctionCallContent, error: string): FunctionResult
   return { kind: 'function-result', callId: call.callId, error };
 }
 
-export function throwIfAborted(signal: AbortSignal | undefined): void {
+/** What the loop reads of an abort: an AbortSignal is one. */
+export interface AbortState {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  /** The AbortSignal tools get. */
+  readonly signal?: AbortSignal;
+}
+
+function toolSignal(state: AbortSignal | AbortState | undefined): AbortSignal {
+  if (state instanceof AbortSignal) return state;
+  return state?.signal ?? new AbortController().signal;
+}
+
+export function throwIfAborted(signal: AbortState | undefined): void {
   if (signal?.aborted) throw new AbortError(undefined, { cause: signal.reason });
 }

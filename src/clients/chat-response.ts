@@ -1,6 +1,7 @@
 import { type AIContent, type FunctionCallContent, type UsageDetails, addUsage, isUsage } from '../messages/content.js';
 import type { ChatMessage, ChatRole } from '../messages/chat-message.js';
 import { messageText } from '../messages/chat-message.js';
+import type { TextContent } from '../messages/content.js';
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'incomplete' | (string & {});
 
@@ -51,50 +52,85 @@ export function responseText(response: { messages: readonly ChatMessage[] }): st
  * adjacent text deltas of one message are joined, usage is summed into `usage`.
  */
 export function responseFromUpdates(updates: readonly ChatResponseUpdate[]): ChatResponse {
-  const response: ChatResponse = { messages: [] };
-  let current: ChatMessage | undefined;
-  let joined: AIContent | undefined;
-  for (const update of updates) {
+  const folder = new ChatResponseFolder();
+  for (const update of updates) folder.add(update);
+  return folder.response();
+}
+
+/** `responseFromUpdates`, one update at a time as they arrive (no list kept). */
+export class ChatResponseFolder {
+  readonly #response: ChatResponse = { messages: [] };
+  #current: ChatMessage | undefined;
+  /** The text content being joined (a copy: the updates' own contents stay untouched) and its parts. */
+  #joined: TextContent | undefined;
+  #parts: string[] = [];
+  #done = false;
+
+  add(update: ChatResponseUpdate): void {
+    const response = this.#response;
     if (update.responseId) response.responseId = update.responseId;
     if (update.conversationId) response.conversationId = update.conversationId;
     if (update.modelId) response.modelId = update.modelId;
     if (update.finishReason) response.finishReason = update.finishReason;
     if (update.continuation) response.continuation = { ...response.continuation, ...update.continuation };
-    const contents = update.contents.filter((c) => {
-      if (!isUsage(c)) return true;
-      response.usage = addUsage(response.usage, c.usage);
-      return false;
-    });
-    if (contents.length === 0) continue;
-    const role = update.role ?? current?.role ?? 'assistant';
-    const sameMessage = current && current.role === role && (!update.messageId || update.messageId === current.messageId);
-    if (!sameMessage) {
-      current = { role, contents: [] };
-      if (update.messageId) current.messageId = update.messageId;
-      response.messages.push(current);
+    let message: ChatMessage | undefined;
+    for (const content of update.contents) {
+      if (isUsage(content)) {
+        response.usage = addUsage(response.usage, content.usage);
+        continue;
+      }
+      // The update's message is picked on its first non-usage content, as a whole update would be.
+      message ??= this.#messageFor(update);
+      this.#append(message, content);
     }
-    for (const content of contents) joined = appendContent(current!, content, joined);
   }
-  return response;
-}
 
-/**
- * Appends `content`, joining adjacent text. The updates' own contents were handed to
- * subscribers and stay untouched: the first join copies, later joins extend that copy (returned).
- */
-function appendContent(message: ChatMessage, content: AIContent, joined: AIContent | undefined): AIContent | undefined {
-  const last = message.contents[message.contents.length - 1];
-  if (content.kind === 'text' && last?.kind === 'text' && !content.additionalProperties) {
-    if (last === joined) {
-      last.text += content.text;
-      return last;
+  /** The folded response; call once all updates are in. */
+  response(): ChatResponse {
+    if (!this.#done) {
+      this.#done = true;
+      this.#flushText();
+      // Arrays grown by push keep spare slots; these messages may be stored for long.
+      for (const message of this.#response.messages) message.contents = message.contents.slice();
     }
-    const copy = { ...last, text: last.text + content.text };
-    message.contents[message.contents.length - 1] = copy;
-    return copy;
+    return this.#response;
   }
-  message.contents.push(content);
-  return joined;
+
+  #messageFor(update: ChatResponseUpdate): ChatMessage {
+    const current = this.#current;
+    const role = update.role ?? current?.role ?? 'assistant';
+    if (current && current.role === role && (!update.messageId || update.messageId === current.messageId)) return current;
+    // All fields at once: a field added later goes to a separate property store.
+    const message: ChatMessage = update.messageId ? { role, contents: [], messageId: update.messageId } : { role, contents: [] };
+    this.#response.messages.push(message);
+    this.#current = message;
+    return message;
+  }
+
+  /** Appends `content`, joining adjacent text; the joined text is built once, flat, not one concatenation per delta. */
+  #append(message: ChatMessage, content: AIContent): void {
+    const last = message.contents[message.contents.length - 1];
+    if (content.kind === 'text' && last?.kind === 'text' && !content.additionalProperties) {
+      if (last === this.#joined) {
+        this.#parts.push(content.text);
+        return;
+      }
+      this.#flushText();
+      const copy = { ...last };
+      message.contents[message.contents.length - 1] = copy;
+      this.#joined = copy;
+      this.#parts = [last.text, content.text];
+      return;
+    }
+    message.contents.push(content);
+  }
+
+  #flushText(): void {
+    if (!this.#joined) return;
+    this.#joined.text = this.#parts.join('');
+    this.#joined = undefined;
+    this.#parts = [];
+  }
 }
 
 export function functionCallsOf(messages: readonly ChatMessage[]): FunctionCallContent[] {

@@ -45,8 +45,10 @@ export class AgentThread {
   state: JsonObject;
   #serviceThreadId: string | undefined;
   #messageStore: ChatMessageStore | undefined;
-  #tail: Promise<void> = Promise.resolve();
+  /** Runs holding or waiting for this thread. */
   #active = 0;
+  /** Runs waiting, in order; none (not an empty array) while nobody waits, to keep idle threads small. */
+  #waiters: (() => void)[] | undefined;
 
   constructor(init: AgentThreadInit) {
     if (init.serviceThreadId !== undefined && init.messageStore !== undefined) {
@@ -113,17 +115,16 @@ export class AgentThread {
     if (policy === 'reject' && this.#active > 0) {
       throw new ThreadBusyError('This thread is already running a turn; wait for it or use the "queue" concurrency policy.');
     }
-    this.#active++;
-    const previous = this.#tail;
-    let release!: () => void;
-    this.#tail = new Promise<void>((resolve) => (release = resolve));
-    await previous;
+    if (this.#active++ > 0) await new Promise<void>((resolve) => (this.#waiters ??= []).push(resolve));
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.#active--;
-      release();
+      // Hand the thread to the next waiter, in arrival order.
+      const next = this.#waiters?.shift();
+      if (this.#waiters?.length === 0) this.#waiters = undefined;
+      next?.();
     };
   }
 }

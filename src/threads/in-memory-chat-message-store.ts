@@ -9,6 +9,8 @@ import type {
   StoreRestoreContext,
 } from './chat-message-store.js';
 
+const EXACT_UP_TO = 32;
+
 /** Keeps messages in the thread object; they serialize with it. */
 export class InMemoryChatMessageStore implements ChatMessageStore {
   readonly type = 'in-memory';
@@ -24,7 +26,11 @@ export class InMemoryChatMessageStore implements ChatMessageStore {
   }
 
   async addMessages(messages: readonly ChatMessage[]): Promise<void> {
-    for (const m of messages) this.#messages.push(m);
+    // A short history gets a new array of the exact size: one grown by push keeps up to 16 spare
+    // slots, a visible share of a small idle thread. A long one is pushed to: its spare slots
+    // are noise next to its messages, and copying it every turn is not.
+    if (this.#messages.length < EXACT_UP_TO) this.#messages = this.#messages.concat(messages);
+    else for (const m of messages) this.#messages.push(m);
   }
 
   async serialize(): Promise<JsonObject> {
