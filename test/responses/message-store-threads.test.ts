@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { lastValueFrom, toArray } from 'rxjs';
-import { type ChatMessage, InMemoryChatMessageStore, tool } from 'skein';
+import { type ChatMessage, InMemoryChatMessageStore } from 'skein';
 import { Emulator } from 'skein/testing';
-import { z } from 'zod';
-import { agentFor, rawClient, responseBodies, viaJson } from './fixture.js';
+import { agentFor, rawClient, responseBodies, serializedMidToolExchange, viaJson } from './fixture.js';
 
 describe('Responses: message-store threads (store: false)', () => {
   let emulator: Emulator;
@@ -74,18 +73,7 @@ describe('Responses: message-store threads (store: false)', () => {
     const agent = agentFor(emulator, { store: false });
     const thread = agent.getNewThread();
     await agent.run('My name is Ada.', { thread });
-    const controller = new AbortController();
-    let saved: unknown;
-    const interrupting = tool({
-      name: 'get_weather',
-      parameters: z.object({ city: z.string() }),
-      execute: async (_args, context) => {
-        saved = viaJson(await context.thread!.serialize());
-        controller.abort();
-        return 'never delivered';
-      },
-    });
-    await agent.run('call get_weather {"city":"Oslo"}', { thread, tools: [interrupting], signal: controller.signal }).catch(() => undefined);
+    const { saved } = await serializedMidToolExchange(agent, thread);
     const other = agentFor(emulator, { store: false });
     const resumed = await other.deserializeThread(saved);
     expect((await other.run("What's my name?", { thread: resumed })).text).to.equal('Your name is Ada.');

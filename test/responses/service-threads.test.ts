@@ -4,7 +4,7 @@ import { AbortError, ChatAgent, NotFoundError, tool } from 'skein';
 import { INTERRUPTED_CALL_OUTPUT } from 'skein/openai';
 import { Emulator } from 'skein/testing';
 import { z } from 'zod';
-import { agentFor, rawClient, responseBodies, viaJson, weather } from './fixture.js';
+import { agentFor, rawClient, responseBodies, serializedMidToolExchange, viaJson, weather } from './fixture.js';
 
 describe('Responses: service threads (store: true)', () => {
   let emulator: Emulator;
@@ -89,19 +89,8 @@ describe('Responses: service threads (store: true)', () => {
       const agent = agentFor(emulator);
       const thread = agent.getNewThread();
       await agent.run('My name is Ada.', { thread });
-      const controller = new AbortController();
-      let saved: unknown;
-      const interrupting = tool({
-        name: 'get_weather',
-        parameters: z.object({ city: z.string() }),
-        execute: async (_args, context) => {
-          saved = viaJson(await context.thread!.serialize());
-          controller.abort(); // the process dies while the tool runs
-          return 'never delivered';
-        },
-      });
-      const aborted = await agent.run('call get_weather {"city":"Oslo"}', { thread, tools: [interrupting], signal: controller.signal }).catch((e: unknown) => e);
-      expect(aborted).to.be.instanceOf(AbortError);
+      const { saved, error } = await serializedMidToolExchange(agent, thread);
+      expect(error).to.be.instanceOf(AbortError);
 
       const other = agentFor(emulator);
       const resumed = await other.deserializeThread(saved);
