@@ -39,3 +39,4 @@ export * from './tools/tool-map.js';
 export * from './agent-chat/index.js';
 export * from './errors/secret-scrubbing.js';
 export * from './threads/store-support.js';
+export * from './container/store-plugin.js';

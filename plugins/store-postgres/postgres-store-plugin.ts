@@ -1,5 +1,4 @@
-import { ContainerModule } from 'inversify';
-import { ChatMessageStoreFactory, SerializationRegistry, type SkeinPlugin, StoreThreadSerializer, ThreadSerializer } from 'skein';
+import { type SkeinPlugin, storePlugin } from 'skein';
 import { POSTGRES_STORE_ID, PostgresChatMessageStoreFactory, type PostgresStoreOptions } from './postgres-chat-message-store.js';
 
 /**
@@ -9,24 +8,11 @@ import { POSTGRES_STORE_ID, PostgresChatMessageStoreFactory, type PostgresStoreO
  * end the pool with `close()`.
  */
 export function postgresStorePlugin(options: PostgresStoreOptions): SkeinPlugin {
-  return {
+  return storePlugin({
     id: POSTGRES_STORE_ID,
-    stores: [POSTGRES_STORE_ID],
-    module: new ContainerModule(({ bind, onActivation }) => {
-      bind(PostgresChatMessageStoreFactory)
-        .toDynamicValue(() => new PostgresChatMessageStoreFactory(options))
-        .inSingletonScope();
-      bind<ChatMessageStoreFactory>(ChatMessageStoreFactory)
-        .toDynamicValue((context) => context.get(PostgresChatMessageStoreFactory))
-        .whenNamed(POSTGRES_STORE_ID);
-      bind<ThreadSerializer>(ThreadSerializer)
-        .toDynamicValue((context) => new StoreThreadSerializer(context.get(PostgresChatMessageStoreFactory)))
-        .inSingletonScope();
-      // Messages read back are checked against every content kind the container knows.
-      onActivation<SerializationRegistry>(SerializationRegistry, (context, registry) => {
-        if (!options.serializationRegistry) context.get(PostgresChatMessageStoreFactory).serializationRegistry = registry;
-        return registry;
-      });
-    }),
-  };
+    factoryType: PostgresChatMessageStoreFactory,
+    create: () => new PostgresChatMessageStoreFactory(options),
+    // Messages read back are checked against every content kind the container knows.
+    adoptRegistry: options.serializationRegistry ? undefined : (factory, registry) => (factory.serializationRegistry = registry),
+  });
 }

@@ -1,5 +1,4 @@
-import { ContainerModule } from 'inversify';
-import { ChatMessageStoreFactory, SerializationRegistry, type SkeinPlugin, StoreThreadSerializer, ThreadSerializer } from 'skein';
+import { type SkeinPlugin, storePlugin } from 'skein';
 import { REDIS_STORE_ID, RedisChatMessageStoreFactory, type RedisStoreOptions } from './redis-chat-message-store.js';
 
 /**
@@ -8,24 +7,11 @@ import { REDIS_STORE_ID, RedisChatMessageStoreFactory, type RedisStoreOptions } 
  * It connects on first use; close it with `container.get(RedisChatMessageStoreFactory).close()`.
  */
 export function redisStorePlugin(options: RedisStoreOptions = {}): SkeinPlugin {
-  return {
+  return storePlugin({
     id: REDIS_STORE_ID,
-    stores: [REDIS_STORE_ID],
-    module: new ContainerModule(({ bind, onActivation }) => {
-      bind(RedisChatMessageStoreFactory)
-        .toDynamicValue(() => new RedisChatMessageStoreFactory(options))
-        .inSingletonScope();
-      bind<ChatMessageStoreFactory>(ChatMessageStoreFactory)
-        .toDynamicValue((context) => context.get(RedisChatMessageStoreFactory))
-        .whenNamed(REDIS_STORE_ID);
-      bind<ThreadSerializer>(ThreadSerializer)
-        .toDynamicValue((context) => new StoreThreadSerializer(context.get(RedisChatMessageStoreFactory)))
-        .inSingletonScope();
-      // Messages read back are checked against every content kind the container knows.
-      onActivation<SerializationRegistry>(SerializationRegistry, (context, registry) => {
-        if (!options.serializationRegistry) context.get(RedisChatMessageStoreFactory).serializationRegistry = registry;
-        return registry;
-      });
-    }),
-  };
+    factoryType: RedisChatMessageStoreFactory,
+    create: () => new RedisChatMessageStoreFactory(options),
+    // Messages read back are checked against every content kind the container knows.
+    adoptRegistry: options.serializationRegistry ? undefined : (factory, registry) => (factory.serializationRegistry = registry),
+  });
 }

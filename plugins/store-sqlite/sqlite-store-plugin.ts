@@ -1,5 +1,4 @@
-import { ContainerModule } from 'inversify';
-import { ChatMessageStoreFactory, SerializationRegistry, type SkeinPlugin, StoreThreadSerializer, ThreadSerializer } from 'skein';
+import { type SkeinPlugin, storePlugin } from 'skein';
 import { SQLITE_STORE_ID, SqliteChatMessageStoreFactory, type SqliteStoreOptions } from './sqlite-chat-message-store.js';
 
 /**
@@ -7,24 +6,11 @@ import { SQLITE_STORE_ID, SqliteChatMessageStoreFactory, type SqliteStoreOptions
  * named `sqlite` and contributes its thread serializer. Agents use it with `messageStore: 'sqlite'`.
  */
 export function sqliteStorePlugin(options: SqliteStoreOptions): SkeinPlugin {
-  return {
+  return storePlugin({
     id: SQLITE_STORE_ID,
-    stores: [SQLITE_STORE_ID],
-    module: new ContainerModule(({ bind, onActivation }) => {
-      bind(SqliteChatMessageStoreFactory)
-        .toDynamicValue(() => new SqliteChatMessageStoreFactory(options))
-        .inSingletonScope();
-      bind<ChatMessageStoreFactory>(ChatMessageStoreFactory)
-        .toDynamicValue((context) => context.get(SqliteChatMessageStoreFactory))
-        .whenNamed(SQLITE_STORE_ID);
-      bind<ThreadSerializer>(ThreadSerializer)
-        .toDynamicValue((context) => new StoreThreadSerializer(context.get(SqliteChatMessageStoreFactory)))
-        .inSingletonScope();
-      // Messages read back are checked against every content kind the container knows.
-      onActivation<SerializationRegistry>(SerializationRegistry, (context, registry) => {
-        if (!options.serializationRegistry) context.get(SqliteChatMessageStoreFactory).serializationRegistry = registry;
-        return registry;
-      });
-    }),
-  };
+    factoryType: SqliteChatMessageStoreFactory,
+    create: () => new SqliteChatMessageStoreFactory(options),
+    // Messages read back are checked against every content kind the container knows.
+    adoptRegistry: options.serializationRegistry ? undefined : (factory, registry) => (factory.serializationRegistry = registry),
+  });
 }

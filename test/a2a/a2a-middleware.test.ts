@@ -6,18 +6,16 @@ import { ContainerModule } from 'inversify';
 import { lastValueFrom, toArray } from 'rxjs';
 import {
   AgentRunMiddleware,
-  AgentRunResponse,
   type AgentRunResponseUpdate,
   type AgentThread,
-  type ChatMessage,
   type SkeinPlugin,
   agentToken,
   createContainer,
-  messageText,
 } from 'skein';
 import { A2AAgent, A2ARunResponse, a2aPlugin, partsText } from 'skein/a2a';
 import { telemetryMiddleware, telemetryPlugin } from 'skein/telemetry';
 import { ScriptedExecutor, startSdkServer } from './remote-fixtures.js';
+import { forbiddenGuard, redactKeys } from '../support/example-middleware.js';
 
 function logger(order: string[], name: string): AgentRunMiddleware {
   return {
@@ -30,26 +28,7 @@ function logger(order: string[], name: string): AgentRunMiddleware {
   };
 }
 
-/** Redacts key-like strings before they are sent to the remote agent. */
-const redact: AgentRunMiddleware = {
-  onRun(context, next) {
-    const clean = (m: ChatMessage): ChatMessage => ({
-      ...m,
-      contents: m.contents.map((c) => (c.kind === 'text' ? { ...c, text: c.text.replace(/sk-[A-Za-z0-9]{8,}/g, '[REDACTED]') } : c)),
-    });
-    context.messages = context.messages.map(clean);
-    return next();
-  },
-};
 
-const guard: AgentRunMiddleware = {
-  async onRun(context, next) {
-    if (context.messages.some((m) => /forbidden/i.test(messageText(m)))) {
-      return new AgentRunResponse([{ role: 'assistant', contents: [{ kind: 'text', text: 'I cannot help with that.' }] }]);
-    }
-    return next();
-  },
-};
 
 describe('A2AAgent middleware (against the A2A SDK server)', () => {
   let executor: ScriptedExecutor;
@@ -85,14 +64,14 @@ describe('A2AAgent middleware (against the A2A SDK server)', () => {
     });
 
     it(`${mode}: a run middleware that changes the input changes what the remote agent receives`, async () => {
-      const agent = agentWith([redact]);
+      const agent = agentWith([redactKeys]);
       const reply = await turn(mode, agent, 'my key is sk-abcdefghijklmnop keep it', agent.getNewThread());
       expect(received).to.deep.equal(['my key is [REDACTED] keep it']);
       expect(reply).to.equal('echo: my key is [REDACTED] keep it');
     });
 
     it(`${mode}: a short-circuit sends nothing; the thread keeps its context id and open task`, async () => {
-      const agent = agentWith([guard]);
+      const agent = agentWith([forbiddenGuard]);
       const fresh = agent.getNewThread();
       if (mode === 'run') {
         expect((await agent.run('something forbidden', { thread: fresh })).text).to.equal('I cannot help with that.');
@@ -122,7 +101,7 @@ describe('A2AAgent middleware (against the A2A SDK server)', () => {
       id: 'policy',
       module: new ContainerModule(({ bind }) => {
         bind(AgentRunMiddleware).toConstantValue(logger(order, 'first'));
-        bind(AgentRunMiddleware).toConstantValue(guard);
+        bind(AgentRunMiddleware).toConstantValue(forbiddenGuard);
         bind(AgentRunMiddleware).toConstantValue(logger(order, 'never'));
       }),
     };

@@ -5,21 +5,19 @@ import OpenAI from 'openai';
 import { lastValueFrom, toArray } from 'rxjs';
 import {
   AgentRunMiddleware,
-  AgentRunResponse,
   type AgentRunResponseUpdate,
   type AITool,
-  type ChatMessage,
   FunctionCallMiddleware,
   type SkeinPlugin,
   agentToken,
   createContainer,
-  messageText,
   tool,
 } from 'skein';
 import { OpenAIAssistantAgent, openaiPlugin } from 'skein/openai';
 import { telemetryPlugin } from 'skein/telemetry';
 import { Emulator } from 'skein/testing';
 import { z } from 'zod';
+import { forbiddenGuard, redactKeys } from '../support/example-middleware.js';
 
 const weather = tool({
   name: 'get_weather',
@@ -47,26 +45,7 @@ function recorder(order: string[]) {
   return { run, call };
 }
 
-/** The documented redaction: what the user typed never reaches the service. */
-const redact: AgentRunMiddleware = {
-  onRun(context, next) {
-    const clean = (m: ChatMessage): ChatMessage => ({
-      ...m,
-      contents: m.contents.map((c) => (c.kind === 'text' ? { ...c, text: c.text.replace(/sk-[A-Za-z0-9]{8,}/g, '[REDACTED]') } : c)),
-    });
-    context.messages = context.messages.map(clean);
-    return next();
-  },
-};
 
-const guard: AgentRunMiddleware = {
-  async onRun(context, next) {
-    if (context.messages.some((m) => /forbidden/i.test(messageText(m)))) {
-      return new AgentRunResponse([{ role: 'assistant', contents: [{ kind: 'text', text: 'I cannot help with that.' }] }]);
-    }
-    return next();
-  },
-};
 
 describe('OpenAIAssistantAgent middleware (real openai SDK against the emulator)', () => {
   let emulator: Emulator;
@@ -100,7 +79,7 @@ describe('OpenAIAssistantAgent middleware (real openai SDK against the emulator)
     });
 
     it(`${mode}: a run middleware that changes the input changes what reaches the service thread`, async () => {
-      const agent = await create({ agentRun: [redact] });
+      const agent = await create({ agentRun: [redactKeys] });
       const thread = agent.getNewThread();
       const input = 'my key is sk-abcdefghijklmnop keep it';
       const text = mode === 'run' ? (await agent.run(input, { thread })).text : (await stream(agent, input, thread)).map((u) => u.text).join('');
@@ -112,7 +91,7 @@ describe('OpenAIAssistantAgent middleware (real openai SDK against the emulator)
     });
 
     it(`${mode}: a run middleware can short-circuit; the service records nothing and the thread is unchanged`, async () => {
-      const agent = await create({ agentRun: [guard] });
+      const agent = await create({ agentRun: [forbiddenGuard] });
       const thread = agent.getNewThread();
       const before = emulator.requests.length;
       if (mode === 'run') {

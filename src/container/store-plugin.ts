@@ -1,0 +1,43 @@
+import { ContainerModule, type Newable } from 'inversify';
+import { SerializationRegistry } from '../serialization/serialization-registry.js';
+import { StoreThreadSerializer } from '../serialization/core-thread-serializers.js';
+import { ThreadSerializer } from '../serialization/thread-serializer.js';
+import { ChatMessageStoreFactory } from '../threads/chat-message-store.js';
+import type { SkeinPlugin } from './skein-plugin.js';
+
+export interface StorePluginSpec<F extends ChatMessageStoreFactory> {
+  /** Plugin id and store id (what agents name as `messageStore`). */
+  id: string;
+  /** The factory class: bound to itself, so an app can `container.get(it)` to close or migrate. */
+  factoryType: Newable<F>;
+  create: () => F;
+  /** Give the factory the container's registry (so stored messages are checked against every content kind the container knows). */
+  adoptRegistry?: (factory: F, registry: SerializationRegistry) => void;
+}
+
+/**
+ * The module every message-store plugin needs: its factory as a singleton, the
+ * ChatMessageStoreFactory named by the store id, and the store's thread serializer.
+ */
+export function storePlugin<F extends ChatMessageStoreFactory>(spec: StorePluginSpec<F>): SkeinPlugin {
+  return {
+    id: spec.id,
+    stores: [spec.id],
+    module: new ContainerModule(({ bind, onActivation }) => {
+      bind(spec.factoryType).toDynamicValue(spec.create).inSingletonScope();
+      bind<ChatMessageStoreFactory>(ChatMessageStoreFactory)
+        .toDynamicValue((context) => context.get(spec.factoryType))
+        .whenNamed(spec.id);
+      bind<ThreadSerializer>(ThreadSerializer)
+        .toDynamicValue((context) => new StoreThreadSerializer(context.get(spec.factoryType)))
+        .inSingletonScope();
+      const adopt = spec.adoptRegistry;
+      if (adopt) {
+        onActivation<SerializationRegistry>(SerializationRegistry, (context, registry) => {
+          adopt(context.get(spec.factoryType), registry);
+          return registry;
+        });
+      }
+    }),
+  };
+}
