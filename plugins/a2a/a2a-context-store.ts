@@ -1,4 +1,3 @@
-import { injectable } from 'inversify';
 import { type SerializedThread, ThreadConflictError } from 'skein';
 
 /** One A2A context's thread as the server keeps it, with the version its next save must match. */
@@ -24,7 +23,6 @@ export interface A2AContextStore {
 }
 
 /** The default: a Map of JSON text (copies in and out, so callers never share objects with it). */
-@injectable()
 export class InMemoryA2AContextStore implements A2AContextStore {
   readonly #entries = new Map<string, { json: string; version: number }>();
 

@@ -1,5 +1,5 @@
-import { ContainerModule, type ResolutionContext } from 'inversify';
-import { AgentFactory, type AgentConfig, AgentRunMiddleware, ChannelProvider, ConfigurationError, type SkeinPlugin } from 'skein';
+import type { ResolutionContext } from 'inversify';
+import { AgentFactory, containerModule, type AgentConfig, AgentRunMiddleware, ChannelProvider, ConfigurationError, type SkeinPlugin } from 'skein';
 import { A2AChannelProvider } from './a2a-channel.js';
 import { A2AAgent, type A2AAgentOptions } from './a2a-agent.js';
 import { A2AContextStore, InMemoryA2AContextStore } from './a2a-context-store.js';
@@ -17,7 +17,7 @@ export function a2aPlugin(options: A2APluginOptions = {}): SkeinPlugin {
   return {
     id: 'a2a',
     clients: [A2A_PROVIDER_ID],
-    module: new ContainerModule(({ bind }) => {
+    module: containerModule(({ bind }) => {
       bind(InMemoryA2AContextStore).toSelf().inSingletonScope();
       bind<A2AContextStore>(A2AContextStore).toService(InMemoryA2AContextStore);
       bind<AgentFactory>(AgentFactory)

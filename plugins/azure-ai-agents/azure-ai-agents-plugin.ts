@@ -1,6 +1,6 @@
 import { AgentsClient, type AgentsClientOptionalParams } from '@azure/ai-agents';
 import type { TokenCredential } from '@azure/core-auth';
-import { ContainerModule, type ResolutionContext } from 'inversify';
+import type { ResolutionContext } from 'inversify';
 import {
   AgentFactory,
   type AgentConfig,
@@ -11,6 +11,7 @@ import {
   ChannelProvider,
   ChatClient,
   ConfigurationError,
+  containerModule,
   DefaultThreadFactory,
   resolveTools,
   SerializationRegistry,
@@ -54,7 +55,7 @@ export function azureAIAgentsPlugin(options: AzureAIAgentsPluginOptions): SkeinP
   return {
     id: AZURE_AI_AGENTS_PLUGIN_ID,
     clients: [AZURE_AI_AGENTS_CLIENT_ID],
-    module: new ContainerModule(({ bind }) => {
+    module: containerModule(({ bind }) => {
       bind<AgentsClient>(FoundryAgentsClient)
         .toDynamicValue(() => options.client ?? new AgentsClient(options.endpoint!, options.credential!, options.clientOptions))
         .inSingletonScope();

@@ -1,5 +1,4 @@
-import { ContainerModule } from 'inversify';
-import { AgentFactory, ChannelProvider, ChatClient, type SkeinPlugin } from 'skein';
+import { AgentFactory, ChannelProvider, ChatClient, containerModule, type SkeinPlugin } from 'skein';
 import { OPENAI_ASSISTANTS_CLIENT_ID } from './assistants/openai-assistant-agent.js';
 import { OpenAIAssistantAgentFactory } from './assistants/openai-assistant-agent-factory.js';
 import { OpenAIAssistantChannelProvider } from './assistants/openai-assistant-channel.js';
@@ -46,7 +45,7 @@ function createOpenAIPlugin(options: OpenAIPluginOptions): SkeinPlugin {
   return {
     id: 'openai',
     clients: [OPENAI_CHAT_CLIENT_ID, OPENAI_RESPONSES_CLIENT_ID, OPENAI_ASSISTANTS_CLIENT_ID],
-    module: new ContainerModule(({ bind }) => {
+    module: containerModule(({ bind }) => {
       bind(OpenAIChatClient)
         .toDynamicValue(() => new OpenAIChatClient(shared))
         .inSingletonScope();

@@ -1,4 +1,4 @@
-import { Container, ContainerModule, type ResolutionContext } from 'inversify';
+import type { Container, ContainerModule, ResolutionContext } from 'inversify';
 import { ChatAgent } from '../agents/chat-agent.js';
 import type { AIAgent } from '../agents/ai-agent.js';
 import { ContextProvider } from '../agents/context-provider.js';
@@ -18,6 +18,7 @@ import { agentToken } from './agent-token.js';
 import { readConfigFile } from './config-file.js';
 import { AGENT_CONFIG_KEYS, type AgentConfig, type SkeinConfig } from './skein-config.js';
 import { SkeinPlugin } from './skein-plugin.js';
+import { containerModule, inversify, newContainer } from './inversify-runtime.js';
 
 export const IN_MEMORY_STORE_ID = 'in-memory';
 
@@ -42,7 +43,7 @@ export function createContainer(
 
 function buildContainer(config: SkeinConfig, earlierProblems: string[]): Container {
   validateConfig(config, earlierProblems);
-  const container = new Container(config.parent ? { parent: config.parent } : undefined);
+  const container = newContainer(config.parent ? { parent: config.parent } : undefined);
   container.load(coreModule(config));
   for (const plugin of config.plugins ?? []) {
     container.bind(SkeinPlugin).toConstantValue(plugin);
@@ -58,7 +59,7 @@ function buildContainer(config: SkeinConfig, earlierProblems: string[]): Contain
 }
 
 function coreModule(config: SkeinConfig): ContainerModule {
-  return new ContainerModule(({ bind }) => {
+  return containerModule(({ bind }) => {
     bind(InMemoryChatMessageStoreFactory).toSelf().inSingletonScope();
     // whenDefault: an unconstrained binding would also answer named requests (`sqlite`, ...).
     bind(ChatMessageStoreFactory)
@@ -188,7 +189,7 @@ function validateConfig(config: SkeinConfig, earlierProblems: readonly string[])
   const stores = new Set<string>([IN_MEMORY_STORE_ID]);
   const seen = new Set<string>();
   plugins.forEach((plugin, i) => {
-    if (!plugin || typeof plugin.id !== 'string' || !(plugin.module instanceof ContainerModule)) {
+    if (!plugin || typeof plugin.id !== 'string' || !(plugin.module instanceof inversify().ContainerModule)) {
       problems.push(`plugins[${i}]: expected a SkeinPlugin ({ id, module: ContainerModule }), e.g. openaiPlugin({ apiKey }).`);
       return;
     }

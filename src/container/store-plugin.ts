@@ -1,9 +1,10 @@
-import { ContainerModule, type Newable } from 'inversify';
+import type { Newable } from 'inversify';
 import { SerializationRegistry } from '../serialization/serialization-registry.js';
 import { StoreThreadSerializer } from '../serialization/core-thread-serializers.js';
 import { ThreadSerializer } from '../serialization/thread-serializer.js';
 import { ChatMessageStoreFactory } from '../threads/chat-message-store.js';
 import type { SkeinPlugin } from './skein-plugin.js';
+import { containerModule } from './inversify-runtime.js';
 
 export interface StorePluginSpec<F extends ChatMessageStoreFactory> {
   /** Plugin id and store id (what agents name as `messageStore`). */
@@ -23,7 +24,7 @@ export function storePlugin<F extends ChatMessageStoreFactory>(spec: StorePlugin
   return {
     id: spec.id,
     stores: [spec.id],
-    module: new ContainerModule(({ bind, onActivation }) => {
+    module: containerModule(({ bind, onActivation }) => {
       bind(spec.factoryType).toDynamicValue(spec.create).inSingletonScope();
       bind<ChatMessageStoreFactory>(ChatMessageStoreFactory)
         .toDynamicValue((context) => context.get(spec.factoryType))

@@ -1,7 +1,7 @@
-import { ContainerModule } from 'inversify';
 import { z } from 'zod';
 import { AgentRunMiddleware, ChatClientMiddleware, FunctionCallMiddleware } from '../agents/middleware.js';
 import type { SkeinPlugin } from '../container/skein-plugin.js';
+import { containerModule } from '../container/inversify-runtime.js';
 import { TelemetryMiddleware, TelemetryOptions } from './telemetry-middleware.js';
 
 export const TELEMETRY_PLUGIN_ID = 'telemetry';
@@ -16,7 +16,7 @@ export const TELEMETRY_PLUGIN_ID = 'telemetry';
 export function telemetryPlugin(options: TelemetryOptions = {}): SkeinPlugin {
   return {
     id: TELEMETRY_PLUGIN_ID,
-    module: new ContainerModule(({ bind }) => {
+    module: containerModule(({ bind }) => {
       bind<TelemetryOptions>(TelemetryOptions).toConstantValue(options);
       bind(TelemetryMiddleware)
         .toDynamicValue((context) => new TelemetryMiddleware(context.get<TelemetryOptions>(TelemetryOptions)))

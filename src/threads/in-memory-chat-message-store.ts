@@ -1,4 +1,3 @@
-import { injectable } from 'inversify';
 import type { ChatMessage } from '../messages/chat-message.js';
 import type { JsonObject, JsonValue } from '../serialization/json.js';
 import { SerializationError } from '../errors/skein-error.js';
@@ -47,7 +46,6 @@ export class InMemoryChatMessageStore implements ChatMessageStore {
   }
 }
 
-@injectable()
 export class InMemoryChatMessageStoreFactory implements ChatMessageStoreFactory {
   readonly type = 'in-memory';
   readonly version = 1;

@@ -1,4 +1,3 @@
-import { injectable } from 'inversify';
 import type { ThreadKind } from '../clients/chat-client.js';
 import { AgentThread } from './agent-thread.js';
 import type { ChatMessageStoreFactory } from './chat-message-store.js';
@@ -20,7 +19,6 @@ export interface ThreadFactory {
  * Message-store clients get their store at once (so a new thread already serializes with its
  * store key); service and either-kind clients decide on the first run.
  */
-@injectable()
 export class DefaultThreadFactory implements ThreadFactory {
   createThread(request: ThreadRequest): AgentThread {
     const origin = { provider: request.provider, agent: request.agent };

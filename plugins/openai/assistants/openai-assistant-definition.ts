@@ -1,6 +1,5 @@
 import type OpenAI from 'openai';
-import { type ChatMessage, type JsonObject, SerializationError, type ToolDeclaration } from 'skein';
-import { z } from 'zod';
+import { type ChatMessage, checkShape, describe, type JsonObject, SerializationError, type ShapeSpec, type ToolDeclaration } from 'skein';
 
 /**
  * How tool calls are handled at assistant or run scope. `toolChoice` becomes the run's
@@ -77,34 +76,51 @@ export const RUN_OPTIONS_METADATA_KEY = '__run_options';
 /** Where a thread keeps its execution options in `thread.state`. */
 export const THREAD_STATE_KEY = 'openaiAssistants';
 
-const toolCallBehaviorSchema = z
-  .object({
-    toolChoice: z.union([z.enum(['auto', 'none', 'required']), z.object({ name: z.string() }).strict()]).optional(),
-    maxToolRounds: z.number().int().nonnegative().optional(),
-  })
-  .strict();
+const EXECUTION_OPTION_FIELDS: ShapeSpec = {
+  optional: {
+    maxPromptTokens: 'number',
+    maxCompletionTokens: 'number',
+    parallelToolCalls: 'boolean',
+    truncationMessageCount: 'number',
+    additionalInstructions: 'string',
+    temperature: 'number',
+    topP: 'number',
+    toolCallBehavior: 'object',
+  },
+};
+const POSITIVE_INTEGER_OPTIONS = ['maxPromptTokens', 'maxCompletionTokens', 'truncationMessageCount'] as const;
+const TOOL_CHOICES: readonly unknown[] = ['auto', 'none', 'required'];
 
-export const executionOptionsSchema = z
-  .object({
-    maxPromptTokens: z.number().int().positive().optional(),
-    maxCompletionTokens: z.number().int().positive().optional(),
-    parallelToolCalls: z.boolean().optional(),
-    truncationMessageCount: z.number().int().positive().optional(),
-    additionalInstructions: z.string().optional(),
-    temperature: z.number().optional(),
-    topP: z.number().optional(),
-    toolCallBehavior: toolCallBehaviorSchema.optional(),
-  })
-  .strict();
-
-/** Reads execution options from untrusted JSON (metadata or a serialized thread); `path` names the bad field. */
+/**
+ * Reads execution options from untrusted JSON (metadata or a serialized thread); `path` names the
+ * bad field. Checked by hand rather than with zod: this module loads with `skein/openai`, and zod
+ * alone would add about 5 MiB to every process that imports it.
+ */
 export function parseExecutionOptions(value: unknown, path: string): OpenAIAssistantExecutionOptions {
-  const parsed = executionOptionsSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new SerializationError(`${path}${issue.path.map((p) => `.${String(p)}`).join('')}`, `invalid execution option: ${issue.message}.`);
+  const options = checkShape(value, path, EXECUTION_OPTION_FIELDS) as OpenAIAssistantExecutionOptions;
+  for (const key of POSITIVE_INTEGER_OPTIONS) {
+    const n = options[key];
+    if (n !== undefined && !(Number.isInteger(n) && n > 0)) {
+      throw new SerializationError(`${path}.${key}`, `invalid execution option: expected a positive integer, found ${describe(n)}.`);
+    }
   }
-  return parsed.data;
+  const behavior = options.toolCallBehavior;
+  return behavior === undefined ? { ...options } : { ...options, toolCallBehavior: parseToolCallBehavior(behavior, `${path}.toolCallBehavior`) };
+}
+
+function parseToolCallBehavior(value: unknown, path: string): OpenAIAssistantToolCallBehavior {
+  const behavior = checkShape(value, path, { optional: { toolChoice: 'json', maxToolRounds: 'number' } }) as OpenAIAssistantToolCallBehavior;
+  const { toolChoice, maxToolRounds } = behavior;
+  if (toolChoice !== undefined && !TOOL_CHOICES.includes(toolChoice)) {
+    if (typeof toolChoice !== 'object') {
+      throw new SerializationError(`${path}.toolChoice`, `invalid execution option: expected "auto", "none", "required" or { name }, found ${describe(toolChoice)}.`);
+    }
+    checkShape(toolChoice, `${path}.toolChoice`, { required: { name: 'string' } });
+  }
+  if (maxToolRounds !== undefined && !(Number.isInteger(maxToolRounds) && maxToolRounds >= 0)) {
+    throw new SerializationError(`${path}.maxToolRounds`, `invalid execution option: expected a non-negative integer, found ${describe(maxToolRounds)}.`);
+  }
+  return typeof toolChoice === 'object' ? { ...behavior, toolChoice: { ...toolChoice } } : { ...behavior };
 }
 
 /** The thread's execution options (from `thread.state`), checked. */
