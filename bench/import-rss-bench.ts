@@ -12,6 +12,8 @@ export interface ImportRssResult {
   nodeOnlyMiB: number;
   openaiMiB: number;
   skeinMiB: number;
+  /** After also building a container with the OpenAI plugin (inversify loads then). */
+  skeinWithContainerMiB: number;
   /** skein + skein/openai over openai alone. */
   ratio: number;
   /** Same, counting only what the imports add over a bare node process. */
@@ -28,10 +30,12 @@ export async function runImportRss(samples: number): Promise<ImportRssResult> {
   const bare: number[] = [];
   const openai: number[] = [];
   const skein: number[] = [];
+  const withContainer: number[] = [];
   for (let i = 0; i < samples; i++) {
     bare.push(await rssOf([]));
     openai.push(await rssOf(['openai']));
     skein.push(await rssOf(['skein', 'skein/openai']));
+    withContainer.push(await rssOf(['skein', 'skein/openai', '--container']));
   }
   const nodeOnlyMiB = median(bare);
   const openaiMiB = median(openai);
@@ -40,6 +44,7 @@ export async function runImportRss(samples: number): Promise<ImportRssResult> {
     nodeOnlyMiB,
     openaiMiB,
     skeinMiB,
+    skeinWithContainerMiB: median(withContainer),
     ratio: skeinMiB / openaiMiB,
     addedMiB: { openai: openaiMiB - nodeOnlyMiB, skein: skeinMiB - nodeOnlyMiB },
     samples,

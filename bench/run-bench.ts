@@ -162,6 +162,12 @@ function checksOf(
   }
   checks.push(
     check('RSS import skein+skein/openai / openai', rss.ratio, 1.2, `${rss.skeinMiB.toFixed(1)} MiB vs ${rss.openaiMiB.toFixed(1)} MiB (bare node ${rss.nodeOnlyMiB.toFixed(1)})`),
+    check(
+      'RSS skein+skein/openai with a container / openai',
+      rss.skeinWithContainerMiB / rss.openaiMiB,
+      undefined,
+      `${rss.skeinWithContainerMiB.toFixed(1)} MiB: createContainer loads inversify (informational)`,
+    ),
   );
   for (const peer of peers?.results ?? []) {
     if (peer.baseline === undefined) continue;
