@@ -38,6 +38,7 @@ async function heapAfterGc(): Promise<number | undefined> {
 
 export async function runConcurrency(conversations: number): Promise<ConcurrencyResult> {
   const emulator = await Emulator.start();
+  let stopped = false;
   try {
     const agent = new ChatAgent({
       chatClient: new OpenAIChatClient({ apiKey: 'emulator', baseURL: emulator.openaiBaseURL, model: 'gpt-4.1' }),
@@ -68,6 +69,10 @@ export async function runConcurrency(conversations: number): Promise<Concurrency
       json += Buffer.byteLength(JSON.stringify(list));
       serialized += Buffer.byteLength(JSON.stringify(await thread.serialize()));
     }
+    // Stop the server first: its connections, and the client's pooled sockets, close and are
+    // freed over the next seconds, which would otherwise be counted as thread memory.
+    await emulator.stop();
+    stopped = true;
     const held = await heapAfterGc();
     const count = threads.length;
     threads = [];
@@ -87,6 +92,6 @@ export async function runConcurrency(conversations: number): Promise<Concurrency
     }
     return result;
   } finally {
-    await emulator.stop();
+    if (!stopped) await emulator.stop();
   }
 }

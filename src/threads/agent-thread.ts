@@ -45,16 +45,17 @@ export class AgentThread {
   state: JsonObject;
   #serviceThreadId: string | undefined;
   #messageStore: ChatMessageStore | undefined;
-  /** Runs holding or waiting for this thread. */
-  #active = 0;
-  /** Runs waiting, in order; none (not an empty array) while nobody waits, to keep idle threads small. */
-  #waiters: (() => void)[] | undefined;
+  /**
+   * The run lock in one field, to keep idle threads small: free (undefined), held with nobody
+   * waiting (HELD), or held with the waiting runs in arrival order.
+   */
+  #lock: typeof HELD | (() => void)[] | undefined;
 
   constructor(init: AgentThreadInit) {
     if (init.serviceThreadId !== undefined && init.messageStore !== undefined) {
       throw new ThreadCompatibilityError('A thread holds a service thread id or a message store, not both.');
     }
-    this.origin = { ...init.origin };
+    this.origin = sharedOrigin(init.origin);
     this.#serviceThreadId = init.serviceThreadId;
     this.#messageStore = init.messageStore;
     this.state = init.state ?? {};
@@ -104,7 +105,7 @@ export class AgentThread {
 
   /** True while a run holds this thread. */
   get busy(): boolean {
-    return this.#active > 0;
+    return this.#lock !== undefined;
   }
 
   /**
@@ -112,19 +113,44 @@ export class AgentThread {
    * release function. Turns never interleave on one thread object.
    */
   async acquire(policy: ThreadConcurrency = 'queue'): Promise<() => void> {
-    if (policy === 'reject' && this.#active > 0) {
+    if (policy === 'reject' && this.#lock !== undefined) {
       throw new ThreadBusyError('This thread is already running a turn; wait for it or use the "queue" concurrency policy.');
     }
-    if (this.#active++ > 0) await new Promise<void>((resolve) => (this.#waiters ??= []).push(resolve));
+    if (this.#lock === undefined) this.#lock = HELD;
+    else await new Promise<void>((resolve) => (this.#lock === HELD ? (this.#lock = [resolve]) : this.#lock!.push(resolve)));
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.#active--;
-      // Hand the thread to the next waiter, in arrival order.
-      const next = this.#waiters?.shift();
-      if (this.#waiters?.length === 0) this.#waiters = undefined;
-      next?.();
+      // Hand the thread to the next waiter, in arrival order; it stays held meanwhile.
+      const waiters = this.#lock;
+      if (waiters === HELD || waiters === undefined) {
+        this.#lock = undefined;
+        return;
+      }
+      const next = waiters.shift()!;
+      if (waiters.length === 0) this.#lock = HELD;
+      next();
     };
   }
+}
+
+const HELD = Symbol('held');
+
+const MAX_SHARED_ORIGINS = 1024;
+const origins = new Map<string, ThreadOrigin>();
+
+/**
+ * One frozen origin object per provider and agent, shared by their threads: an origin never
+ * changes, and a copy per thread is a visible share of a small idle thread. Bounded, since
+ * deserialized threads may name any agent.
+ */
+function sharedOrigin(origin: ThreadOrigin): ThreadOrigin {
+  const key = origin.agent === undefined ? origin.provider : `${origin.provider}\u0000${origin.agent}`;
+  let shared = origins.get(key);
+  if (shared === undefined) {
+    shared = Object.freeze(origin.agent === undefined ? { provider: origin.provider } : { provider: origin.provider, agent: origin.agent });
+    if (origins.size < MAX_SHARED_ORIGINS) origins.set(key, shared);
+  }
+  return shared;
 }

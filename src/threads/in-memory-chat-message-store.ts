@@ -12,8 +12,12 @@ const EXACT_UP_TO = 32;
 
 /** Keeps messages in the thread object; they serialize with it. */
 export class InMemoryChatMessageStore implements ChatMessageStore {
-  readonly type = 'in-memory';
   #messages: ChatMessage[];
+
+  /** A getter, not a field: one slot less in every idle thread's store. */
+  get type(): 'in-memory' {
+    return 'in-memory';
+  }
 
   constructor(messages: readonly ChatMessage[] = []) {
     this.#messages = [...messages];

@@ -28,6 +28,43 @@ describe('AgentThread', () => {
     expect(thread.busy).to.equal(false);
   });
 
+  it('hands the thread to waiting turns one at a time, in arrival order, and a double release frees nothing twice', async () => {
+    const thread = new AgentThread({ origin: { provider: 'p' } });
+    const order: string[] = [];
+    let holders = 0;
+    const release1 = await thread.acquire();
+    const turn = (name: string) =>
+      thread.acquire().then(async (release) => {
+        holders++;
+        expect(holders, `${name} ran alongside another turn`).to.equal(1);
+        order.push(name);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        holders--;
+        release();
+        release(); // a second call must not free the thread for someone else's turn
+      });
+    const waiting = [turn('b'), turn('c'), turn('d')];
+    expect(thread.busy).to.equal(true);
+    release1();
+    release1();
+    await Promise.all(waiting);
+    expect(order).to.deep.equal(['b', 'c', 'd']);
+    expect(thread.busy).to.equal(false);
+    (await thread.acquire('reject'))();
+  });
+
+  it('keeps its origin fixed: threads of one agent share one frozen origin, equal to what they were given', () => {
+    const given = { provider: 'p', agent: 'support' };
+    const a = new AgentThread({ origin: given });
+    const b = new AgentThread({ origin: { provider: 'p', agent: 'support' } });
+    given.agent = 'changed';
+    expect(a.origin).to.deep.equal({ provider: 'p', agent: 'support' });
+    expect(Object.isFrozen(a.origin)).to.equal(true);
+    expect(b.origin).to.equal(a.origin);
+    expect(new AgentThread({ origin: { provider: 'p' } }).origin).to.deep.equal({ provider: 'p' });
+    expect(new AgentThread({ origin: { provider: 'p', agent: 'other' } }).origin).to.deep.equal({ provider: 'p', agent: 'other' });
+  });
+
   it('rejects a second turn with ThreadBusyError under the reject policy', async () => {
     const thread = new AgentThread({ origin: { provider: 'p' } });
     const release = await thread.acquire('reject');
