@@ -44,6 +44,8 @@ export interface ContenderResult {
   /** Median over runs of mean(last 5 turns) / mean(first 5 turns). */
   flatnessWall: number;
   flatnessCpu: number;
+  /** With several processes: each process's own ratio (the merged ratio is their median). */
+  processRatios?: { wall: number[]; cpu: number[] };
 }
 
 export function userText(turn: number): string {
@@ -191,4 +193,38 @@ export function skeinStreamContender(baseURL: string, baseline = 'openai SDK str
       };
     },
   };
+}
+
+/** The four core contenders: the raw SDK and Skein, each with and without streaming. */
+export function coreContenders(baseURL: string): Contender[] {
+  return [sdkContender(baseURL), skeinRunContender(baseURL), sdkStreamContender(baseURL), skeinStreamContender(baseURL)];
+}
+
+/**
+ * One result per contender from the results of several processes (same contenders, same
+ * order): medians across processes. A process is the unit that varies most on a shared machine
+ * (JIT and GC timing differ per process), so the spread of its ratios is kept alongside.
+ */
+export function mergeProcessResults(perProcess: readonly ContenderResult[][]): ContenderResult[] {
+  const first = perProcess[0] ?? [];
+  return first.map((template, i) => {
+    const all = perProcess.map((results) => results[i]!);
+    const mid = (pick: (r: ContenderResult) => number) => median(all.map(pick));
+    const merged: ContenderResult = {
+      name: template.name,
+      perTurnWallUs: template.perTurnWallUs.map((_, t) => mid((r) => r.perTurnWallUs[t]!)),
+      perTurnCpuUs: template.perTurnCpuUs.map((_, t) => mid((r) => r.perTurnCpuUs[t]!)),
+      meanTurnWallUs: mid((r) => r.meanTurnWallUs),
+      meanTurnCpuUs: mid((r) => r.meanTurnCpuUs),
+      flatnessWall: mid((r) => r.flatnessWall),
+      flatnessCpu: mid((r) => r.flatnessCpu),
+    };
+    if (template.baseline !== undefined) {
+      merged.baseline = template.baseline;
+      merged.wallRatio = mid((r) => r.wallRatio!);
+      merged.cpuRatio = mid((r) => r.cpuRatio!);
+      merged.processRatios = { wall: all.map((r) => r.wallRatio!), cpu: all.map((r) => r.cpuRatio!) };
+    }
+    return merged;
+  });
 }

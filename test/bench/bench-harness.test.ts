@@ -20,6 +20,7 @@ describe('bench harness (npm run bench, tiny sizes)', function () {
       serializationIterations: 1,
       conversations: 20,
       rssSamples: 1,
+      processes: 2,
       peers: true,
       log: () => {},
     });
@@ -33,6 +34,14 @@ describe('bench harness (npm run bench, tiny sizes)', function () {
     expect(results.turns.map((t) => t.name)).to.deep.equal(['openai SDK', 'Skein run', 'openai SDK stream', 'Skein runStream']);
     for (const t of results.turns) expect(t.perTurnWallUs).to.have.length(4);
     expect(results.turns.find((t) => t.name === 'Skein run')!.baseline).to.equal('openai SDK');
+  });
+
+  it('runs the turns in separate processes and reports the median and each process\'s ratio', () => {
+    const run = results.turns.find((t) => t.name === 'Skein run')!;
+    expect(run.processRatios!.cpu).to.have.length(2);
+    const [a, b] = run.processRatios!.cpu;
+    expect(run.cpuRatio).to.be.closeTo((a! + b!) / 2, 1e-9);
+    expect(results.turns.find((t) => t.name === 'openai SDK')!.processRatios).to.equal(undefined);
   });
 
   it('keeps 20 concurrent conversations on one agent apart', () => {
