@@ -1,38 +1,51 @@
 /**
  * Child process of `npm run bench`: runs one part in a fresh process (so JIT, GC and heap state
  * of one part never leak into another) and prints its result as JSON on stdout.
- *   node --expose-gc dist/bench/bench-child.js turns core|peers <baseURL> <TurnsOptions as JSON>
+ *   node --expose-gc dist/bench/bench-child.js contenders core|peers <baseURL>
+ *   node --expose-gc dist/bench/bench-child.js turns core|peers <baseURL> <TurnsOptions as JSON> <contender name>
  *   node --expose-gc dist/bench/bench-child.js concurrency <conversations>
  */
 import { runConcurrency } from './concurrency-bench.js';
 import { loadPeerContenders } from './peers-bench.js';
-import { coreContenders, runTurns, type TurnsOptions } from './turns-bench.js';
+import { type Contender, type ContenderResult, coreContenders, runTurns, type TurnsOptions } from './turns-bench.js';
 
-export interface TurnsChildOutput {
-  results: Awaited<ReturnType<typeof runTurns>>;
+export interface ContenderList {
+  contenders: { name: string; baseline?: string }[];
   notes: string[];
   versions: Record<string, string>;
 }
 
-async function turns(set: string | undefined, baseURL: string | undefined, optionsJson: string | undefined): Promise<TurnsChildOutput> {
-  if ((set !== 'core' && set !== 'peers') || !baseURL || !optionsJson) throw new Error('usage: bench-child.js turns core|peers <baseURL> <options JSON>');
-  const options = JSON.parse(optionsJson) as TurnsOptions;
-  const contenders = coreContenders(baseURL);
-  const output: TurnsChildOutput = { results: [], notes: [], versions: {} };
-  if (set === 'peers') {
-    const loaded = await loadPeerContenders(baseURL);
-    output.notes = loaded.notes;
-    output.versions = loaded.versions;
-    // No peer installed: nothing to compare, so no turns to run.
-    if (loaded.contenders.length === 0) return output;
-    contenders.push(...loaded.contenders);
-  }
-  output.results = await runTurns(contenders, options);
-  return output;
+async function contendersOf(set: string | undefined, baseURL: string | undefined): Promise<{ contenders: Contender[]; notes: string[]; versions: Record<string, string> }> {
+  if ((set !== 'core' && set !== 'peers') || !baseURL) throw new Error(`bench-child.js: expected a set (core or peers) and a base URL, found ${set} ${baseURL}`);
+  const core = coreContenders(baseURL);
+  if (set === 'core') return { contenders: core, notes: [], versions: {} };
+  const loaded = await loadPeerContenders(baseURL);
+  return { contenders: [...core, ...loaded.contenders], notes: loaded.notes, versions: loaded.versions };
+}
+
+async function list(set: string | undefined, baseURL: string | undefined): Promise<ContenderList> {
+  const { contenders, notes, versions } = await contendersOf(set, baseURL);
+  return { contenders: contenders.map(({ name, baseline }) => ({ name, baseline })), notes, versions };
+}
+
+/** One contender alone in this process: what an app using only it would pay. */
+async function turnsOf(set: string | undefined, baseURL: string | undefined, optionsJson: string | undefined, name: string | undefined): Promise<ContenderResult> {
+  const { contenders } = await contendersOf(set, baseURL);
+  const contender = contenders.find((c) => c.name === name);
+  if (!contender || !optionsJson) throw new Error(`bench-child.js: no contender "${name}" in set ${set}`);
+  const [result] = await runTurns([contender], JSON.parse(optionsJson) as TurnsOptions);
+  return result!;
 }
 
 const [part, ...args] = process.argv.slice(2);
-const result = part === 'turns' ? await turns(args[0], args[1], args[2]) : part === 'concurrency' ? await runConcurrency(Number(args[0])) : undefined;
-if (result === undefined) throw new Error(`bench-child.js: unknown part "${part}"; expected turns or concurrency`);
+const result =
+  part === 'contenders'
+    ? await list(args[0], args[1])
+    : part === 'turns'
+      ? await turnsOf(args[0], args[1], args[2], args[3])
+      : part === 'concurrency'
+        ? await runConcurrency(Number(args[0]))
+        : undefined;
+if (result === undefined) throw new Error(`bench-child.js: unknown part "${part}"; expected contenders, turns or concurrency`);
 process.stdout.write(JSON.stringify(result));
 process.exit(0);

@@ -27,7 +27,7 @@ import {
   skeinStreamContender,
   type TurnsOptions,
 } from './turns-bench.js';
-import type { TurnsChildOutput } from './bench-child.js';
+import type { ContenderList } from './bench-child.js';
 
 export interface BenchOptions {
   turns: number;
@@ -74,13 +74,12 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
   let turns: ContenderResult[];
   let peers: BenchResults['peers'];
   try {
-    log(`turns: ${options.processes} processes x ${options.runs} runs (+${options.warmupRuns} warm-up) of ${options.turns} turns, contenders interleaved`);
-    turns = (await turnsInProcesses('core', server.baseURL, options)).results;
+    log(`turns: ${options.processes} rounds of one process per contender, ${options.runs} runs (+${options.warmupRuns} warm-up) of ${options.turns} turns each`);
+    const measured = await turnsInProcesses(options.peers ? 'peers' : 'core', server.baseURL, options);
+    turns = measured.results.slice(0, 4);
     if (options.peers) {
-      const measured = await turnsInProcesses('peers', server.baseURL, options);
-      if (measured.results.length > 0) log(`peers: ${measured.results.slice(4).map((c) => c.name).join(', ')}`);
       for (const note of measured.notes) log(`peers: ${note}`);
-      peers = measured;
+      peers = { ...measured, results: measured.results.length > 4 ? measured.results : [] };
     }
   } finally {
     await server.stop();
@@ -116,23 +115,45 @@ async function inChild<T>(args: string[]): Promise<T> {
   return JSON.parse(stdout) as T;
 }
 
-/** Runs one contender set's turns in `options.processes` fresh processes, one after another, and merges them. */
-async function turnsInProcesses(set: 'core' | 'peers', baseURL: string, options: BenchOptions): Promise<TurnsChildOutput> {
+/**
+ * Each contender's turns in its own fresh process, as an app would run one framework, never
+ * two: contenders sharing a process share the SDK's JIT state and the GC heap, so each one's
+ * object shapes and garbage land on the other's bill. Rounds of one process per contender (the
+ * order rotating each round) keep pairs close in time; a ratio is taken within each round,
+ * then the median across rounds.
+ */
+async function turnsInProcesses(set: 'core' | 'peers', baseURL: string, options: BenchOptions): Promise<NonNullable<BenchResults['peers']>> {
+  const listed = await inChild<ContenderList>(['contenders', set, baseURL]);
+  const names = listed.contenders.map((c) => c.name);
   const turnsOptions: TurnsOptions = { turns: options.turns, runs: options.runs, warmupRuns: options.warmupRuns };
-  const outputs: TurnsChildOutput[] = [];
-  for (let i = 0; i < options.processes; i++) {
-    const output = await inChild<TurnsChildOutput>(['turns', set, baseURL, JSON.stringify(turnsOptions)]);
-    outputs.push(output);
-    if (output.results.length === 0) break; // no peers installed: nothing to repeat
+  const rounds: ContenderResult[][] = [];
+  for (let round = 0; round < options.processes; round++) {
+    const results: ContenderResult[] = [];
+    for (let k = 0; k < names.length; k++) {
+      const i = (k + round) % names.length;
+      options.log(`turns: round ${round + 1}/${options.processes}, ${names[i]}`);
+      results[i] = await inChild<ContenderResult>(['turns', set, baseURL, JSON.stringify(turnsOptions), names[i]!]);
+    }
+    rounds.push(withRatios(results, listed.contenders));
   }
-  return { results: mergeProcessResults(outputs.map((o) => o.results)), notes: outputs[0]!.notes, versions: outputs[0]!.versions };
+  return { results: mergeProcessResults(rounds), notes: listed.notes, versions: listed.versions };
 }
 
-/** "per process: 1.04x-1.12x" when the turns ran in several processes. */
+/** Sets each contender's ratios to its baseline measured in the same round. */
+function withRatios(results: ContenderResult[], contenders: ContenderList['contenders']): ContenderResult[] {
+  return results.map((result, i) => {
+    const baseline = contenders[i]!.baseline;
+    const base = results.find((r) => r.name === baseline);
+    if (!base) return result;
+    return { ...result, baseline, wallRatio: result.meanTurnWallUs / base.meanTurnWallUs, cpuRatio: result.meanTurnCpuUs / base.meanTurnCpuUs };
+  });
+}
+
+/** "median of 5 rounds: 1.04x - 1.12x" when the turns ran in several rounds of processes. */
 function spread(result: ContenderResult, key: 'wall' | 'cpu'): string | undefined {
   const ratios = result.processRatios?.[key];
   if (!ratios || ratios.length < 2) return undefined;
-  return `median of ${ratios.length} processes: ${Math.min(...ratios).toFixed(3)}x - ${Math.max(...ratios).toFixed(3)}x`;
+  return `median of ${ratios.length} rounds: ${Math.min(...ratios).toFixed(3)}x - ${Math.max(...ratios).toFixed(3)}x`;
 }
 
 function checksOf(

@@ -44,7 +44,7 @@ export interface ContenderResult {
   /** Median over runs of mean(last 5 turns) / mean(first 5 turns). */
   flatnessWall: number;
   flatnessCpu: number;
-  /** With several processes: each process's own ratio (the merged ratio is their median). */
+  /** With several rounds: each round's own ratio (the merged ratio is their median). */
   processRatios?: { wall: number[]; cpu: number[] };
 }
 
@@ -201,9 +201,9 @@ export function coreContenders(baseURL: string): Contender[] {
 }
 
 /**
- * One result per contender from the results of several processes (same contenders, same
- * order): medians across processes. A process is the unit that varies most on a shared machine
- * (JIT and GC timing differ per process), so the spread of its ratios is kept alongside.
+ * One result per contender from several rounds of measurements (same contenders, same order,
+ * ratios already set per round): medians across rounds, and each round's ratio kept, since the
+ * process is the unit that varies most on a shared machine (JIT and GC timing differ per process).
  */
 export function mergeProcessResults(perProcess: readonly ContenderResult[][]): ContenderResult[] {
   const first = perProcess[0] ?? [];

@@ -36,7 +36,7 @@ describe('bench harness (npm run bench, tiny sizes)', function () {
     expect(results.turns.find((t) => t.name === 'Skein run')!.baseline).to.equal('openai SDK');
   });
 
-  it('runs the turns in separate processes and reports the median and each process\'s ratio', () => {
+  it('runs each contender in its own process, round by round, and reports the median and each round\'s ratio', () => {
     const run = results.turns.find((t) => t.name === 'Skein run')!;
     expect(run.processRatios!.cpu).to.have.length(2);
     const [a, b] = run.processRatios!.cpu;
