@@ -47,12 +47,12 @@ export interface BenchOptions {
 export const FULL: Omit<BenchOptions, 'peers' | 'log'> = {
   turns: 50,
   runs: 15,
-  warmupRuns: 2,
+  warmupRuns: 4,
   serializationMessages: 10_000,
   serializationIterations: 20,
   conversations: 1000,
   rssSamples: 5,
-  processes: 5,
+  processes: 7,
 };
 
 export interface BenchResults {
