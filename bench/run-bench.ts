@@ -16,17 +16,7 @@ import { type ImportRssResult, runImportRss } from './import-rss-bench.js';
 import { type Check, check, formatTable, renderSvg } from './report.js';
 import { type SerializationResult, runSerialization } from './serialization-bench.js';
 import { round } from './stats.js';
-import {
-  type ContenderResult,
-  mergeProcessResults,
-  runTurns,
-  sdkContender,
-  sdkStreamContender,
-  skeinAgent,
-  skeinRunContender,
-  skeinStreamContender,
-  type TurnsOptions,
-} from './turns-bench.js';
+import { type ContenderResult, mergeProcessResults, skeinAgent, type TurnsOptions } from './turns-bench.js';
 import type { ContenderList } from './bench-child.js';
 
 export interface BenchOptions {
@@ -122,8 +112,14 @@ async function inChild<T>(args: string[]): Promise<T> {
  * order rotating each round) keep pairs close in time; a ratio is taken within each round,
  * then the median across rounds.
  */
-async function turnsInProcesses(set: 'core' | 'peers', baseURL: string, options: BenchOptions): Promise<NonNullable<BenchResults['peers']>> {
+async function turnsInProcesses(
+  set: 'core' | 'peers',
+  baseURL: string,
+  options: BenchOptions,
+  only?: readonly string[],
+): Promise<NonNullable<BenchResults['peers']>> {
   const listed = await inChild<ContenderList>(['contenders', set, baseURL]);
+  if (only) listed.contenders = listed.contenders.filter((c) => only.includes(c.name));
   const names = listed.contenders.map((c) => c.name);
   const turnsOptions: TurnsOptions = { turns: options.turns, runs: options.runs, warmupRuns: options.warmupRuns };
   const rounds: ContenderResult[][] = [];
@@ -244,9 +240,8 @@ export async function runPart(part: string, options: BenchOptions): Promise<Chec
   if (part !== 'run' && part !== 'stream') throw new Error(`--only takes run, stream or memory, not "${part}"`);
   const server = await startFixedReplyServer();
   try {
-    const contenders =
-      part === 'run' ? [sdkContender(server.baseURL), skeinRunContender(server.baseURL)] : [sdkStreamContender(server.baseURL), skeinStreamContender(server.baseURL)];
-    const [base, skein] = await runTurns(contenders, options);
+    const names = part === 'run' ? ['openai SDK', 'Skein run'] : ['openai SDK stream', 'Skein runStream'];
+    const [base, skein] = (await turnsInProcesses('core', server.baseURL, options, names)).results;
     const us = (r: ContenderResult) => `${Math.round(r.meanTurnWallUs)} us wall, ${Math.round(r.meanTurnCpuUs)} us CPU per turn`;
     const target = part === 'run' ? 1.1 : 1.15;
     return [
