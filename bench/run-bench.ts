@@ -42,7 +42,7 @@ export const FULL: Omit<BenchOptions, 'peers' | 'log'> = {
   serializationIterations: 20,
   conversations: 1000,
   rssSamples: 5,
-  processes: 7,
+  processes: 11,
 };
 
 export interface BenchResults {
