@@ -4,8 +4,9 @@
  *   node --expose-gc dist/bench/bench-child.js contenders core|peers <baseURL>
  *   node --expose-gc dist/bench/bench-child.js turns core|peers <baseURL> <TurnsOptions as JSON> <contender name>
  *   node --expose-gc dist/bench/bench-child.js concurrency <conversations>
+ *   node --expose-gc dist/bench/bench-child.js long-memory <threads> <turns each>
  */
-import { runConcurrency } from './concurrency-bench.js';
+import { runConcurrency, runLongThreadMemory } from './concurrency-bench.js';
 import { loadPeerContenders } from './peers-bench.js';
 import { type Contender, type ContenderResult, coreContenders, runTurns, type TurnsOptions } from './turns-bench.js';
 
@@ -45,7 +46,9 @@ const result =
       ? await turnsOf(args[0], args[1], args[2], args[3])
       : part === 'concurrency'
         ? await runConcurrency(Number(args[0]))
-        : undefined;
-if (result === undefined) throw new Error(`bench-child.js: unknown part "${part}"; expected contenders, turns or concurrency`);
+        : part === 'long-memory'
+          ? await runLongThreadMemory(Number(args[0]), Number(args[1]))
+          : undefined;
+if (result === undefined) throw new Error(`bench-child.js: unknown part "${part}"; expected contenders, turns, concurrency or long-memory`);
 process.stdout.write(JSON.stringify(result));
 process.exit(0);

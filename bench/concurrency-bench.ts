@@ -6,13 +6,11 @@
 import { type AgentThread, ChatAgent } from 'skein';
 import { OpenAIChatClient } from 'skein/openai';
 import { Emulator } from 'skein/testing';
+import { startFixedReplyServer } from './fixed-reply-server.js';
+import { skeinAgent, userText } from './turns-bench.js';
 
-export interface ConcurrencyResult {
-  conversations: number;
-  turnsEach: number;
-  wallMs: number;
-  /** Conversations whose answer named another conversation (or none). */
-  crossTalk: number;
+/** Idle threads' heap vs the JSON of their messages. */
+export interface IdleThreadMemory {
   messagesPerThread: number;
   /** Heap held per idle thread (bytes), from a forced GC before and after dropping them; undefined without --expose-gc. */
   heapBytesPerThread?: number;
@@ -23,6 +21,19 @@ export interface ConcurrencyResult {
   memoryRatio?: number;
 }
 
+export interface ConcurrencyResult extends IdleThreadMemory {
+  conversations: number;
+  turnsEach: number;
+  wallMs: number;
+  /** Conversations whose answer named another conversation (or none). */
+  crossTalk: number;
+}
+
+/** Idle threads of the bench's 50-turn conversation (longer messages than the concurrency run's). */
+export interface LongThreadMemory extends IdleThreadMemory {
+  threads: number;
+  turnsEach: number;
+}
 type Gc = () => void;
 
 /** Heap in use after full collections; yields to the event loop first so finished requests let go. */
@@ -60,38 +71,69 @@ export async function runConcurrency(conversations: number): Promise<Concurrency
     const crossTalk = answers.filter((answer, i) => answer !== `Your name is ${names[i]}.`).length;
 
     emulator.requests.length = 0; // the emulator's own request log is not thread memory
-    let json = 0;
-    let serialized = 0;
-    let messages = 0;
-    for (const thread of threads) {
-      const list = await thread.messageStore!.listMessages();
-      messages += list.length;
-      json += Buffer.byteLength(JSON.stringify(list));
-      serialized += Buffer.byteLength(JSON.stringify(await thread.serialize()));
-    }
     // Stop the server first: its connections, and the client's pooled sockets, close and are
     // freed over the next seconds, which would otherwise be counted as thread memory.
     await emulator.stop();
     stopped = true;
-    const held = await heapAfterGc();
-    const count = threads.length;
+    const held = { threads };
     threads = [];
-    const freed = await heapAfterGc();
-    const result: ConcurrencyResult = {
-      conversations,
-      turnsEach: 2,
-      wallMs,
-      crossTalk,
-      messagesPerThread: messages / count,
-      jsonBytesPerThread: json / count,
-      serializedBytesPerThread: serialized / count,
-    };
-    if (held !== undefined && freed !== undefined) {
-      result.heapBytesPerThread = (held - freed) / count;
-      result.memoryRatio = result.heapBytesPerThread / result.jsonBytesPerThread;
-    }
+    const result: ConcurrencyResult = { conversations, turnsEach: 2, wallMs, crossTalk, ...(await idleThreadMemory(held)) };
     return result;
   } finally {
     if (!stopped) await emulator.stop();
+  }
+}
+
+/**
+ * Heap of idle threads vs the JSON of their messages. Empties `held.threads` (the caller must
+ * hold no other reference) and counts what a full GC then frees, per thread.
+ */
+async function idleThreadMemory(held: { threads: AgentThread[] }): Promise<IdleThreadMemory> {
+  const count = held.threads.length;
+  let json = 0;
+  let serialized = 0;
+  let messages = 0;
+  for (const thread of held.threads) {
+    const list = await thread.messageStore!.listMessages();
+    messages += list.length;
+    json += Buffer.byteLength(JSON.stringify(list));
+    serialized += Buffer.byteLength(JSON.stringify(await thread.serialize()));
+  }
+  const before = await heapAfterGc();
+  held.threads = [];
+  const after = await heapAfterGc();
+  const result: IdleThreadMemory = { messagesPerThread: messages / count, jsonBytesPerThread: json / count, serializedBytesPerThread: serialized / count };
+  if (before !== undefined && after !== undefined) {
+    result.heapBytesPerThread = (before - after) / count;
+    result.memoryRatio = result.heapBytesPerThread / result.jsonBytesPerThread;
+  }
+  return result;
+}
+
+/**
+ * Idle threads after `turnsEach` turns of the turns bench's conversation (user texts of ~55
+ * characters, replies of ~85) against the fixed-reply server: how the ratio moves when messages
+ * are longer than the concurrency run's 15–28 characters.
+ */
+export async function runLongThreadMemory(threadCount: number, turnsEach: number): Promise<LongThreadMemory> {
+  const server = await startFixedReplyServer();
+  let stopped = false;
+  try {
+    const agent = skeinAgent(server.baseURL);
+    let threads: AgentThread[] = [];
+    await Promise.all(
+      Array.from({ length: threadCount }, async () => {
+        const thread = agent.getNewThread();
+        threads.push(thread);
+        for (let turn = 0; turn < turnsEach; turn++) await agent.run(userText(turn), { thread });
+      }),
+    );
+    await server.stop(); // its sockets close before measuring, as above
+    stopped = true;
+    const held = { threads };
+    threads = [];
+    return { threads: threadCount, turnsEach, ...(await idleThreadMemory(held)) };
+  } finally {
+    if (!stopped) await server.stop();
   }
 }

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { type ConcurrencyResult, runConcurrency } from './concurrency-bench.js';
+import { type ConcurrencyResult, type IdleThreadMemory, type LongThreadMemory, runConcurrency, runLongThreadMemory } from './concurrency-bench.js';
 import { startFixedReplyServer } from './fixed-reply-server.js';
 import { type ImportRssResult, runImportRss } from './import-rss-bench.js';
 import { type Check, check, formatTable, renderSvg } from './report.js';
@@ -27,6 +27,9 @@ export interface BenchOptions {
   serializationIterations: number;
   conversations: number;
   rssSamples: number;
+  /** Idle threads of the 50-turn conversation measured for memory, and the turns each had. */
+  longMemoryThreads: number;
+  longMemoryTurns: number;
   /** Separate processes the turns run in; their results are merged by median. */
   processes: number;
   /** Compare LangChain / `ai` / `@openai/agents` too, when installed. */
@@ -42,6 +45,8 @@ export const FULL: Omit<BenchOptions, 'peers' | 'log'> = {
   serializationIterations: 20,
   conversations: 1000,
   rssSamples: 5,
+  longMemoryThreads: 200,
+  longMemoryTurns: 25,
   processes: 11,
 };
 
@@ -53,6 +58,7 @@ export interface BenchResults {
   peers: { results: ContenderResult[]; notes: string[]; versions: Record<string, string> } | undefined;
   serialization: SerializationResult;
   concurrency: ConcurrencyResult;
+  longMemory: LongThreadMemory;
   importRss: ImportRssResult;
   checks: Check[];
   passed: boolean;
@@ -78,10 +84,12 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
   const serialization = await runSerialization(skeinAgent('http://127.0.0.1:9/v1'), options.serializationMessages, options.serializationIterations);
   log(`concurrency: ${options.conversations} conversations on the emulator, in a fresh process`);
   const concurrency = await inChild<ConcurrencyResult>(['concurrency', String(options.conversations)]);
+  log(`memory: ${options.longMemoryThreads} threads of ${options.longMemoryTurns} turns, in a fresh process`);
+  const longMemory = await inChild<LongThreadMemory>(['long-memory', String(options.longMemoryThreads), String(options.longMemoryTurns)]);
   log(`import RSS: ${options.rssSamples} child processes per module set`);
   const importRss = await runImportRss(options.rssSamples);
 
-  const checks = checksOf(turns, peers, serialization, concurrency, importRss);
+  const checks = checksOf(turns, peers, serialization, concurrency, longMemory, importRss);
   const { log: _log, ...recorded } = options;
   return {
     date: new Date().toISOString(),
@@ -91,6 +99,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
     peers,
     serialization,
     concurrency,
+    longMemory,
     importRss,
     checks,
     passed: checks.every((c) => c.pass !== false),
@@ -145,6 +154,16 @@ function withRatios(results: ContenderResult[], contenders: ContenderList['conte
   });
 }
 
+/** The idle-thread rows: the target on the concurrency run's threads, and the longer conversation for reference. */
+function memoryChecks(concurrency: ConcurrencyResult, long: LongThreadMemory): Check[] {
+  if (concurrency.memoryRatio === undefined || long.memoryRatio === undefined) return []; // no --expose-gc
+  const note = (m: IdleThreadMemory) => `${Math.round(m.heapBytesPerThread!)} B vs ${Math.round(m.jsonBytesPerThread)} B (${m.messagesPerThread} messages)`;
+  return [
+    check('heap per idle thread / JSON of its messages', concurrency.memoryRatio, 2, note(concurrency)),
+    check(`same, ${long.turnsEach}-turn bench conversation / JSON`, long.memoryRatio, undefined, `${note(long)}, informational`),
+  ];
+}
+
 /** "median of 5 rounds: 1.04x - 1.12x" when the turns ran in several rounds of processes. */
 function spread(result: ContenderResult, key: 'wall' | 'cpu'): string | undefined {
   const ratios = result.processRatios?.[key];
@@ -157,6 +176,7 @@ function checksOf(
   peers: BenchResults['peers'],
   serialization: SerializationResult,
   concurrency: ConcurrencyResult,
+  longMemory: LongThreadMemory,
   rss: ImportRssResult,
 ): Check[] {
   const by = (name: string) => turns.find((t) => t.name === name)!;
@@ -186,16 +206,7 @@ function checksOf(
       'conversations',
     ),
   ];
-  if (concurrency.memoryRatio !== undefined) {
-    checks.push(
-      check(
-        'heap per idle thread / JSON of its messages',
-        concurrency.memoryRatio,
-        2,
-        `${Math.round(concurrency.heapBytesPerThread!)} B vs ${Math.round(concurrency.jsonBytesPerThread)} B (${concurrency.messagesPerThread} messages)`,
-      ),
-    );
-  }
+  checks.push(...memoryChecks(concurrency, longMemory));
   checks.push(
     check('RSS import skein+skein/openai / openai', rss.ratio, 1.2, `${rss.skeinMiB.toFixed(1)} MiB vs ${rss.openaiMiB.toFixed(1)} MiB (bare node ${rss.nodeOnlyMiB.toFixed(1)})`),
     check(
@@ -232,10 +243,8 @@ export async function writeResults(results: BenchResults, dir: string): Promise<
 export async function runPart(part: string, options: BenchOptions): Promise<Check[]> {
   if (part === 'memory') {
     const c = await runConcurrency(options.conversations);
-    return [
-      check(`cross-talk in ${c.conversations} concurrent conversations`, c.crossTalk, 0, undefined, 'conversations'),
-      check('heap per idle thread / JSON of its messages', c.memoryRatio ?? Number.NaN, 2, `${Math.round(c.heapBytesPerThread ?? Number.NaN)} B vs ${Math.round(c.jsonBytesPerThread)} B (${c.messagesPerThread} messages)`),
-    ];
+    const long = await runLongThreadMemory(options.longMemoryThreads, options.longMemoryTurns);
+    return [check(`cross-talk in ${c.conversations} concurrent conversations`, c.crossTalk, 0, undefined, 'conversations'), ...memoryChecks(c, long)];
   }
   if (part !== 'run' && part !== 'stream') throw new Error(`--only takes run, stream or memory, not "${part}"`);
   const server = await startFixedReplyServer();
@@ -263,7 +272,7 @@ async function main(): Promise<void> {
   const out = outAt >= 0 ? path.resolve(args[outAt + 1]!) : path.resolve(here, '../../bench/results');
   const options: BenchOptions = {
     ...FULL,
-    ...(quick ? { runs: 3, warmupRuns: 1, serializationIterations: 5, conversations: 200, rssSamples: 2, processes: 1 } : {}),
+    ...(quick ? { runs: 3, warmupRuns: 1, serializationIterations: 5, conversations: 200, rssSamples: 2, processes: 1, longMemoryThreads: 50, longMemoryTurns: 10 } : {}),
     peers: args.includes('--peers'),
     log: (line) => console.error(`bench: ${line}`),
   };

@@ -20,6 +20,8 @@ describe('bench harness (npm run bench, tiny sizes)', function () {
       serializationIterations: 1,
       conversations: 20,
       rssSamples: 1,
+      longMemoryThreads: 5,
+      longMemoryTurns: 3,
       processes: 2,
       peers: true,
       log: () => {},
@@ -48,6 +50,12 @@ describe('bench harness (npm run bench, tiny sizes)', function () {
     expect(results.concurrency.conversations).to.equal(20);
     expect(results.concurrency.crossTalk).to.equal(0);
     expect(results.concurrency.messagesPerThread).to.equal(4);
+  });
+
+  it('measures idle threads of the longer bench conversation too: every turn kept, input and reply', () => {
+    expect(results.longMemory.threads).to.equal(5);
+    expect(results.longMemory.messagesPerThread).to.equal(6);
+    expect(results.longMemory.jsonBytesPerThread).to.be.greaterThan(results.concurrency.jsonBytesPerThread);
   });
 
   it('reports every target with a verdict, and peers or a note on why they were skipped', () => {
