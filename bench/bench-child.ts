@@ -31,7 +31,9 @@ async function list(set: string | undefined, baseURL: string | undefined): Promi
 
 /** One contender alone in this process: what an app using only it would pay. */
 async function turnsOf(set: string | undefined, baseURL: string | undefined, optionsJson: string | undefined, name: string | undefined): Promise<ContenderResult> {
-  const { contenders } = await contendersOf(set, baseURL);
+  // A core contender's process never loads the peers (their imports are heavy, and an app would not have them).
+  const core = baseURL ? coreContenders(baseURL) : [];
+  const { contenders } = core.some((c) => c.name === name) ? { contenders: core } : await contendersOf(set, baseURL);
   const contender = contenders.find((c) => c.name === name);
   if (!contender || !optionsJson) throw new Error(`bench-child.js: no contender "${name}" in set ${set}`);
   const [result] = await runTurns([contender], JSON.parse(optionsJson) as TurnsOptions);

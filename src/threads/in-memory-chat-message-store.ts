@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../messages/chat-message.js';
+import { packMessage, type StoredMessage, unpackMessage } from './packed-message.js';
 import type { JsonObject, JsonValue } from '../serialization/json.js';
 import { SerializationError } from '../errors/skein-error.js';
 import type {
@@ -10,9 +11,13 @@ import type {
 
 const EXACT_UP_TO = 32;
 
-/** Keeps messages in the thread object; they serialize with it. */
+/**
+ * Keeps messages in the thread object; they serialize with it. Plain text messages are held
+ * packed (see packed-message.ts) and read back as fresh objects; other messages are kept as
+ * added (stored messages are never changed).
+ */
 export class InMemoryChatMessageStore implements ChatMessageStore {
-  #messages: ChatMessage[];
+  #messages: StoredMessage[];
 
   /** A getter, not a field: one slot less in every idle thread's store. */
   get type(): 'in-memory' {
@@ -20,25 +25,32 @@ export class InMemoryChatMessageStore implements ChatMessageStore {
   }
 
   constructor(messages: readonly ChatMessage[] = []) {
-    this.#messages = [...messages];
+    this.#messages = messages.map(packMessage);
   }
 
   async listMessages(options: ListMessagesOptions = {}): Promise<ChatMessage[]> {
-    if (options.last !== undefined) return this.#messages.slice(Math.max(0, this.#messages.length - options.last));
-    return [...this.#messages];
+    const from = options.last === undefined ? 0 : Math.max(0, this.#messages.length - options.last);
+    return this.#unpacked(from);
   }
 
   async addMessages(messages: readonly ChatMessage[]): Promise<void> {
     // A short history gets a new array of the exact size: one grown by push keeps up to 16 spare
     // slots, a visible share of a small idle thread. A long one is pushed to: its spare slots
     // are noise next to its messages, and copying it every turn is not.
-    if (this.#messages.length < EXACT_UP_TO) this.#messages = this.#messages.concat(messages);
-    else for (const m of messages) this.#messages.push(m);
+    const packed = messages.map(packMessage);
+    if (this.#messages.length < EXACT_UP_TO) this.#messages = this.#messages.concat(packed);
+    else for (const m of packed) this.#messages.push(m);
   }
 
   async serialize(): Promise<JsonObject> {
-    // Messages are immutable once stored, so the array can be shared with the caller's JSON.
-    return { messages: [...this.#messages] as unknown as JsonValue[] };
+    return { messages: this.#unpacked(0) as unknown as JsonValue[] };
+  }
+
+  #unpacked(from: number): ChatMessage[] {
+    // slice, then unpack in place: an exact-size, packed-elements array.
+    const out = this.#messages.slice(from);
+    for (let i = 0; i < out.length; i++) out[i] = unpackMessage(out[i]!);
+    return out as ChatMessage[];
   }
 
   async clear(): Promise<void> {

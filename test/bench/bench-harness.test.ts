@@ -7,7 +7,7 @@ import { buildMessages } from '../../bench/serialization-bench.js';
 
 // A smoke run of the whole harness with tiny sizes: it checks what the bench reports, never how fast.
 describe('bench harness (npm run bench, tiny sizes)', function () {
-  this.timeout(60_000);
+  this.timeout(180_000); // several child processes; more when the peers are installed (npm run bench:peers)
   let results: BenchResults;
   let dir: string;
 
@@ -30,7 +30,9 @@ describe('bench harness (npm run bench, tiny sizes)', function () {
     await writeResults(results, dir);
   });
 
-  after(() => rm(dir, { recursive: true, force: true }));
+  after(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
 
   it('measures Skein and the raw SDK side by side, every turn answered', () => {
     expect(results.turns.map((t) => t.name)).to.deep.equal(['openai SDK', 'Skein run', 'openai SDK stream', 'Skein runStream']);

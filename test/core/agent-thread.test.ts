@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { AgentThread, InMemoryChatMessageStore, ThreadBusyError, ThreadCompatibilityError } from 'skein';
+import fc from 'fast-check';
+import { AgentThread, type ChatMessage, InMemoryChatMessageStore, ThreadBusyError, ThreadCompatibilityError } from 'skein';
 
 describe('AgentThread', () => {
   it('holds a service id or a message store, never both', () => {
@@ -94,5 +95,66 @@ describe('InMemoryChatMessageStore', () => {
     const store = new InMemoryChatMessageStore([{ role: 'user', contents: [] }]);
     (await store.listMessages()).push({ role: 'assistant', contents: [] });
     expect(store.size).to.equal(1);
+  });
+
+  // Plain text messages are held in a compact form: what comes back must be what went in,
+  // field for field and in the same key order (so serialized JSON is byte for byte the same).
+  const variants: [string, ChatMessage][] = [
+    ['a user text with createdAt', { role: 'user', contents: [{ kind: 'text', text: 'hi' }], createdAt: '2026-11-30T10:00:00.000Z' }],
+    ['an agent reply with messageId and authorName', { role: 'assistant', contents: [{ kind: 'text', text: 'hello' }], messageId: 'chatcmpl-1', authorName: 'support' }],
+    ['fields in another order', { role: 'assistant', contents: [{ kind: 'text', text: 'x' }], authorName: 'a', createdAt: '2026-11-30T10:00:00.000Z' }],
+    ['contents before role', { contents: [{ kind: 'text', text: 'x' }], role: 'user' }],
+    ['additionalProperties', { role: 'assistant', contents: [{ kind: 'text', text: 'x' }], additionalProperties: { partial: true } }],
+    ['two contents', { role: 'user', contents: [{ kind: 'text', text: 'a' }, { kind: 'text', text: 'b' }] }],
+    ['no contents', { role: 'assistant', contents: [] }],
+    ['a text content with more fields', { role: 'user', contents: [{ kind: 'text', text: 'a', additionalProperties: { lang: 'en' } } as ChatMessage['contents'][number]] }],
+    ['a function result', { role: 'tool', contents: [{ kind: 'function-result', callId: 'c1', result: { ok: true } }] }],
+    ['a system message', { role: 'system', contents: [{ kind: 'text', text: 'Be brief.' }] }],
+    ['an empty text', { role: 'user', contents: [{ kind: 'text', text: '' }], messageId: '' }],
+  ];
+  for (const [what, message] of variants) {
+    it(`gives back ${what} exactly as it was added (list, last, serialize)`, async () => {
+      const store = new InMemoryChatMessageStore();
+      await store.addMessages([message]);
+      const [listed] = await store.listMessages();
+      expect(listed).to.deep.equal(message);
+      expect(JSON.stringify(listed)).to.equal(JSON.stringify(message));
+      expect(JSON.stringify(await store.listMessages({ last: 1 }))).to.equal(JSON.stringify([message]));
+      expect(JSON.stringify(await store.serialize())).to.equal(JSON.stringify({ messages: [message] }));
+      expect(JSON.stringify(await new InMemoryChatMessageStore([message]).listMessages())).to.equal(JSON.stringify([message]));
+    });
+  }
+
+  it('round-trips any text message byte for byte (generated)', async () => {
+    const text = fc.string({ maxLength: 20 });
+    const message = fc.record(
+      {
+        role: fc.constantFrom('user', 'assistant', 'system', 'tool'),
+        contents: fc.array(fc.record({ kind: fc.constant('text'), text }), { maxLength: 2 }),
+        createdAt: text,
+        messageId: text,
+        authorName: text,
+      },
+      { requiredKeys: ['role', 'contents'] },
+    ) as fc.Arbitrary<ChatMessage>;
+    await fc.assert(
+      fc.asyncProperty(fc.array(message, { maxLength: 6 }), async (messages) => {
+        const store = new InMemoryChatMessageStore();
+        await store.addMessages(messages);
+        expect(JSON.stringify(await store.listMessages())).to.equal(JSON.stringify(messages));
+        expect(await store.listMessages()).to.deep.equal(messages);
+      }),
+    );
+  });
+
+  it('reads a text message back as a fresh object: changing it changes neither the store nor the caller\'s original', async () => {
+    const added: ChatMessage = { role: 'user', contents: [{ kind: 'text', text: 'original' }] };
+    const store = new InMemoryChatMessageStore();
+    await store.addMessages([added]);
+    const [listed] = await store.listMessages();
+    listed!.contents.push({ kind: 'text', text: 'extra' });
+    (listed!.contents[0] as { text: string }).text = 'changed';
+    expect(await store.listMessages()).to.deep.equal([{ role: 'user', contents: [{ kind: 'text', text: 'original' }] }]);
+    expect(added.contents).to.have.length(1);
   });
 });
