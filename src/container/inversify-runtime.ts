@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as Inversify from 'inversify';
 import type { Container, ContainerModule, ContainerModuleLoadOptions, ContainerOptions } from 'inversify';
+import { ConfigurationError } from '../errors/skein-error.js';
 
 let loaded: typeof Inversify | undefined;
 
@@ -11,7 +12,19 @@ let loaded: typeof Inversify | undefined;
  * this is the same `Container` class an app imports itself.
  */
 export function inversify(): typeof Inversify {
-  return (loaded ??= createRequire(import.meta.url)('inversify') as typeof Inversify);
+  return (loaded ??= loadInversify(createRequire(import.meta.url)));
+}
+
+/** Loads inversify through `require`; a Node without `require` of ES modules gets a clear error, not ERR_REQUIRE_ESM. */
+export function loadInversify(require: (id: string) => unknown): typeof Inversify {
+  try {
+    return require('inversify') as typeof Inversify;
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'ERR_REQUIRE_ESM') throw error;
+    throw new ConfigurationError(
+      `Skein loads inversify (an ES module) on first use with require(), which needs Node >= 20.19 or >= 22.12; found Node ${process.versions.node}. Upgrade Node to build a container.`,
+    );
+  }
 }
 
 /** `new ContainerModule(load)`, loading inversify on first use (plugins build their module with it). */
