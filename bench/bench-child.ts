@@ -8,7 +8,7 @@
  */
 import { runConcurrency, runLongThreadMemory } from './concurrency-bench.js';
 import { loadPeerContenders } from './peers-bench.js';
-import { type Contender, type ContenderResult, coreContenders, runTurns, type TurnsOptions } from './turns-bench.js';
+import { type Contender, type ContenderResult, coreContenders, measureTurns, type TurnsOptions } from './turns-bench.js';
 
 export interface ContenderList {
   contenders: { name: string; baseline?: string }[];
@@ -32,12 +32,10 @@ async function list(set: string | undefined, baseURL: string | undefined): Promi
 /** One contender alone in this process: what an app using only it would pay. */
 async function turnsOf(set: string | undefined, baseURL: string | undefined, optionsJson: string | undefined, name: string | undefined): Promise<ContenderResult> {
   // A core contender's process never loads the peers (their imports are heavy, and an app would not have them).
-  const core = baseURL ? coreContenders(baseURL) : [];
-  const { contenders } = core.some((c) => c.name === name) ? { contenders: core } : await contendersOf(set, baseURL);
-  const contender = contenders.find((c) => c.name === name);
+  const byName = (contenders: Contender[]) => contenders.find((c) => c.name === name);
+  const contender = byName(baseURL ? coreContenders(baseURL) : []) ?? byName((await contendersOf(set, baseURL)).contenders);
   if (!contender || !optionsJson) throw new Error(`bench-child.js: no contender "${name}" in set ${set}`);
-  const [result] = await runTurns([contender], JSON.parse(optionsJson) as TurnsOptions);
-  return result!;
+  return measureTurns(contender, JSON.parse(optionsJson) as TurnsOptions);
 }
 
 const [part, ...args] = process.argv.slice(2);

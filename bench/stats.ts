@@ -11,10 +11,6 @@ export function mean(values: readonly number[]): number {
   return values.reduce((sum, v) => sum + v, 0) / values.length;
 }
 
-export function sum(values: readonly number[]): number {
-  return values.reduce((total, v) => total + v, 0);
-}
-
 /** One timed sample: wall and CPU (user + system) microseconds. */
 export interface Cost {
   wallUs: number;

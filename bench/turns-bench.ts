@@ -1,12 +1,12 @@
 /**
- * Per-turn cost of a growing conversation, contenders interleaved turn by turn (rotating who
- * goes first) so drift and GC noise fall on all of them alike; medians over repeated runs.
+ * Per-turn cost of a growing conversation for one contender at a time (each runs alone in its
+ * own process, see run-bench.ts); medians over repeated runs.
  */
 import OpenAI from 'openai';
 import { ChatAgent, type AgentThread } from 'skein';
 import { OpenAIChatClient } from 'skein/openai';
 import { FIXED_REPLY_TEXT } from './fixed-reply-server.js';
-import { type Cost, mean, median, sum, timed } from './stats.js';
+import { type Cost, mean, median, timed } from './stats.js';
 
 export const INSTRUCTIONS = 'You are a helpful assistant.';
 export const MODEL = 'bench-model';
@@ -52,51 +52,35 @@ export function userText(turn: number): string {
   return `Turn ${turn + 1}: please answer with your usual reply.`;
 }
 
-export async function runTurns(contenders: readonly Contender[], options: TurnsOptions): Promise<ContenderResult[]> {
-  // samples[contender][run][turn]
-  const samples: Cost[][][] = contenders.map(() => []);
+/** One contender's turns, alone: warm-up runs, then `runs` conversations of `turns` turns. */
+export async function measureTurns(contender: Contender, options: TurnsOptions): Promise<ContenderResult> {
+  const runs: Cost[][] = []; // [run][turn]
   for (let run = 0; run < options.warmupRuns + options.runs; run++) {
-    const conversations = contenders.map((c) => c.newConversation());
-    const costs: Cost[][] = contenders.map(() => []);
+    const conversation = contender.newConversation();
+    const costs: Cost[] = [];
     for (let turn = 0; turn < options.turns; turn++) {
-      for (let k = 0; k < contenders.length; k++) {
-        const i = (k + run + turn) % contenders.length;
-        let reply = '';
-        costs[i]![turn] = await timed(async () => {
-          reply = await conversations[i]!.turn(userText(turn));
-        });
-        if (reply !== FIXED_REPLY_TEXT) throw new Error(`${contenders[i]!.name} turn ${turn + 1} got ${JSON.stringify(reply)}`);
-      }
+      let reply = '';
+      costs.push(
+        await timed(async () => {
+          reply = await conversation.turn(userText(turn));
+        }),
+      );
+      if (reply !== FIXED_REPLY_TEXT) throw new Error(`${contender.name} turn ${turn + 1} got ${JSON.stringify(reply)}`);
     }
-    if (run >= options.warmupRuns) costs.forEach((c, i) => samples[i]!.push(c));
+    if (run >= options.warmupRuns) runs.push(costs);
   }
-
-  const index = new Map(contenders.map((c, i) => [c.name, i]));
   const k = Math.min(5, Math.floor(options.turns / 2));
-  const flatness = (runs: Cost[][], key: keyof Cost) =>
-    median(runs.map((r) => mean(r.slice(-k).map((c) => c[key])) / mean(r.slice(0, k).map((c) => c[key]))));
-  return contenders.map((contender, i) => {
-    const runs = samples[i]!;
-    const perTurn = (key: keyof Cost) => Array.from({ length: options.turns }, (_, t) => median(runs.map((r) => r[t]![key])));
-    const result: ContenderResult = {
-      name: contender.name,
-      perTurnWallUs: perTurn('wallUs'),
-      perTurnCpuUs: perTurn('cpuUs'),
-      meanTurnWallUs: median(runs.map((r) => mean(r.map((c) => c.wallUs)))),
-      meanTurnCpuUs: median(runs.map((r) => mean(r.map((c) => c.cpuUs)))),
-      flatnessWall: flatness(runs, 'wallUs'),
-      flatnessCpu: flatness(runs, 'cpuUs'),
-    };
-    const b = contender.baseline === undefined ? undefined : index.get(contender.baseline);
-    if (b !== undefined) {
-      const base = samples[b]!;
-      const ratio = (key: keyof Cost) => median(runs.map((r, j) => sum(r.map((c) => c[key])) / sum(base[j]!.map((c) => c[key]))));
-      result.baseline = contender.baseline;
-      result.wallRatio = ratio('wallUs');
-      result.cpuRatio = ratio('cpuUs');
-    }
-    return result;
-  });
+  const flatness = (key: keyof Cost) => median(runs.map((r) => mean(r.slice(-k).map((c) => c[key])) / mean(r.slice(0, k).map((c) => c[key]))));
+  const perTurn = (key: keyof Cost) => Array.from({ length: options.turns }, (_, t) => median(runs.map((r) => r[t]![key])));
+  return {
+    name: contender.name,
+    perTurnWallUs: perTurn('wallUs'),
+    perTurnCpuUs: perTurn('cpuUs'),
+    meanTurnWallUs: median(runs.map((r) => mean(r.map((c) => c.wallUs)))),
+    meanTurnCpuUs: median(runs.map((r) => mean(r.map((c) => c.cpuUs)))),
+    flatnessWall: flatness('wallUs'),
+    flatnessCpu: flatness('cpuUs'),
+  };
 }
 
 function sdkClient(baseURL: string): OpenAI {

@@ -117,7 +117,7 @@ export class AgentThread {
       throw new ThreadBusyError('This thread is already running a turn; wait for it or use the "queue" concurrency policy.');
     }
     if (this.#lock === undefined) this.#lock = HELD;
-    else await new Promise<void>((resolve) => (this.#lock === HELD ? (this.#lock = [resolve]) : this.#lock!.push(resolve)));
+    else await new Promise<void>((resolve) => this.#wait(resolve));
     let released = false;
     return () => {
       if (released) return;
@@ -132,6 +132,12 @@ export class AgentThread {
       if (waiters.length === 0) this.#lock = HELD;
       next();
     };
+  }
+
+  /** Queues a run behind the one holding the thread. */
+  #wait(resume: () => void): void {
+    if (this.#lock === HELD || this.#lock === undefined) this.#lock = [resume];
+    else this.#lock.push(resume);
   }
 }
 
