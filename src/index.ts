@@ -35,6 +35,7 @@ export * from './agents/middleware.js';
 export * from './agents/context-provider.js';
 export * from './agents/user-facts-memory.js';
 export * from './agents/function-approvals.js';
+export * from './agents/definition-fingerprint.js';
 export * from './tools/tool-map.js';
 export * from './agent-chat/index.js';
 export * from './errors/secret-scrubbing.js';
