@@ -228,13 +228,15 @@ describe('Emulator: faults, aborts, auth and routing', () => {
         query: { x: '1' },
         headers: emulator.requests[0].headers,
         body: undefined,
+        requestId: 'req_1',
       });
+      expect(response.headers.get('x-request-id')).to.equal('req_1');
     });
 
     it('answers a wrong method with 405', async () => {
-      const response = await fetch(`${emulator.openaiBaseURL}/chat/completions`);
+      const response = await fetch(`${emulator.openaiBaseURL}/chat/completions`, { method: 'PUT' });
       expect(response.status).to.equal(405);
-      expect(response.headers.get('allow')).to.equal('POST');
+      expect(response.headers.get('allow')).to.equal('POST, GET');
     });
 
     it('answers an invalid JSON body with a clear 400', async () => {
