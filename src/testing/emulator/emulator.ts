@@ -116,6 +116,11 @@ export class Emulator implements RouteRegistry {
     this.router.route(method, pattern, handler);
   }
 
+  /** Every route the emulator serves, e.g. `{ method: 'POST', pattern: '/v1/responses' }`. */
+  get routes(): { method: string; pattern: string }[] {
+    return this.router.list();
+  }
+
   async stop(): Promise<void> {
     this.lifetime.abort();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));

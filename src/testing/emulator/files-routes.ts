@@ -128,8 +128,6 @@ class FilesService {
       filename: file.filename,
       purpose,
       status: 'processed',
-      status_details: null,
-      expires_at: null,
     };
     this.state.files.set(object.id as string, { object, bytes: file.bytes });
     return object;
@@ -168,7 +166,8 @@ class FilesService {
       usage_bytes: 0,
       file_counts: {},
       status: 'completed',
-      expires_after: isRecord(b.expires_after) ? b.expires_after : null,
+      // Optional fields are left out rather than null, as the API's schemas type them.
+      ...(isRecord(b.expires_after) ? { expires_after: b.expires_after } : {}),
       expires_at: null,
       last_active_at: now(),
       metadata: isRecord(b.metadata) ? b.metadata : {},

@@ -176,7 +176,6 @@ async function createResponse(state: ResponsesState, request: RouteRequest, repl
     tools: parsed.rawTools,
     top_p: parsed.topP,
     truncation: 'disabled',
-    user: null,
     usage: {
       input_tokens: inputTokens,
       // Nothing is cached by the emulator; both counts are required by the API (code sums them).
@@ -260,7 +259,10 @@ function outputItems(answer: ModelReply, ids: IdGenerator): StoredItem[] {
 async function streamResponse(stream: SseStream, response: ResponseObject): Promise<void> {
   let sequence = 0;
   const send = (type: string, payload: Record<string, unknown>) => stream.send({ type, sequence_number: sequence++, ...payload }, type);
-  const inProgress = { ...response, status: 'in_progress', output: [], usage: null };
+  // A snapshot before the end: no output, no completion time, no usage yet (the spec types usage
+  // as an object, so it is left out rather than null).
+  const { usage: _usage, ...rest } = response;
+  const inProgress = { ...rest, status: 'in_progress', completed_at: null, output: [] };
   if (!(await send('response.created', { response: inProgress }))) return;
   if (!(await send('response.in_progress', { response: inProgress }))) return;
 
