@@ -34,6 +34,18 @@ describe('Emulator: the operations a user calls besides create, through the open
       expect(error).to.be.instanceOf(OpenAI.NotFoundError);
       expect((error as InstanceType<typeof OpenAI.APIError>).requestID).to.equal(emulator.requests[1].requestId);
     });
+
+    it('is on Foundry replies, unknown routes and injected faults too', async () => {
+      const foundry = await fetch(`${emulator.url}/api/projects/p/assistants?api-version=v1`, { headers: { authorization: 'Bearer x' } });
+      emulator.injectFault({ kind: 'status', status: 503 });
+      const fault = await fetch(`${emulator.openaiBaseURL}/chat/completions`, { method: 'POST', body: '{}' });
+      const unknown = await fetch(`${emulator.url}/nowhere`);
+      expect([foundry, fault, unknown].map((r) => [r.status, r.headers.get('x-request-id')])).to.deep.equal([
+        [200, 'req_1'],
+        [503, 'req_2'],
+        [404, 'req_3'],
+      ]);
+    });
   });
 
   describe('stored chat completions', () => {
