@@ -1,30 +1,14 @@
 import { expect } from 'chai';
 import OpenAI, { toFile } from 'openai';
-import { Emulator } from '../../src/testing/emulator/index.js';
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to fail');
-}
+import { rejection, emulatorPerTest } from './sdk-fixture.js';
 
 const weather = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } as const;
 
 describe('Emulator: the operations a user calls besides create, through the openai SDK', () => {
-  let emulator: Emulator;
+  const fixture = emulatorPerTest();
+  let emulator: typeof fixture.emulator;
   let client: OpenAI;
-
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-    client = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0, logLevel: 'off' });
-  });
-
-  afterEach(async () => {
-    await emulator.stop();
-  });
+  beforeEach(() => ({ emulator, client } = fixture));
 
   describe('x-request-id', () => {
     it('is on results and on errors, and names the recorded request', async () => {

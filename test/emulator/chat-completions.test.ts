@@ -18,17 +18,6 @@ const tools: ChatCompletionTool[] = [
   },
 ];
 
-/** Usage as the emulator reports it: word counts, and zero cached, audio, reasoning and predicted tokens. */
-function usage(prompt: number, completion: number) {
-  return {
-    prompt_tokens: prompt,
-    completion_tokens: completion,
-    total_tokens: prompt + completion,
-    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
-  };
-}
-
 describe('Emulator: Chat Completions through the openai SDK', () => {
   let emulator: Emulator;
   let client: OpenAI;
@@ -61,7 +50,7 @@ describe('Emulator: Chat Completions through the openai SDK', () => {
       content: 'You said: "Hello there" (I have seen 0 earlier messages.)',
       refusal: null,
     });
-    expect(completion.usage).to.deep.equal(usage(2, 10));
+    expect(completion.usage).to.deep.include({ prompt_tokens: 2, completion_tokens: 10, total_tokens: 12 });
   });
 
   it('records the request the SDK sent', async () => {
@@ -140,7 +129,7 @@ describe('Emulator: Chat Completions through the openai SDK', () => {
       for await (const chunk of stream) chunks.push(chunk);
       const last = chunks[chunks.length - 1];
       expect(last.choices).to.deep.equal([]);
-      expect(last.usage).to.deep.equal(usage(4, 5));
+      expect(last.usage).to.deep.include({ prompt_tokens: 4, completion_tokens: 5, total_tokens: 9 });
       expect(chunks.slice(0, -1).every((chunk) => chunk.usage === null)).to.equal(true);
     });
   });

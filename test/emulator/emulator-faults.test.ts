@@ -1,17 +1,11 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { Emulator } from '../../src/testing/emulator/index.js';
+import { rejection } from './sdk-fixture.js';
 
 const CHAT_PATH = '/v1/chat/completions';
 const hello = { model: 'm', messages: [{ role: 'user' as const, content: 'Hello' }] };
 const longReply = { model: 'm', messages: [{ role: 'user' as const, content: 'one two three four five six seven' }] };
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => expect.fail('expected the call to fail'),
-    (error: unknown) => error,
-  );
-}
 
 async function drain(stream: AsyncIterable<unknown>): Promise<number> {
   let count = 0;
