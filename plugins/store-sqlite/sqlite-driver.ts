@@ -57,7 +57,18 @@ function load<T>(id: string): Loaded<T> {
 // Each driver is loaded on first use only: better-sqlite3 is an optional peer (a native build),
 // and node:sqlite prints an ExperimentalWarning on Node 22 when loaded.
 const loadNodeSqlite = () => (nodeSqlite ??= load<NodeSqliteModule>('node:sqlite'));
-const loadBetterSqlite3 = () => (betterSqlite3 ??= load<BetterSqlite3Constructor>('better-sqlite3'));
+const loadBetterSqlite3 = () => (betterSqlite3 ??= probe(load<BetterSqlite3Constructor>('better-sqlite3')));
+
+/** better-sqlite3 loads its native addon at the first `new Database()`: open one to know it works on this Node's ABI. */
+function probe(loaded: Loaded<BetterSqlite3Constructor>): Loaded<BetterSqlite3Constructor> {
+  if (!loaded.ok) return loaded;
+  try {
+    new loaded.value(':memory:').close();
+    return loaded;
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
 
 /** Whether this process can use `driver` (loads it to find out). */
 export function sqliteDriverAvailable(driver: SqliteDriverName): boolean {
@@ -82,10 +93,10 @@ export function resolveSqliteDriver(option: SqliteDriverOption = 'auto'): Sqlite
   }
   const better = loadBetterSqlite3();
   if (better.ok) return 'better-sqlite3';
-  const reason = better.error instanceof Error ? better.error.message.split('\n')[0] : String(better.error);
+  const reason = (better.error instanceof Error ? better.error.message : String(better.error)).replace(/\s+/g, ' ').trim();
   throw new ConfigurationError(
     `sqlite store: driver "${option}" needs the better-sqlite3 package${option === 'auto' ? ` (Node ${process.versions.node} has no node:sqlite; it needs Node >= 22.13)` : ''}, ` +
-      `which could not be loaded: ${reason}. Run \`npm install better-sqlite3\`${option === 'auto' ? ', or run Node >= 22.13' : ''}.`,
+      `which could not be loaded: ${reason}. Run \`npm install better-sqlite3\` (or \`npm rebuild better-sqlite3\` after changing Node versions)${option === 'auto' ? ', or run Node >= 22.13' : ''}.`,
   );
 }
 

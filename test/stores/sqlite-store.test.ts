@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import {
   type ChatMessage,
@@ -15,6 +14,7 @@ import {
 } from 'skein';
 import { SqliteChatMessageStoreFactory, sqliteStorePlugin } from 'skein/store-sqlite';
 import { tempDir } from './services.js';
+import { openRawSqlite } from './raw-sqlite.js';
 
 const u = (t: string): ChatMessage => ({ role: 'user', contents: [{ kind: 'text', text: t }] });
 
@@ -64,8 +64,8 @@ describe('SQLite store specifics', () => {
     const f = make();
     const store = f.create();
     await store.addMessages([u('hi')]);
-    const db = new Database(f.options.path);
-    db.prepare('UPDATE skein_messages SET body = ? WHERE thread_key = ?').run('{"role":"user","contents":[],"__proto__":{}}', store.key);
+    const db = openRawSqlite(f.options.path);
+    db.run('UPDATE skein_messages SET body = ? WHERE thread_key = ?', '{"role":"user","contents":[],"__proto__":{}}', store.key);
     db.close();
     const error = await store.listMessages().catch((e: unknown) => e);
     expect(error).to.be.instanceOf(SerializationError);
