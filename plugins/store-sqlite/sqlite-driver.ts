@@ -93,7 +93,7 @@ export function resolveSqliteDriver(option: SqliteDriverOption = 'auto'): Sqlite
   }
   const better = loadBetterSqlite3();
   if (better.ok) return 'better-sqlite3';
-  const reason = (better.error instanceof Error ? better.error.message : String(better.error)).replace(/\s+/g, ' ').trim();
+  const reason = (better.error instanceof Error ? better.error.message : String(better.error)).replace(/\s+/g, ' ').trim().replace(/\.$/, '');
   throw new ConfigurationError(
     `sqlite store: driver "${option}" needs the better-sqlite3 package${option === 'auto' ? ` (Node ${process.versions.node} has no node:sqlite; it needs Node >= 22.13)` : ''}, ` +
       `which could not be loaded: ${reason}. Run \`npm install better-sqlite3\` (or \`npm rebuild better-sqlite3\` after changing Node versions)${option === 'auto' ? ', or run Node >= 22.13' : ''}.`,
