@@ -3,6 +3,7 @@
  * the driver each option picks, the same file read and written by both drivers, and the
  * `synchronous` pragma each durability option puts in effect, on every driver this Node has.
  */
+import { spawnSync } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -132,4 +133,28 @@ describe('SQLite store: drivers and durability', () => {
       }
     });
   }
+});
+
+describe('SQLite store: drivers load lazily', () => {
+  /** Runs `body` in a fresh Node (this one), printing which driver modules it loaded. */
+  function loadedIn(body: string): { betterSqlite3: boolean } {
+    const script = `
+      import { createRequire } from 'node:module';
+      const store = await import('skein/store-sqlite');
+      ${body}
+      const loaded = Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('better-sqlite3'));
+      process.stdout.write(JSON.stringify({ betterSqlite3: loaded }));`;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`child failed: ${result.stderr}`);
+    return JSON.parse(result.stdout) as { betterSqlite3: boolean };
+  }
+
+  it('importing skein/store-sqlite loads no driver', () => {
+    expect(loadedIn('').betterSqlite3).to.equal(false);
+  });
+
+  it(`better-sqlite3 loads only when it is the driver chosen (here "auto" chooses ${nodeHasSqlite() ? 'node:sqlite' : 'better-sqlite3'})`, () => {
+    const auto = loadedIn(`new store.SqliteChatMessageStoreFactory({ path: ':memory:' }).create();`);
+    expect(auto.betterSqlite3).to.equal(!nodeHasSqlite());
+  });
 });
