@@ -38,7 +38,7 @@ import { SqliteChatMessageStoreFactory, sqliteStorePlugin } from 'skein/store-sq
 import { Emulator, type Fault } from 'skein/testing';
 import { closedPort } from '../stores/fault-proxy.js';
 import { redisServerInstalled, startPrivateRedis } from '../stores/private-redis.js';
-import { DATABASE_URL, REDIS_URL, RUN_ID, postgresAvailable, redisAvailable, tempDir, withService } from '../stores/services.js';
+import { DATABASE_URL, REDIS_URL, RUN_ID, dropSchema, postgresAvailable, redisAvailable, tempDir, withService } from '../stores/services.js';
 import { openRawSqlite } from '../stores/raw-sqlite.js';
 import { rejection, until } from './providers.js';
 
@@ -479,12 +479,7 @@ describe('reliability with a durable store: a password in the connection URL nev
       change(url);
       return url.toString();
     };
-    after(async () => {
-      const admin = new pg.Client({ connectionString: DATABASE_URL });
-      await admin.connect();
-      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await admin.end();
-    });
+    after(() => dropSchema(schema));
 
     it('postgres://user:s3cr3t-xyz@...: the password appears in no thread, error, stack, cause or console output', async () => {
       // The local server trusts its clients, so it never asks for the password; a refused login

@@ -6,10 +6,9 @@ import { type ChatMessageStoreFactory, messageText } from 'skein';
 import { PostgresChatMessageStoreFactory } from 'skein/store-postgres';
 import { RedisChatMessageStoreFactory } from 'skein/store-redis';
 import { SqliteChatMessageStoreFactory } from 'skein/store-sqlite';
-import pg from 'pg';
 import { Redis } from 'ioredis';
 import { SQLITE_DRIVERS } from './raw-sqlite.js';
-import { DATABASE_URL, REDIS_URL, RUN_ID, postgresAvailable, redisAvailable, tempDir, withService } from './services.js';
+import { DATABASE_URL, REDIS_URL, RUN_ID, dropSchema, postgresAvailable, redisAvailable, tempDir, withService } from './services.js';
 
 const WORKER = join(fileURLToPath(new URL('.', import.meta.url)), 'fixtures', 'append-worker.js');
 const TURNS = 25;
@@ -106,10 +105,7 @@ describe('Stores across processes: two app instances append to one thread', func
         await raceTwoProcesses('postgres', { connectionString: DATABASE_URL, schema }, factory);
       } finally {
         await factory.close();
-        const admin = new pg.Client({ connectionString: DATABASE_URL });
-        await admin.connect();
-        await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await admin.end();
+        await dropSchema(schema);
       }
     });
   });

@@ -12,7 +12,7 @@ import { ConfigurationError, SerializationRegistryImpl, messageText } from 'skei
 import { SqliteChatMessageStoreFactory, type SqliteDriverName, sqliteDriverAvailable, sqliteStorePlugin } from 'skein/store-sqlite';
 import { SQLITE_DRIVERS, openRawSqlite } from './raw-sqlite.js';
 import { FIXTURE_TURN, SQLITE_FIXTURE_DIR, sqliteFixtureFile } from './sqlite-fixture.js';
-import { tempDir } from './services.js';
+import { closedAfterEach, tempDir } from './services.js';
 
 const CONTEXT = { path: '$.store', version: 1, registry: SerializationRegistryImpl.withDefaults() };
 const ALL_DRIVERS: readonly SqliteDriverName[] = ['node:sqlite', 'better-sqlite3'];
@@ -30,17 +30,13 @@ function nodeHasSqlite(): boolean {
 
 describe('SQLite store: drivers and durability', () => {
   let dir: ReturnType<typeof tempDir>;
-  const factories: SqliteChatMessageStoreFactory[] = [];
-  const make = (options: Partial<ConstructorParameters<typeof SqliteChatMessageStoreFactory>[0]> = {}) => {
-    const f = new SqliteChatMessageStoreFactory({ path: join(dir.path, 'threads.db'), ...options });
-    factories.push(f);
-    return f;
-  };
   beforeEach(() => (dir = tempDir()));
-  afterEach(() => {
-    for (const f of factories.splice(0)) f.close();
-    dir.remove();
-  });
+  // Registered before the folder's removal, so the factories close first.
+  const make = closedAfterEach(
+    (options: Partial<ConstructorParameters<typeof SqliteChatMessageStoreFactory>[0]> = {}) =>
+      new SqliteChatMessageStoreFactory({ path: join(dir.path, 'threads.db'), ...options }),
+  );
+  afterEach(() => dir.remove());
 
   it('this Node runs at least one driver', () => {
     expect(SQLITE_DRIVERS).to.not.be.empty;

@@ -13,24 +13,20 @@ import {
   messageText,
 } from 'skein';
 import { SqliteChatMessageStoreFactory, sqliteStorePlugin } from 'skein/store-sqlite';
-import { tempDir } from './services.js';
+import { closedAfterEach, tempDir } from './services.js';
 import { openRawSqlite } from './raw-sqlite.js';
 
 const u = (t: string): ChatMessage => ({ role: 'user', contents: [{ kind: 'text', text: t }] });
 
 describe('SQLite store specifics', () => {
   let dir: ReturnType<typeof tempDir>;
-  const factories: SqliteChatMessageStoreFactory[] = [];
-  const make = (options: Partial<ConstructorParameters<typeof SqliteChatMessageStoreFactory>[0]> = {}) => {
-    const f = new SqliteChatMessageStoreFactory({ path: join(dir.path, 'db', 'threads.db'), ...options });
-    factories.push(f);
-    return f;
-  };
   beforeEach(() => (dir = tempDir()));
-  afterEach(() => {
-    for (const f of factories.splice(0)) f.close();
-    dir.remove();
-  });
+  // Registered before the folder's removal, so the factories close first.
+  const make = closedAfterEach(
+    (options: Partial<ConstructorParameters<typeof SqliteChatMessageStoreFactory>[0]> = {}) =>
+      new SqliteChatMessageStoreFactory({ path: join(dir.path, 'db', 'threads.db'), ...options }),
+  );
+  afterEach(() => dir.remove());
 
   it('binds its factory as the "sqlite" store and its thread type in a container', () => {
     const container = createContainer({ plugins: [sqliteStorePlugin({ path: join(dir.path, 'p.db') })] });

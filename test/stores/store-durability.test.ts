@@ -14,7 +14,7 @@ import { PostgresChatMessageStoreFactory, postgresDurabilityWarning } from 'skei
 import { RedisChatMessageStoreFactory, redisPersistenceWarning, redisStorePlugin } from 'skein/store-redis';
 import { SqliteChatMessageStoreFactory } from 'skein/store-sqlite';
 import { redisServerInstalled, startPrivateRedis } from './private-redis.js';
-import { DATABASE_URL, REDIS_URL, RUN_ID, postgresAvailable, redisAvailable, tempDir, withService } from './services.js';
+import { DATABASE_URL, REDIS_URL, RUN_ID, closedAfterEach, dropSchema, postgresAvailable, redisAvailable, tempDir, withService } from './services.js';
 
 const redisUp = await redisAvailable();
 const postgresUp = await postgresAvailable();
@@ -31,15 +31,9 @@ describe('Store durability: settings read, one warning, options', function () {
 
   withService('Redis', redisUp, 'start Redis on 127.0.0.1:6379 or set REDIS_URL', () => {
     const keyPrefix = `skein-test:${RUN_ID}:dur:`;
-    const factories: RedisChatMessageStoreFactory[] = [];
-    const make = (options: ConstructorParameters<typeof RedisChatMessageStoreFactory>[0] = {}) => {
-      const f = new RedisChatMessageStoreFactory({ url: REDIS_URL, keyPrefix, ...options });
-      factories.push(f);
-      return f;
-    };
-    afterEach(async () => {
-      for (const f of factories.splice(0)) await f.close();
-    });
+    const make = closedAfterEach(
+      (options: ConstructorParameters<typeof RedisChatMessageStoreFactory>[0] = {}) => new RedisChatMessageStoreFactory({ url: REDIS_URL, keyPrefix, ...options }),
+    );
 
     it('the test server (no AOF, no RDB): one warning after the first call saying every turn is lost on a restart, and how to fix it', async () => {
       const admin = new Redis(REDIS_URL);
@@ -89,8 +83,11 @@ describe('Store durability: settings read, one warning, options', function () {
       const logger = capture();
       container.bind<StoreLogger>(StoreLoggerToken).toConstantValue(logger);
       const f = container.get(RedisChatMessageStoreFactory);
-      factories.push(f);
-      await f.create().listMessages();
+      try {
+        await f.create().listMessages();
+      } finally {
+        await f.close();
+      }
       expect(logger.warnings).to.have.length(1);
       expect(logger.warnings[0]).to.include('every stored turn is lost');
     });
@@ -183,23 +180,15 @@ describe('Store durability: settings read, one warning, options', function () {
   withService('PostgreSQL', postgresUp, 'start PostgreSQL on 127.0.0.1:5432 (database "test") or set DATABASE_URL', () => {
     const schema = `skein_${RUN_ID}_dur`;
     const syncOff = `${DATABASE_URL}${DATABASE_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent('-c synchronous_commit=off')}`;
-    const factories: PostgresChatMessageStoreFactory[] = [];
-    const pools: pg.Pool[] = [];
-    const make = (options: ConstructorParameters<typeof PostgresChatMessageStoreFactory>[0] = {}) => {
-      const f = new PostgresChatMessageStoreFactory({ connectionString: DATABASE_URL, schema, ...options });
-      factories.push(f);
-      return f;
-    };
-    afterEach(async () => {
-      for (const f of factories.splice(0)) await f.close();
-      for (const p of pools.splice(0)) await p.end();
+    const make = closedAfterEach(
+      (options: ConstructorParameters<typeof PostgresChatMessageStoreFactory>[0] = {}) =>
+        new PostgresChatMessageStoreFactory({ connectionString: DATABASE_URL, schema, ...options }),
+    );
+    const makePool = closedAfterEach((config: pg.PoolConfig) => {
+      const pool = new pg.Pool(config);
+      return Object.assign(pool, { close: () => pool.end() });
     });
-    after(async () => {
-      const admin = new pg.Client({ connectionString: DATABASE_URL });
-      await admin.connect();
-      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await admin.end();
-    });
+    after(() => dropSchema(schema));
 
     it('the server defaults (synchronous_commit, fsync, full_page_writes on): the settings as SHOW gives them, no warning', async () => {
       const admin = new pg.Client({ connectionString: DATABASE_URL });
@@ -235,8 +224,7 @@ describe('Store durability: settings read, one warning, options', function () {
     });
 
     it('a pool of your own whose sessions run synchronous_commit=off is checked too; durabilityCheck: false silences it', async () => {
-      const pool = new pg.Pool({ connectionString: DATABASE_URL, options: '-c synchronous_commit=off' });
-      pools.push(pool);
+      const pool = makePool({ connectionString: DATABASE_URL, options: '-c synchronous_commit=off' });
       const logger = capture();
       await make({ pool, logger }).migrate();
       expect(logger.warnings).to.have.length(1);
