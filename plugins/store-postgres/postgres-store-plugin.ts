@@ -1,4 +1,5 @@
 import { type SkeinPlugin, storePlugin, withStoreLogger } from 'skein';
+import type { ZodType } from 'zod';
 import { POSTGRES_STORE_ID, PostgresChatMessageStoreFactory, type PostgresStoreOptions } from './postgres-chat-message-store.js';
 
 /**
@@ -30,7 +31,7 @@ export function postgresStorePlugin(options: PostgresStoreOptions): SkeinPlugin 
 }
 
 /** Settings a config file may give the plugin (checked, with their paths, before anything is built). */
-postgresStorePlugin.configSchema = async () => {
+postgresStorePlugin.configSchema = async (): Promise<ZodType> => {
   const { z } = await import('zod');
   return z
     .object({

@@ -1,4 +1,5 @@
 import { type SkeinPlugin, storePlugin, withStoreLogger } from 'skein';
+import type { ZodType } from 'zod';
 import { REDIS_STORE_ID, RedisChatMessageStoreFactory, type RedisStoreOptions } from './redis-chat-message-store.js';
 
 /**
@@ -28,7 +29,7 @@ export function redisStorePlugin(options: RedisStoreOptions = {}): SkeinPlugin {
 }
 
 /** Settings a config file may give the plugin (checked, with their paths, before anything is built). */
-redisStorePlugin.configSchema = async () => {
+redisStorePlugin.configSchema = async (): Promise<ZodType> => {
   const { z } = await import('zod');
   return z
     .object({

@@ -1,4 +1,5 @@
 import { type SkeinPlugin, storePlugin } from 'skein';
+import type { ZodType } from 'zod';
 import { SQLITE_STORE_ID, SqliteChatMessageStoreFactory, type SqliteStoreOptions } from './sqlite-chat-message-store.js';
 import { SQLITE_DRIVER_OPTIONS, resolveSqliteDriver } from './sqlite-driver.js';
 
@@ -28,7 +29,7 @@ export function sqliteStorePlugin(options: SqliteStoreOptions): SkeinPlugin {
 }
 
 /** Settings a config file may give the plugin (checked, with their paths, before anything is built). */
-sqliteStorePlugin.configSchema = async () => {
+sqliteStorePlugin.configSchema = async (): Promise<ZodType> => {
   const { z } = await import('zod');
   return z
     .object({
