@@ -88,6 +88,17 @@ export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
 /**
  * Makes PostgreSQL-backed stores: a thread row holds the version, a message row per message; a
  * serialized thread holds only its key. Call `migrate()` once (it is idempotent) before use.
+ * After its first successful call it checks the session's durability settings and warns once
+ * through `logger` when acknowledged turns could be lost (`durabilityCheck: false` turns that off).
+ *
+ * @example
+ * ```ts
+ * const factory = new PostgresChatMessageStoreFactory({ connectionString: process.env.DATABASE_URL, schema: 'skein' });
+ * await factory.migrate();
+ * const store = factory.create();
+ * await store.addMessages([{ role: 'user', contents: [{ kind: 'text', text: 'Hi' }] }]);
+ * await factory.close();
+ * ```
  */
 export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory {
   readonly type = POSTGRES_STORE_ID;

@@ -91,7 +91,18 @@ type AppendCommand = (listKey: string, versionKey: string, ...args: string[]) =>
 
 /**
  * Makes Redis-backed stores: a thread is a list of JSON messages plus a version counter (under
- * one hash tag, so it also works on a cluster); a serialized thread holds only its key.
+ * one hash tag, so it also works on a cluster); a serialized thread holds only its key. After
+ * its first successful call it checks the server's persistence and warns once through `logger`
+ * when acknowledged turns could be lost (`durabilityCheck: false` turns that off).
+ *
+ * @example
+ * ```ts
+ * const factory = new RedisChatMessageStoreFactory({ url: 'redis://127.0.0.1:6379', logger: { warn: (m) => console.warn(m) } });
+ * const store = factory.create();
+ * await store.addMessages([{ role: 'user', contents: [{ kind: 'text', text: 'Hi' }] }]);
+ * const { settings, warning } = await factory.checkDurability(); // { appendonly: 'yes', appendfsync: 'always', ... }
+ * await factory.close();
+ * ```
  */
 export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
   readonly type = REDIS_STORE_ID;
