@@ -145,7 +145,7 @@ export class SqliteChatMessageStoreFactory implements ChatMessageStoreFactory {
     try {
       db.exec(`PRAGMA busy_timeout = ${Math.floor(this.options.busyTimeoutMs ?? 5000)}`);
       if (path !== ':memory:') enableWal(db);
-      // Per connection, and the drivers' compiled-in defaults differ: always say which one.
+      // Per connection; a driver's compiled-in default is no promise (SQLite builds may set NORMAL), so always say.
       db.exec(`PRAGMA synchronous = ${SYNCHRONOUS[this.durability]}`);
       db.exec(`
         CREATE TABLE IF NOT EXISTS skein_threads (key TEXT PRIMARY KEY, version INTEGER NOT NULL, updated_at INTEGER NOT NULL) WITHOUT ROWID;
