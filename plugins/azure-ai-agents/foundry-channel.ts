@@ -1,6 +1,7 @@
 import {
   AgentThread,
   AgentThreadChannel,
+  type AgentThreadChannelState,
   type AgentChannel,
   type AIAgent,
   type ChannelProvider,
@@ -39,7 +40,7 @@ export class FoundryChannelProvider implements ChannelProvider {
     return this.#channel(agent as AzureAIAgent, serialized.key, await AgentThreadChannel.readState(serialized, agent, context));
   }
 
-  #channel(agent: AzureAIAgent, key: string, state: { thread: AgentThread; pending?: ChatMessage[] }): AgentChannel {
+  #channel(agent: AzureAIAgent, key: string, state: AgentThreadChannelState): AgentChannel {
     return new AgentThreadChannel({
       type: FOUNDRY_CHANNEL_TYPE,
       key,

@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 import {
   AgentThread,
   AgentThreadChannel,
+  type AgentThreadChannelState,
   type AgentChannel,
   type AIAgent,
   ChatAgent,
@@ -43,7 +44,7 @@ export class OpenAIResponsesChannelProvider implements ChannelProvider {
     return this.#channel(agent as ResponsesAgent, serialized.key, await AgentThreadChannel.readState(serialized, agent, context));
   }
 
-  #channel(agent: ResponsesAgent, key: string, state: { thread: AgentThread; pending?: ChatMessage[] }): AgentChannel {
+  #channel(agent: ResponsesAgent, key: string, state: AgentThreadChannelState): AgentChannel {
     const client = agent.chatClient;
     return new AgentThreadChannel({
       type: OPENAI_RESPONSES_CHANNEL_TYPE,

@@ -1,4 +1,4 @@
-import { AgentThread, AgentThreadChannel, type AgentChannel, type AIAgent, type ChannelProvider, type ChannelRestoreContext, type ChatMessage, type SerializedChannel } from 'skein';
+import { AgentThread, AgentThreadChannel, type AgentThreadChannelState, type AgentChannel, type AIAgent, type ChannelProvider, type ChannelRestoreContext, type SerializedChannel } from 'skein';
 import { openAIServiceIdentity } from '../openai-channel-key.js';
 import { OPENAI_ASSISTANTS_CLIENT_ID, OpenAIAssistantAgent } from './openai-assistant-agent.js';
 
@@ -28,7 +28,7 @@ export class OpenAIAssistantChannelProvider implements ChannelProvider {
     return this.#channel(agent as OpenAIAssistantAgent, serialized.key, await AgentThreadChannel.readState(serialized, agent, context));
   }
 
-  #channel(agent: OpenAIAssistantAgent, key: string, state: { thread: AgentThread; pending?: ChatMessage[] }): AgentChannel {
+  #channel(agent: OpenAIAssistantAgent, key: string, state: AgentThreadChannelState): AgentChannel {
     return new AgentThreadChannel({
       type: OPENAI_ASSISTANT_CHANNEL_TYPE,
       key,
