@@ -62,7 +62,7 @@ function sharedThread(agent: ResponsesAgent): AgentThread {
   return new AgentThread({ origin: { provider: agent.chatClient.providerId } });
 }
 
-/** The messages of a conversation, or of a `previous_response_id` chain walked back to its start. */
+/** The messages of a conversation, or of a `previous_response_id` chain walked back to its start (replies with their response id). */
 export async function readResponsesHistory(client: OpenAIResponsesClient, id: string | undefined, signal?: AbortSignal): Promise<ChatMessage[]> {
   if (id === undefined) return [];
   const sdk = client.client;
@@ -83,9 +83,10 @@ export async function readResponsesHistory(client: OpenAIResponsesClient, id: st
         const message = itemMessage(item as unknown as Item);
         if (message) turn.push(message);
       }
+      // A reply carries its response id, as `run` returned it: the channel finds its last turn by it.
       for (const item of response.output) {
         const message = itemMessage(item as unknown as Item);
-        if (message) turn.push(message);
+        if (message) turn.push({ ...message, messageId: response.id });
       }
       turns.unshift(turn);
       current = response.previous_response_id;
