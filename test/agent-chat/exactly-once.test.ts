@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import type { Container } from 'inversify';
-import { AbortError, AgentGroupChat, type AgentConfig, type AIAgent, agentToken, createContainer, messageText, SkeinError } from 'skein';
+import { AbortError, AgentGroupChat, type AgentConfig, type AIAgent, agentToken, type ChatMessage, createContainer, messageText, SkeinError } from 'skein';
 import { type AzureAIAgent, azureAIAgentsPlugin, emulatorConnection } from 'skein/azure-ai-agents';
 import { openaiPlugin } from 'skein/openai';
 import { Emulator } from 'skein/testing';
-import { rawClient, texts, viaJson } from './fixture.js';
+import { rawClient, viaJson } from './fixture.js';
 
 /**
  * Issue 16 item 3: every chat message reaches each service thread exactly once, whatever turn
@@ -22,6 +22,8 @@ interface Service {
   eventsBeforeText: number;
   /** The directive that makes the emulated run fail after it took its input. */
   failMarker?: string;
+  /** A chat message's text as the service keeps it (Responses names other authors in the text). */
+  sentAs?: (m: ChatMessage) => string;
   /** The user messages on the service thread, oldest first. */
   userTexts: (emulator: Emulator, container: Container, threadId: string) => Promise<string[]>;
 }
@@ -90,6 +92,7 @@ const RESPONSES_CHAIN: Service = {
   config: { client: 'openai-responses', model: 'gpt-test' },
   channelType: 'openai-responses-channel',
   eventsBeforeText: 5,
+  sentAs: (m) => (m.authorName ? `[${m.authorName}]: ${messageText(m)}` : messageText(m)),
   userTexts: responsesUserTexts,
 };
 
@@ -192,7 +195,7 @@ describe('AgentGroupChat: each chat message reaches a service thread exactly onc
     const history = await chat.getChatMessages();
     return {
       onThread: await service.userTexts(emulator, container, await threadIdOf(chat, service)),
-      expected: texts(history.filter((m) => m.authorName !== service.name)),
+      expected: history.filter((m) => m.authorName !== service.name).map(service.sentAs ?? messageText),
       reply: messageText(reply!),
     };
   }
