@@ -217,7 +217,9 @@ export class AgentGroupChat {
 
   /**
    * The same as a cold Observable of every agent's updates, tagged with the author and turn.
-   * Unsubscribing aborts the running turn; that turn then leaves no trace in any channel.
+   * Unsubscribing aborts the running turn and frees the chat at once: the turn adds nothing to
+   * the chat or to other channels, its input stays owed to its channel (sent exactly once later),
+   * and only its own service thread may keep what the service wrote before the run was cancelled.
    */
   invokeStream(options: AgentGroupChatInvokeOptions = {}): Observable<AgentChatUpdate> {
     return new Observable<AgentChatUpdate>((subscriber) => {

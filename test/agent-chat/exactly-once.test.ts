@@ -225,6 +225,24 @@ describe('AgentGroupChat: each chat message reaches a service thread exactly onc
     });
   }
 
+  for (const service of [ASSISTANTS, FOUNDRY]) {
+    it(`${service.channelType}: when the agent's very first run fails (its service thread was made in that turn)`, async () => {
+      const container = build(service);
+      const chat = AgentGroupChat.fromContainer(container, { agents: ['writer', service.name] });
+      await chat.addChatMessage(`I like otters ${service.failMarker!}`); // the writer echoes it: the run fails
+      const error = await chat.invoke().catch((e: unknown) => e);
+      expect(error).to.be.instanceOf(SkeinError);
+      expect((await chat.getChatMessages()).map((m) => m.authorName)).to.deep.equal([undefined, 'writer']);
+      await chat.addChatMessage('what did we talk about');
+      const [reply] = await chat.invoke({ agent: chat.agents[1]! });
+      const history = await chat.getChatMessages();
+      expect(await service.userTexts(emulator, container, await threadIdOf(chat, service))).to.deep.equal(
+        history.filter((m) => m.authorName !== service.name).map(messageText),
+      );
+      expect(messageText(reply!).split('"; "')).to.have.length(2);
+    });
+  }
+
   it('saves the unsettled state with the chat and rejects a malformed one with a typed error naming the path', async () => {
     const container = build(ASSISTANTS);
     const chat = AgentGroupChat.fromContainer(container, { agents: ['writer', 'assistant'] });
