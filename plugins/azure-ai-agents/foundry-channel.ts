@@ -8,6 +8,8 @@ import {
   type ChannelRestoreContext,
   type ChatMessage,
   type SerializedChannel,
+  withAttribution,
+  withoutAttribution,
 } from 'skein';
 import { AzureAIAgent } from './azure-ai-agent.js';
 import { toSkeinError } from './azure-ai-agents-errors.js';
@@ -46,7 +48,9 @@ export class FoundryChannelProvider implements ChannelProvider {
       key,
       owner: agent,
       newThread: () => sharedThread(agent),
-      readHistory: (thread, signal) => readFoundryThread(agent, thread.serviceThreadId, signal),
+      // Thread messages have no author field: other participants' words name their author in the text.
+      toInput: (messages) => messages.map(withAttribution),
+      readHistory: async (thread, signal) => (await readFoundryThread(agent, thread.serviceThreadId, signal)).map(withoutAttribution),
       ...state,
     });
   }

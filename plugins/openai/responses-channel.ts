@@ -10,10 +10,10 @@ import {
   type ChannelRestoreContext,
   type ChatMessage,
   type SerializedChannel,
+  withoutAttribution,
 } from 'skein';
 import { openAIServiceIdentity } from './openai-channel-key.js';
 import { toSkeinError } from './openai-errors.js';
-import { readAttribution } from './responses-mapping.js';
 import { OpenAIResponsesClient } from './openai-responses-client.js';
 
 export const OPENAI_RESPONSES_CHANNEL_TYPE = 'openai-responses-channel';
@@ -108,11 +108,9 @@ interface Item {
 /** A message item as a Skein message; tool items are left out (history is for reading). */
 function itemMessage(item: Item): ChatMessage | undefined {
   if ((item.type !== undefined && item.type !== 'message') || (item.role !== 'user' && item.role !== 'assistant')) return undefined;
-  const raw = typeof item.content === 'string' ? item.content : (item.content ?? []).map((p) => p.text ?? '').join('');
-  // Another participant's words were sent as `[name]: text`; read back, they are that author's text again.
-  const { authorName, text } = item.role === 'user' ? readAttribution(raw) : { authorName: undefined, text: raw };
+  const text = typeof item.content === 'string' ? item.content : (item.content ?? []).map((p) => p.text ?? '').join('');
   const message: ChatMessage = { role: item.role, contents: [{ kind: 'text', text }] };
-  if (authorName !== undefined) message.authorName = authorName;
   if (item.id) message.messageId = item.id;
-  return message;
+  // Another participant's words were sent as `[name]: text`; read back, they are that author's text again.
+  return withoutAttribution(message);
 }

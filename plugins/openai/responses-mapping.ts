@@ -9,6 +9,7 @@ import {
   ServiceError,
   type UsageDetails,
   functionResultText,
+  withAttribution,
 } from 'skein';
 
 type InputItem = OpenAI.Responses.ResponseInputItem;
@@ -30,7 +31,8 @@ export function toResponsesInput(messages: readonly ChatMessage[]): InputItem[] 
         items.push({ type: 'message', role: 'system', content: textOf(message.contents) });
         break;
       case 'user':
-        items.push({ type: 'message', role: 'user', content: attributed(userContent(message.contents), message.authorName) });
+        // Input messages have no `name`: a named author is said in the text (`[writer]: ...`).
+        items.push({ type: 'message', role: 'user', content: userContent(withAttribution(message).contents) });
         break;
       case 'assistant':
         items.push(...assistantItems(message.contents));
@@ -43,29 +45,6 @@ export function toResponsesInput(messages: readonly ChatMessage[]): InputItem[] 
     }
   }
   return items;
-}
-
-/**
- * Responses input messages have no `name`, so a user message with an author (another agent's
- * reply in a group chat, or a named person) says who wrote it in its text: `[writer]: ...`.
- * Unnamed user messages are sent as they are. `readAttribution` reads it back from history.
- */
-export function attributed(content: string | InputContent[], authorName: string | undefined): string | InputContent[] {
-  const name = authorName?.replace(/[\]\r\n]+/g, ' ').trim();
-  if (!name) return content;
-  const prefix = `[${name}]: `;
-  if (typeof content === 'string') return prefix + content;
-  const first = content.findIndex((p) => p.type === 'input_text');
-  if (first < 0) return [{ type: 'input_text', text: prefix.trimEnd() }, ...content];
-  return content.map((p, i) => (i === first && p.type === 'input_text' ? { ...p, text: prefix + p.text } : p));
-}
-
-const ATTRIBUTION = /^\[([^\]\r\n]+)\]: /;
-
-/** A user message's text as `attributed` wrote it -> its author and its own text. */
-export function readAttribution(text: string): { authorName?: string; text: string } {
-  const match = ATTRIBUTION.exec(text);
-  return match ? { authorName: match[1]!, text: text.slice(match[0].length) } : { text };
 }
 
 function textOf(contents: readonly AIContent[]): string {

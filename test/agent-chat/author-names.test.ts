@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { lastValueFrom, toArray } from 'rxjs';
-import { AgentGroupChat, ChatAgent, textMessage } from 'skein';
-import { OpenAIResponsesClient, participantName, readAttribution } from 'skein/openai';
+import { AgentGroupChat, ChatAgent, createContainer, readAttribution, textMessage } from 'skein';
+import { azureAIAgentsPlugin, emulatorConnection } from 'skein/azure-ai-agents';
+import { OpenAIResponsesClient, openaiPlugin, participantName } from 'skein/openai';
 import { Emulator } from 'skein/testing';
 import { agent, bodies, containerFor, texts } from './fixture.js';
 
@@ -75,6 +76,34 @@ describe('AgentGroupChat: each model is told who spoke', () => {
       ['user', undefined, 'Tell me about otters'],
       ['user', 'writer', w],
       ['assistant', undefined, texts([fromReviewer!])[0]], // a stored reply does not say which agent made it
+    ]);
+  });
+
+  it('names the author in the text of Assistants and Foundry thread messages too, and reads it back as authorName', async () => {
+    const container = createContainer({
+      plugins: [
+        openaiPlugin({ apiKey: 'test-key', baseURL: emulator.openaiBaseURL, maxRetries: 0 }),
+        azureAIAgentsPlugin({ ...emulatorConnection(emulator.url), pollIntervalMs: 5 }),
+      ],
+      agents: {
+        writer: { client: 'openai-chat', model: 'gpt-test' },
+        assistant: { client: 'openai-assistants', model: 'gpt-test', polling: { intervalMs: 5 } },
+        foundry: { client: 'azure-ai-agents', model: 'gpt-test' },
+      },
+    });
+    const chat = AgentGroupChat.fromContainer(container, { agents: ['writer', 'assistant', 'foundry'] });
+    await chat.addChatMessage('Tell me about otters');
+    const [w, a] = texts(await chat.invoke()) as [string, string, string];
+    const runs = emulator.requests.filter((r) => r.method === 'POST' && /\/threads\/[^/]+\/runs$/.test(r.path));
+    const sent = runs.map((r) => ((r.body as { additional_messages: WireItem[] }).additional_messages ?? []).map((m) => [m.role, m.content]));
+    expect(sent).to.deep.equal([
+      [['user', 'Tell me about otters'], ['user', `[writer]: ${w}`]], // Assistants
+      [['user', 'Tell me about otters'], ['user', `[writer]: ${w}`], ['user', `[assistant]: ${a}`]], // Foundry
+    ]);
+    const onAssistantThread = await chat.getChatMessages(agent(container, 'assistant'));
+    expect(onAssistantThread.slice(0, 2).map((m) => [m.authorName, texts([m])[0]])).to.deep.equal([
+      [undefined, 'Tell me about otters'],
+      ['writer', w],
     ]);
   });
 

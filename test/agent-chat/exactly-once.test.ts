@@ -22,8 +22,6 @@ interface Service {
   eventsBeforeText: number;
   /** The directive that makes the emulated run fail after it took its input. */
   failMarker?: string;
-  /** A chat message's text as the service keeps it (Responses names other authors in the text). */
-  sentAs?: (m: ChatMessage) => string;
   /** The user messages on the service thread, oldest first. */
   userTexts: (emulator: Emulator, container: Container, threadId: string) => Promise<string[]>;
 }
@@ -92,7 +90,6 @@ const RESPONSES_CHAIN: Service = {
   config: { client: 'openai-responses', model: 'gpt-test' },
   channelType: 'openai-responses-channel',
   eventsBeforeText: 5,
-  sentAs: (m) => (m.authorName ? `[${m.authorName}]: ${messageText(m)}` : messageText(m)),
   userTexts: responsesUserTexts,
 };
 
@@ -195,7 +192,7 @@ describe('AgentGroupChat: each chat message reaches a service thread exactly onc
     const history = await chat.getChatMessages();
     return {
       onThread: await service.userTexts(emulator, container, await threadIdOf(chat, service)),
-      expected: history.filter((m) => m.authorName !== service.name).map(service.sentAs ?? messageText),
+      expected: history.filter((m) => m.authorName !== service.name).map(asSent),
       reply: messageText(reply!),
     };
   }
@@ -237,7 +234,7 @@ describe('AgentGroupChat: each chat message reaches a service thread exactly onc
       const [reply] = await chat.invoke({ agent: chat.agents[1]! });
       const history = await chat.getChatMessages();
       expect(await service.userTexts(emulator, container, await threadIdOf(chat, service))).to.deep.equal(
-        history.filter((m) => m.authorName !== service.name).map(messageText),
+        history.filter((m) => m.authorName !== service.name).map(asSent),
       );
       expect(messageText(reply!).split('"; "')).to.have.length(2);
     });
@@ -261,6 +258,11 @@ describe('AgentGroupChat: each chat message reaches a service thread exactly onc
     expect((error as { path?: string }).path).to.match(/^\$\.channels\[\d\]\.known\[0\]$/);
   });
 });
+
+/** A chat message's text as a service thread keeps it: other agents' words name their author. */
+function asSent(m: ChatMessage): string {
+  return m.authorName ? `[${m.authorName}]: ${messageText(m)}` : messageText(m);
+}
 
 async function threadIdOf(chat: AgentGroupChat, service: Service): Promise<string> {
   const json = (await chat.serialize()) as unknown as { channels: { $type: string; thread: { serviceThreadId?: string } }[] };

@@ -39,7 +39,7 @@ describe('AgentGroupChat: agents of different thread kinds in one conversation',
     // Each agent's last input is the previous agent's reply, as a user turn by someone else.
     // Responses input has no `name`: the writer's words arrive attributed in the text.
     expect(r).to.equal(`You said: "[writer]: ${w}" (I have seen 2 earlier messages.)`);
-    expect(a.startsWith(`You said: "${r}" (I have seen`)).to.equal(true);
+    expect(a.startsWith(`You said: "[reviewer]: ${r}" (I have seen`)).to.equal(true);
 
     // What the Responses channel sent: the user's and the writer's words as user input.
     const responsesInput = bodies(emulator, '/v1/responses').at(-1)!.input as { role: string; content: unknown }[];
@@ -55,7 +55,7 @@ describe('AgentGroupChat: agents of different thread kinds in one conversation',
     await chat.addChatMessage('what did we talk about');
     const [assistantAnswer] = await chat.invoke({ agent: agent(container, 'assistant') });
     expect(messageText(assistantAnswer!)).to.equal(
-      `We talked about: "Tell me about otters"; "${w}"; "${r}"; "what did we talk about"; "${messageText(writerAnswer!)}"`,
+      `We talked about: "Tell me about otters"; "[writer]: ${w}"; "[reviewer]: ${r}"; "what did we talk about"; "[writer]: ${messageText(writerAnswer!)}"`,
     );
 
     const all = ['Tell me about otters', w, r, a, 'what did we talk about', messageText(writerAnswer!), 'what did we talk about', messageText(assistantAnswer!)];
