@@ -87,6 +87,31 @@ end
 return {1, nextVersion}
 `;
 
+/**
+ * A fork is one script too: copy the first ARGV[1] messages of KEYS[1] to a new list KEYS[2],
+ * set its version KEYS[3] and TTL. The keys of two threads hash to different slots, so on a
+ * Redis Cluster a fork fails (CROSSSLOT); forks need a single Redis (or a replica set).
+ */
+const FORK_SCRIPT = `
+local items = redis.call('LRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+if #items == 0 then return 0 end
+local i = 1
+while i <= #items do
+  local j = math.min(i + 999, #items)
+  redis.call('RPUSH', KEYS[2], unpack(items, i, j))
+  i = j + 1
+end
+redis.call('SET', KEYS[3], #items)
+local ttl = tonumber(ARGV[2])
+if ttl > 0 then
+  redis.call('EXPIRE', KEYS[2], ttl)
+  redis.call('EXPIRE', KEYS[3], ttl)
+end
+return #items
+`;
+
+type ForkCommand = (sourceList: string, list: string, version: string, count: string, ttl: string) => Promise<number>;
+
 type AppendCommand = (listKey: string, versionKey: string, ...args: string[]) => Promise<[number, number]>;
 
 /**
@@ -199,6 +224,11 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
     return (redis as unknown as { skeinAppend: AppendCommand }).skeinAppend(args[0]!, args[1]!, ...args.slice(2));
   }
 
+  /** @internal */
+  forkCommand(redis: Redis, from: string, to: string, count: number): Promise<number> {
+    return (redis as unknown as { skeinFork: ForkCommand }).skeinFork(this.listKey(from), this.listKey(to), this.versionKey(to), String(count), String(this.options.ttlSeconds ?? 0));
+  }
+
   /**
    * @internal Runs commands on the (lazily connected) client, turning failures into StoreError.
    * `write`: the call appends a turn, so a failure whose outcome is unknown says so.
@@ -246,6 +276,7 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
       // Failures reach callers through their commands; without a listener ioredis logs them.
       redis.on('error', () => {});
       redis.defineCommand('skeinAppend', { numberOfKeys: 2, lua: APPEND_SCRIPT });
+      redis.defineCommand('skeinFork', { numberOfKeys: 3, lua: FORK_SCRIPT });
       this.#redis = redis;
     }
     if (redis.status === 'wait' || redis.status === 'end' || redis.status === 'close') {
@@ -337,6 +368,15 @@ export class RedisChatMessageStore implements ChatMessageStore {
 
   async serialize(): Promise<JsonObject> {
     return { key: this.key };
+  }
+
+  /** A new thread (a new key) with a copy of the first `count` messages, in one script; this one is unchanged. */
+  async fork(count: number): Promise<RedisChatMessageStore> {
+    const key = randomUUID();
+    const limit = Math.max(0, Math.floor(count));
+    // LRANGE 0 -1 would be everything: an empty fork writes nothing at all.
+    const copied = limit === 0 ? 0 : Number(await this.factory.run((redis) => this.factory.forkCommand(redis, this.key, key, limit)));
+    return new RedisChatMessageStore(this.factory, key, copied);
   }
 
   async clear(): Promise<void> {
