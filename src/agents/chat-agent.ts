@@ -131,7 +131,8 @@ export class ChatAgent extends AIAgent {
     if (!this.chatClient.deleteServiceThread) {
       throw new SkeinError(`The "${this.chatClient.providerId}" client cannot delete service threads.`);
     }
-    await this.chatClient.deleteServiceThread(thread.serviceThreadId);
+    const shared = thread.state[SHARED_SERVICE_HISTORY];
+    await this.chatClient.deleteServiceThread(thread.serviceThreadId, typeof shared === 'string' ? { sharedUntil: shared } : undefined);
   }
 
   override async getMessages(thread: AgentThread, options: GetMessagesOptions = {}): Promise<ChatMessage[]> {
@@ -170,8 +171,10 @@ export class ChatAgent extends AIAgent {
             'Start a new thread instead, or use a client that keeps history in a message store.',
         );
       }
-      const id = await this.chatClient.forkServiceThread(thread.serviceThreadId, { count, messages, signal: options.signal });
-      return new AgentThread({ origin, serviceThreadId: id, state });
+      const fork = await this.chatClient.forkServiceThread(thread.serviceThreadId, { count, messages, signal: options.signal });
+      // A fork of a fork shares at most what its origin shared, plus what the client says.
+      const forkState = fork.sharedUntil !== undefined ? { ...state, [SHARED_SERVICE_HISTORY]: fork.sharedUntil } : withoutKey(state, SHARED_SERVICE_HISTORY);
+      return new AgentThread({ origin, serviceThreadId: fork.serviceThreadId, state: forkState });
     } finally {
       release();
     }
@@ -513,6 +516,15 @@ export class ChatAgent extends AIAgent {
   }
 }
 
+
+/** Thread state key: the newest service object a forked thread shares with its origin (kept when the fork is deleted). */
+const SHARED_SERVICE_HISTORY = 'sharedServiceHistory';
+
+function withoutKey(state: JsonObject, key: string): JsonObject {
+  if (!(key in state)) return state;
+  const { [key]: _dropped, ...rest } = state;
+  return rest;
+}
 
 /**
  * A fork's state: the origin's, without what belongs to the origin's unfinished last turn
