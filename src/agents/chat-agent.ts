@@ -13,6 +13,7 @@ import { type ForkThreadOptions, type GetMessagesOptions, forkCount, forkMessage
 import type { ChatMessageStoreFactory } from '../threads/chat-message-store.js';
 import type { ChatReducer } from '../threads/chat-reducer.js';
 import { InMemoryChatMessageStoreFactory } from '../threads/in-memory-chat-message-store.js';
+import { withoutSummaryBeyond } from '../threads/summarizing-reducer.js';
 import { DefaultThreadFactory, type ThreadFactory } from '../threads/thread-factory.js';
 import type { AITool } from '../tools/ai-tool.js';
 import { toolMap } from '../tools/tool-map.js';
@@ -301,7 +302,7 @@ export class ChatAgent extends AIAgent {
 
     const { turnInput, settled } = await this.#settleApprovals(thread, input, tools, invokeTool, emit);
     const stored = thread.messageStore ? await thread.messageStore.listMessages() : [];
-    const history = this.#reducer && stored.length > 0 ? await this.#reducer.reduce(stored) : stored;
+    const history = this.#reducer && stored.length > 0 ? await this.#reducer.reduce(stored, { thread, chatClient: this.chatClient, chatOptions: this.#chatOptions, signal: abort?.callerSignal }) : stored;
     const contexts = this.#contextProviders.length ? await this.#gatherContext(thread, turnInput) : NO_CONTEXT;
     if (contexts.tools.length) {
       const all = tools === this.#tools ? new Map(this.#tools) : (tools as Map<string, AITool>);
@@ -531,8 +532,7 @@ function withoutKey(state: JsonObject, key: string): JsonObject {
  * (pending approvals: a fork ends before that turn) or to messages the fork does not hold.
  */
 function forkedState(state: JsonObject, count: number): JsonObject {
-  const out = withPendingApprovals(state, undefined);
-  void count;
+  const out = withoutSummaryBeyond(withPendingApprovals(state, undefined), count);
   return out === state ? { ...state } : out;
 }
 

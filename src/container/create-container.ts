@@ -12,6 +12,7 @@ import { ChatMessageStoreFactory } from '../threads/chat-message-store.js';
 import { InMemoryChatMessageStoreFactory } from '../threads/in-memory-chat-message-store.js';
 import { DefaultThreadFactory, ThreadFactory } from '../threads/thread-factory.js';
 import { type ChatReducer, MessageCountReducer, TokenBudgetReducer } from '../threads/chat-reducer.js';
+import { SummarizingReducer } from '../threads/summarizing-reducer.js';
 import { AITool } from '../tools/ai-tool.js';
 import { AgentFactory } from './agent-factory.js';
 import { agentToken } from './agent-token.js';
@@ -140,11 +141,20 @@ export function providerOptions(config: AgentConfig): Record<string, unknown> | 
 function isHistoryLimit(value: unknown): boolean {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
   const entries = Object.entries(value);
-  return entries.length > 0 && entries.every(([k, v]) => (k === 'maxMessages' || k === 'maxTokens') && Number.isInteger(v) && (v as number) > 0);
+  const positive = (v: unknown) => Number.isInteger(v) && (v as number) > 0;
+  return entries.length > 0 && entries.every(([k, v]) => ((k === 'maxMessages' || k === 'maxTokens') && positive(v)) || (k === 'summarize' && isSummarize(v)));
 }
 
-/** The reducer an agent's `history` config asks for (a token budget wins when both are given). */
+function isSummarize(value: unknown): boolean {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
+  const { maxMessages, keep, ...rest } = value as Record<string, unknown>;
+  if (Object.keys(rest).length || !Number.isInteger(maxMessages) || (maxMessages as number) < 2) return false;
+  return keep === undefined || (Number.isInteger(keep) && (keep as number) >= 1 && (keep as number) < (maxMessages as number));
+}
+
+/** The reducer an agent's `history` config asks for (summarize wins, then a token budget, then a count). */
 function historyReducer(history: AgentConfig['history']): ChatReducer | undefined {
+  if (history?.summarize !== undefined) return new SummarizingReducer(history.summarize);
   if (history?.maxTokens !== undefined) return new TokenBudgetReducer({ maxTokens: history.maxTokens });
   if (history?.maxMessages !== undefined) return new MessageCountReducer(history.maxMessages);
   return undefined;
@@ -166,7 +176,7 @@ const AGENT_FIELD_RULES: Record<string, FieldRule> = {
   maxToolIterations: [(v) => isInt(v) && (v as number) >= 0, 'a non-negative integer'],
   concurrency: [(v) => v === 'queue' || v === 'reject', '"queue" or "reject"'],
   keepPartial: [(v) => typeof v === 'boolean', 'true or false'],
-  history: [isHistoryLimit, 'an object with a positive integer maxMessages and/or maxTokens'],
+  history: [isHistoryLimit, 'an object with a positive integer maxMessages and/or maxTokens, and/or summarize: { maxMessages (2 or more), keep (1 to maxMessages - 1) }'],
 };
 
 /** The core agent keys' types (provider keys are the plugin's to check); one problem per bad field. */
