@@ -89,6 +89,14 @@ describe('history: Responses service threads (real openai SDK against the emulat
     });
   });
 
+  it('compaction on a service thread is the service\'s: the `truncation` agent option reaches every request', async () => {
+    const agent = agentFor(emulator, { truncation: 'auto' });
+    const thread = agent.getNewThread();
+    await agent.run('hello', { thread });
+    await agent.run('again', { thread });
+    expect(responseBodies(emulator).map((b) => b.truncation)).to.deep.equal(['auto', 'auto']);
+  });
+
   describe('conversation threads (conversation: true)', () => {
     it('getMessages reads the conversation items, every page', async () => {
       const agent = agentFor(emulator, { conversation: true });
