@@ -6,7 +6,6 @@ import {
   SummarizingReducer,
   agentToken,
   createContainer,
-  messageText,
   type AIAgent,
   type ChatMessage,
   type HistorySummaryState,
