@@ -36,7 +36,7 @@ import {
   type UsageDetails,
   functionResultText,
 } from 'skein';
-import { FoundryRunError, FoundryRunTimeoutError, toSkeinError } from './azure-ai-agents-errors.js';
+import { FoundryRunError, FoundryRunTimeoutError, listAll, reportCredentialFailures, toSkeinError } from './azure-ai-agents-errors.js';
 
 export const AZURE_AI_AGENTS_CLIENT_ID = 'azure-ai-agents';
 
@@ -119,6 +119,7 @@ export class AzureAIAgentsChatClient implements ChatClient {
       throw new ConfigurationError('Give AzureAIAgentsChatClient either `agentId` (an existing Foundry agent) or `definition` (one to create), not both.');
     }
     this.client = options.client;
+    reportCredentialFailures(options.client);
     this.#agentId = options.agentId;
     this.#definition = options.definition;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
@@ -360,7 +361,8 @@ export class AzureAIAgentsChatClient implements ChatClient {
     }
     if (status === 'completed' || status === 'incomplete') {
       const messages: ChatMessage[] = [];
-      for await (const m of this.client.messages.list(run.threadId, { runId: run.id, order: 'asc', abortSignal: signal })) {
+      const listed = await listAll((o) => this.client.messages.list(run.threadId, { runId: run.id, order: 'asc', abortSignal: signal, ...o }));
+      for (const m of listed) {
         if (m.role !== 'assistant') continue;
         messages.push({ role: 'assistant', contents: outputContents(m.content), messageId: m.id, createdAt: m.createdAt.toISOString() });
       }
@@ -382,7 +384,7 @@ export class AzureAIAgentsChatClient implements ChatClient {
   /** The run in `requires_action` that asked for these calls (newest runs first). */
   async #findPendingRun(threadId: string, results: FunctionResultContent[], signal: AbortSignal | undefined): Promise<ThreadRun> {
     const wanted = new Set(results.map((r) => r.callId));
-    for await (const run of this.client.runs.list(threadId, { order: 'desc', limit: 20, abortSignal: signal })) {
+    for (const run of await listAll((o) => this.client.runs.list(threadId, { order: 'desc', limit: 20, abortSignal: signal, ...o }), 20)) {
       if (run.status !== 'requires_action') continue;
       if (requiredCalls(run).some((c) => wanted.has(c.callId))) return run;
     }
@@ -393,17 +395,18 @@ export class AzureAIAgentsChatClient implements ChatClient {
 
   /** An active run of an earlier turn blocks new messages: cancel it (or wait for it) first. */
   async #settleActiveRun(threadId: string, signal: AbortSignal | undefined): Promise<void> {
-    let latest: ThreadRun | undefined;
-    for await (const run of this.client.runs.list(threadId, { order: 'desc', limit: 1, abortSignal: signal })) {
-      latest = run;
-      break;
-    }
+    let latest = await this.#newestRun(threadId, signal);
     if (!latest || !ACTIVE_STATUSES.has(latest.status)) return;
     if (this.activeRun === 'cancel' || latest.status === 'requires_action') {
       if (latest.status !== 'cancelling') await this.#cancelQuietly(threadId, latest.id);
       latest = await this.client.runs.get(threadId, latest.id, { abortSignal: signal });
     }
     await this.#poll(latest, signal);
+  }
+
+  async #newestRun(threadId: string, signal?: AbortSignal): Promise<ThreadRun | undefined> {
+    const [newest] = await listAll((o) => this.client.runs.list(threadId, { order: 'desc', limit: 1, abortSignal: signal, ...o }), 1);
+    return newest;
   }
 
   /** If the caller aborts while the tool loop runs the calls, the waiting run is cancelled. */
