@@ -54,6 +54,12 @@ export interface FoundryAgentDefinition {
   metadata?: Record<string, string>;
 }
 
+/**
+ * Foundry run parameters a caller may set as provider options (`ChatOptions.additionalProperties`,
+ * or keys of the agent config): each goes to every run as is.
+ */
+export const FOUNDRY_RUN_OPTIONS = ['topP', 'maxPromptTokens', 'truncationStrategy', 'responseFormat', 'parallelToolCalls', 'metadata'] as const;
+
 /** What to do when a new turn finds a run of an earlier turn still active on the thread. */
 export type ActiveRunPolicy = 'cancel' | 'wait';
 
@@ -293,6 +299,10 @@ export class AzureAIAgentsChatClient implements ChatClient {
     if (options.temperature !== undefined) run.temperature = options.temperature;
     if (options.topP !== undefined) run.topP = options.topP;
     if (options.maxOutputTokens !== undefined) run.maxCompletionTokens = options.maxOutputTokens;
+    const provided = options.additionalProperties ?? {};
+    for (const key of FOUNDRY_RUN_OPTIONS) {
+      if (provided[key] !== undefined) (run as Record<string, unknown>)[key] = provided[key];
+    }
     return run;
   }
 
