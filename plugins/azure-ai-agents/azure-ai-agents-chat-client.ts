@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   Agent,
@@ -79,6 +80,12 @@ export interface AzureAIAgentsChatClientOptions {
   providerId?: string;
 }
 
+/**
+ * Run metadata key holding a tag Skein gives each run it creates: when the caller aborts after the
+ * service created the run but before its id came back, the run is found by this tag and cancelled.
+ */
+export const RUN_TAG_METADATA_KEY = 'skein_run';
+
 const ACTIVE_STATUSES = new Set(['queued', 'in_progress', 'requires_action', 'cancelling']);
 const RUNNING_STATUSES = new Set(['queued', 'in_progress', 'cancelling']);
 const DEFAULT_POLL_INTERVAL_MS = 500;
@@ -99,6 +106,17 @@ interface RunStart {
   pendingRunId?: string;
   outputs?: ToolOutput[];
   runOptions: RunsCreateRunOptionalParams;
+  /** The new run's tag (its `skein_run` metadata). */
+  tag?: string;
+}
+
+/** What an abort has to stop: the run by id, or (its id not known yet) by tag. */
+interface RunInFlight {
+  threadId?: string;
+  runId?: string;
+  tag?: string;
+  /** The request that creates the run was sent. */
+  requested: boolean;
 }
 
 /**
@@ -161,20 +179,20 @@ export class AzureAIAgentsChatClient implements ChatClient {
 
   async getResponse(messages: readonly ChatMessage[], options: ChatOptions = {}): Promise<ChatResponse> {
     const signal = options.signal;
-    let threadId: string | undefined;
-    let runId: string | undefined;
+    const inFlight: RunInFlight = { requested: false };
     try {
       const start = await this.#prepare(messages, options);
-      threadId = start.threadId;
+      const threadId = start.threadId;
+      Object.assign(inFlight, { threadId, runId: start.pendingRunId, tag: start.tag, requested: true });
       let run = start.pendingRunId
         ? await this.client.runs.submitToolOutputs(threadId, start.pendingRunId, start.outputs!, { abortSignal: signal })
         : await this.client.runs.create(threadId, start.agent.id, { ...start.runOptions, abortSignal: signal });
-      runId = run.id;
+      inFlight.runId = run.id;
       run = await this.#poll(run, signal);
       if (start.pendingRunId && options.toolChoice === 'none' && run.status === 'requires_action') return await this.#stopAtToolLimit(run);
       return await this.#toResponse(run, start.agent, signal);
     } catch (error) {
-      if (signal?.aborted && threadId !== undefined && runId !== undefined) await this.#cancelQuietly(threadId, runId);
+      if (signal?.aborted) await this.#cancelInFlight(inFlight);
       throw this.#toError(error, signal, options.conversationId);
     }
   }
@@ -186,8 +204,7 @@ export class AzureAIAgentsChatClient implements ChatClient {
       const onOuterAbort = () => controller.abort(outer?.reason);
       if (outer?.aborted) controller.abort(outer.reason);
       else outer?.addEventListener('abort', onOuterAbort, { once: true });
-      let threadId: string | undefined;
-      let runId: string | undefined;
+      const inFlight: RunInFlight = { requested: false };
       let settled = false;
       let events: AsyncDisposable | undefined;
       // The SDK does not end an event stream it already receives when the signal aborts, so
@@ -197,13 +214,13 @@ export class AzureAIAgentsChatClient implements ChatClient {
         settled = true;
         controller.abort(new AbortError('The stream was unsubscribed.'));
         if (events) Promise.resolve(events[Symbol.asyncDispose]()).catch(() => {});
-        if (threadId !== undefined && runId !== undefined) void this.#cancelQuietly(threadId, runId);
+        void this.#cancelInFlight(inFlight);
       };
 
       (async () => {
         const start = await this.#prepare(messages, { ...options, signal: controller.signal });
-        threadId = start.threadId;
-        runId = start.pendingRunId;
+        const threadId = start.threadId;
+        Object.assign(inFlight, { threadId, runId: start.pendingRunId, tag: start.tag, requested: true });
         const stream = start.pendingRunId
           ? await this.client.runs.submitToolOutputs(threadId, start.pendingRunId, start.outputs!, { abortSignal: controller.signal }).stream()
           : await this.client.runs.create(threadId, start.agent.id, { ...start.runOptions, abortSignal: controller.signal }).stream();
@@ -215,7 +232,7 @@ export class AzureAIAgentsChatClient implements ChatClient {
         const translator = new RunEventTranslator(this.providerId, threadId, start.agent.id);
         for await (const event of stream) {
           if (subscriber.closed) return;
-          if (event.event === 'thread.run.created') runId = (event.data as ThreadRun).id;
+          if (event.event === 'thread.run.created') inFlight.runId = (event.data as ThreadRun).id;
           const { updates, done } = translator.next(event);
           for (const update of updates) subscriber.next(update);
           if (done) break;
@@ -281,7 +298,9 @@ export class AzureAIAgentsChatClient implements ChatClient {
     }
     const runOptions = this.#runOptions(agent, options, systemText);
     if (additionalMessages.length > 0) runOptions.additionalMessages = additionalMessages;
-    return { threadId, agent, runOptions };
+    const tag = randomUUID();
+    runOptions.metadata = { ...runOptions.metadata, [RUN_TAG_METADATA_KEY]: tag };
+    return { threadId, agent, runOptions, tag };
   }
 
   #runOptions(agent: BoundAgent, options: ChatOptions, systemText: string[]): RunsCreateRunOptionalParams {
@@ -431,6 +450,24 @@ export class AzureAIAgentsChatClient implements ChatClient {
   }
 
   readonly #pendingCancels = new Map<string, () => void>();
+
+  /**
+   * After an abort: cancels the run of the call. Its id may not have come back (the service
+   * created the run, the reply was still on its way; or a stream ended before
+   * `thread.run.created`): then the thread's newest runs are searched for the call's tag.
+   */
+  async #cancelInFlight(inFlight: RunInFlight): Promise<void> {
+    const { threadId, runId, tag } = inFlight;
+    if (threadId === undefined || !inFlight.requested) return;
+    if (runId !== undefined) return this.#cancelQuietly(threadId, runId);
+    try {
+      const newest = await listAll((o) => this.client.runs.list(threadId, { order: 'desc', limit: 5, ...o }), 5);
+      const run = newest.find((r) => r.metadata?.[RUN_TAG_METADATA_KEY] === tag);
+      if (run && ACTIVE_STATUSES.has(run.status) && run.status !== 'cancelling') await this.#cancelQuietly(threadId, run.id);
+    } catch {
+      // The thread is gone or the service unreachable: no run of this call can go on there.
+    }
+  }
 
   async #cancelQuietly(threadId: string, runId: string): Promise<void> {
     try {
