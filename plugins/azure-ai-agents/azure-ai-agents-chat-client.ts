@@ -19,6 +19,7 @@ import type {
 } from '@azure/ai-agents';
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
 import { Observable } from 'rxjs/internal/Observable';
+import { isRestError } from '@azure/core-rest-pipeline';
 import {
   AbortError,
   type AIContent,
@@ -29,6 +30,7 @@ import {
   type ChatResponseUpdate,
   ConfigurationError,
   ConnectionError,
+  definitionFingerprint,
   type FunctionResultContent,
   NotFoundError,
   ServiceError,
@@ -85,6 +87,9 @@ export interface AzureAIAgentsChatClientOptions {
  * service created the run but before its id came back, the run is found by this tag and cancelled.
  */
 export const RUN_TAG_METADATA_KEY = 'skein_run';
+
+/** Foundry agent metadata key holding the fingerprint of the definition the agent was made from. */
+export const DEFINITION_METADATA_KEY = 'skein_definition';
 
 const ACTIVE_STATUSES = new Set(['queued', 'in_progress', 'requires_action', 'cancelling']);
 const RUNNING_STATUSES = new Set(['queued', 'in_progress', 'cancelling']);
@@ -157,12 +162,25 @@ export class AzureAIAgentsChatClient implements ChatClient {
     return (await this.#agent(options)).id;
   }
 
-  /** Deletes the Foundry agent definition (never done implicitly; threads are not touched). */
+  /**
+   * Deletes the Foundry agent (never done implicitly; threads are not touched): the configured
+   * `agentId`, or every Foundry agent made from a definition of this name (found on the service,
+   * so a process that never ran the agent deletes it too).
+   */
   async deleteAgent(options: { signal?: AbortSignal } = {}): Promise<void> {
-    const id = this.#agentId ?? (this.#bound ? (await this.#bound).id : undefined);
-    if (id === undefined) return;
     try {
-      await this.client.deleteAgent(id, { abortSignal: options.signal });
+      const ids = new Set<string>();
+      if (this.#agentId !== undefined) ids.add(this.#agentId);
+      else {
+        if (this.#bound) ids.add((await this.#bound).id);
+        if (this.#definition?.name !== undefined) {
+          for (const agent of await this.#agentsOfDefinition(this.#definition.name, undefined, options.signal)) ids.add(agent.id);
+        }
+      }
+      for (const id of ids) {
+        await this.client.deleteAgent(id, { abortSignal: options.signal });
+        this.#boundById.delete(id);
+      }
       this.#bound = undefined;
     } catch (error) {
       throw toSkeinError(this.providerId, error, options.signal);
@@ -325,19 +343,25 @@ export class AzureAIAgentsChatClient implements ChatClient {
     return run;
   }
 
-  /** The bound Foundry agent: by id (per call or configured), or created once from the definition. */
+  /**
+   * The bound Foundry agent, in this order: the per-call `additionalProperties.agentId`; the agent
+   * a resumed thread was made with (its continuation; if that agent was deleted, the configured
+   * one); the configured `agentId`; else the agent of the definition (see `#fromDefinition`).
+   */
   #agent(options: ChatOptions): Promise<BoundAgent> {
     const perCall = options.additionalProperties?.agentId;
-    const id = typeof perCall === 'string' ? perCall : this.#agentId;
-    if (id !== undefined) {
-      let bound = this.#boundById.get(id);
-      if (!bound) {
-        bound = this.client.getAgent(id, { abortSignal: options.signal }).then(boundAgent);
-        bound.catch(() => this.#boundById.delete(id));
-        this.#boundById.set(id, bound);
-      }
-      return bound;
+    if (typeof perCall === 'string') return this.#byId(perCall, options.signal);
+    const recorded = options.conversationId !== undefined ? recordedAgentId(options) : undefined;
+    if (recorded !== undefined && recorded !== this.#agentId) {
+      return this.#byId(recorded, options.signal).catch((error: unknown) =>
+        isRestError(error) && error.statusCode === 404 ? this.#configured(options) : Promise.reject(error),
+      );
     }
+    return this.#configured(options);
+  }
+
+  #configured(options: ChatOptions): Promise<BoundAgent> {
+    if (this.#agentId !== undefined) return this.#byId(this.#agentId, options.signal);
     const definition = this.#definition;
     if (!definition) {
       return Promise.reject(
@@ -345,22 +369,60 @@ export class AzureAIAgentsChatClient implements ChatClient {
       );
     }
     if (!this.#bound) {
-      const tools = [...(definition.tools ?? []), ...(options.tools ?? []).map(toFunctionTool)];
-      this.#bound = this.client
-        .createAgent(definition.model, {
-          name: definition.name,
-          description: definition.description,
-          instructions: definition.instructions ?? options.instructions,
-          tools,
-          temperature: definition.temperature,
-          topP: definition.topP,
-          metadata: definition.metadata,
-          abortSignal: options.signal,
-        })
-        .then(boundAgent);
+      this.#bound = this.#fromDefinition(definition, options).then(boundAgent);
       this.#bound.catch(() => (this.#bound = undefined));
     }
     return this.#bound;
+  }
+
+  #byId(id: string, signal: AbortSignal | undefined): Promise<BoundAgent> {
+    let bound = this.#boundById.get(id);
+    if (!bound) {
+      bound = this.client.getAgent(id, { abortSignal: signal }).then(boundAgent);
+      bound.catch(() => this.#boundById.delete(id));
+      this.#boundById.set(id, bound);
+    }
+    return bound;
+  }
+
+  /**
+   * Definitions are idempotent: the Foundry agent made from a definition carries its name and the
+   * definition's fingerprint (metadata `skein_definition`). The same definition finds that agent
+   * in every process; a changed one updates it in place; only when none exists is one created.
+   * Two processes creating at once both see the duplicates afterwards and agree on the oldest;
+   * the other deletes its own.
+   */
+  async #fromDefinition(definition: FoundryAgentDefinition, options: ChatOptions): Promise<Agent> {
+    const signal = options.signal;
+    const fields = {
+      name: definition.name,
+      description: definition.description,
+      instructions: definition.instructions ?? options.instructions,
+      tools: [...(definition.tools ?? []), ...(options.tools ?? []).map(toFunctionTool)],
+      temperature: definition.temperature,
+      topP: definition.topP,
+    };
+    const fingerprint = definitionFingerprint({ model: definition.model, ...fields, metadata: definition.metadata });
+    const metadata = { ...definition.metadata, [DEFINITION_METADATA_KEY]: fingerprint };
+    const made = await this.#agentsOfDefinition(definition.name, fingerprint, signal);
+    const same = made.filter((a) => a.metadata?.[DEFINITION_METADATA_KEY] === fingerprint);
+    if (same.length > 0) return oldest(same);
+    if (made.length > 0) return this.client.updateAgent(oldest(made).id, { model: definition.model, ...fields, metadata, abortSignal: signal });
+    const created = await this.client.createAgent(definition.model, { ...fields, metadata, abortSignal: signal });
+    const twins = (await this.#agentsOfDefinition(definition.name, fingerprint, signal)).filter((a) => a.metadata?.[DEFINITION_METADATA_KEY] === fingerprint);
+    const keep = twins.length > 0 ? oldest(twins) : created;
+    if (keep.id !== created.id) await this.client.deleteAgent(created.id, { abortSignal: signal }).catch(() => {});
+    return keep;
+  }
+
+  /** Foundry agents made from a definition of this name (any version); unnamed: of this very definition. */
+  async #agentsOfDefinition(name: string | undefined, fingerprint: string | undefined, signal: AbortSignal | undefined): Promise<Agent[]> {
+    const all = await listAll((o) => this.client.listAgents({ limit: 100, abortSignal: signal, ...o }));
+    return all.filter((a) => {
+      const made = a.metadata?.[DEFINITION_METADATA_KEY];
+      if (made === undefined) return false;
+      return name !== undefined ? a.name === name : made === fingerprint;
+    });
   }
 
   /** Polls until the run needs tool outputs or has ended; past the timeout the run is cancelled. */
@@ -591,6 +653,17 @@ function runError(provider: string, run: ThreadRun): FoundryRunError {
       : status === 'expired' ? 'Its tool outputs came too late or it ran past its deadline; run the turn again.'
         : 'It was cancelled outside this turn; run the turn again.';
   return new FoundryRunError(provider, run.threadId, run.id, status, run.lastError?.code, `Foundry run ${run.id} on thread ${run.threadId} ended "${status}"${reason}. ${advice}`);
+}
+
+/** The oldest agent (then the smallest id): every process picks the same one of a set. */
+function oldest(agents: readonly Agent[]): Agent {
+  return [...agents].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))[0]!;
+}
+
+/** The Foundry agent id a service thread's continuation recorded (ChatAgent passes it back). */
+function recordedAgentId(options: ChatOptions): string | undefined {
+  const continuation = options.additionalProperties?.continuation as { agentId?: unknown } | undefined;
+  return typeof continuation?.agentId === 'string' ? continuation.agentId : undefined;
 }
 
 function boundAgent(agent: Agent): BoundAgent {

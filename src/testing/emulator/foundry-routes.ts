@@ -247,6 +247,9 @@ function updateAgent(request: RouteRequest, reply: RouteReply, _context: RouteCo
   if (typeof body.description === 'string') agent.description = body.description;
   if (typeof body.instructions === 'string') agent.instructions = body.instructions;
   if (body.tools !== undefined && body.tools !== null) agent.tools = parseTools(body.tools, 'tools');
+  if (typeof body.temperature === 'number') agent.temperature = body.temperature;
+  if (typeof body.top_p === 'number') agent.top_p = body.top_p;
+  if (body.response_format !== undefined && body.response_format !== null) agent.response_format = body.response_format;
   if (body.metadata) agent.metadata = metadataOf(body.metadata);
   reply.json(200, agent);
 }
