@@ -6,13 +6,11 @@ import type {
   AgentsClient,
   FunctionToolDefinition,
   MessageDeltaChunk,
-  MessageInputContentBlockUnion,
   RequiredFunctionToolCall,
   RunsCreateRunOptionalParams,
   RunStepDeltaChunk,
   RunStepDeltaToolCallObject,
   SubmitToolOutputsAction,
-  ThreadMessageOptions,
   ThreadRun,
   ToolDefinitionUnion,
   ToolOutput,
@@ -39,6 +37,7 @@ import {
   type UsageDetails,
   functionResultText,
 } from 'skein';
+import { foundryMessageDrafts, foundryMessages } from './foundry-message-content.js';
 import { FoundryRunError, FoundryRunTimeoutError, listAll, reportCredentialFailures, toSkeinError } from './azure-ai-agents-errors.js';
 
 export const AZURE_AI_AGENTS_CLIENT_ID = 'azure-ai-agents';
@@ -287,8 +286,10 @@ export class AzureAIAgentsChatClient implements ChatClient {
   /** Thread, agent and the run's overrides; on a new turn also the active-run check and the new messages. */
   async #prepare(messages: readonly ChatMessage[], options: ChatOptions): Promise<RunStart> {
     const signal = options.signal;
-    const agent = await this.#agent(options);
     const results = functionResults(messages);
+    // Checked before any request: content Foundry cannot carry fails the turn with nothing sent.
+    const drafts = results.length > 0 ? [] : foundryMessageDrafts(messages);
+    const agent = await this.#agent(options);
     if (results.length > 0) {
       const threadId = options.conversationId;
       if (threadId === undefined) {
@@ -298,22 +299,12 @@ export class AzureAIAgentsChatClient implements ChatClient {
       this.#forgetPendingRun(pending.id);
       return { threadId, agent, pendingRunId: pending.id, outputs: results.map(toToolOutput), runOptions: {} };
     }
-    const threadId = options.conversationId ?? (await this.client.threads.create({ abortSignal: signal })).id;
-    if (options.conversationId !== undefined) await this.#settleActiveRun(threadId, signal);
-    const systemText: string[] = [];
     // The turn's messages go with the run (additionalMessages), not posted first: a run that
     // fails to be created leaves nothing of the turn on the thread.
-    const additionalMessages: ThreadMessageOptions[] = [];
-    for (const message of messages) {
-      if (message.role === 'system') {
-        systemText.push(textOf(message.contents));
-        continue;
-      }
-      if (message.role !== 'user' && message.role !== 'assistant') continue;
-      const content = inputContent(message.contents);
-      if (content.length === 0) continue;
-      additionalMessages.push({ role: message.role, content });
-    }
+    const additionalMessages = foundryMessages(drafts, agent.tools);
+    const threadId = options.conversationId ?? (await this.client.threads.create({ abortSignal: signal })).id;
+    if (options.conversationId !== undefined) await this.#settleActiveRun(threadId, signal);
+    const systemText = messages.filter((m) => m.role === 'system').map((m) => textOf(m.contents));
     const runOptions = this.#runOptions(agent, options, systemText);
     if (additionalMessages.length > 0) runOptions.additionalMessages = additionalMessages;
     const tag = randomUUID();
@@ -700,19 +691,6 @@ function textOf(contents: readonly AIContent[]): string {
   let text = '';
   for (const c of contents) if (c.kind === 'text') text += c.text;
   return text;
-}
-
-function inputContent(contents: readonly AIContent[]): string | MessageInputContentBlockUnion[] {
-  if (contents.every((c) => c.kind === 'text' || c.kind === 'function-call' || c.kind === 'usage')) return textOf(contents);
-  const blocks: MessageInputContentBlockUnion[] = [];
-  for (const c of contents) {
-    if (c.kind === 'text') blocks.push({ type: 'text', text: c.text } as MessageInputContentBlockUnion);
-    else if (c.kind === 'uri') blocks.push({ type: 'image_url', imageUrl: { url: c.uri } } as MessageInputContentBlockUnion);
-    else if (c.kind === 'data' && c.mediaType.startsWith('image/')) {
-      blocks.push({ type: 'image_url', imageUrl: { url: `data:${c.mediaType};base64,${c.data}` } } as MessageInputContentBlockUnion);
-    }
-  }
-  return blocks;
 }
 
 function outputContents(content: readonly { type: string }[]): AIContent[] {

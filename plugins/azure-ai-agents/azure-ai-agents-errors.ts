@@ -30,6 +30,24 @@ export class FoundryRunError extends ServiceError {
   }
 }
 
+/**
+ * A message holds content Foundry cannot carry (a PDF's bytes inline, a file by URL, an image
+ * type its models do not read...). Thrown before any request, so nothing of the turn was sent.
+ */
+export class FoundryInputError extends SkeinError {
+  readonly messageIndex: number | undefined;
+  readonly contentIndex: number | undefined;
+  readonly kind: string;
+  readonly mediaType: string | undefined;
+  constructor(message: string, where: { messageIndex?: number; contentIndex?: number; kind: string; mediaType?: string }) {
+    super(message);
+    this.messageIndex = where.messageIndex;
+    this.contentIndex = where.contentIndex;
+    this.kind = where.kind;
+    this.mediaType = where.mediaType;
+  }
+}
+
 /** The run was still going after `runTimeoutMs`; Skein asked Foundry to cancel it. */
 export class FoundryRunTimeoutError extends FoundryRunError {}
 
