@@ -5,6 +5,7 @@ import { lastValueFrom } from 'rxjs';
 import type { ChatMessage } from 'skein';
 import { A2AAgent, A2AInputError, agentMessage, textPart } from 'skein/a2a';
 import { startSdkServer } from './remote-fixtures.js';
+import { rejection } from '../support/async-expectations.js';
 
 /** A remote agent on the SDK's own server that keeps the parts of every message it receives. */
 class RecordingExecutor implements AgentExecutor {
@@ -97,12 +98,3 @@ describe('A2A input: every content kind reaches the remote agent as an A2A part 
     expect(executor.received).to.have.length(0);
   });
 });
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  expect.fail('expected a rejection');
-}

@@ -2,12 +2,8 @@ import type { AgentsClient, ThreadRun } from '@azure/ai-agents';
 import { expect } from 'chai';
 import { AbortError } from 'skein';
 import { AzureAIAgent, createEmulatorAgentsClient, RUN_TAG_METADATA_KEY } from 'skein/azure-ai-agents';
-import { Emulator } from 'skein/testing';
-
-/** Polls `check` (no timed assertion: it only waits for the emulator to reach a state). */
-async function until(check: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 2));
-}
+import { Emulator, type Fault } from 'skein/testing';
+import { until } from '../support/async-expectations.js';
 
 describe('Foundry: an abort while the run is being created cancels that run (real @azure/ai-agents client)', () => {
   let emulator: Emulator;
@@ -26,6 +22,16 @@ describe('Foundry: an abort while the run is being created cancels that run (rea
     return run.status;
   };
 
+  /** An agent and a thread with one finished turn; `fault` applies to the next run's creation. */
+  const threadWithFault = async (fault: Fault) => {
+    const agent = new AzureAIAgent({ client, model: 'gpt-4o', pollIntervalMs: 1 });
+    const thread = agent.getNewThread();
+    await agent.run('My name is Ada.', { thread });
+    const threadId = thread.serviceThreadId!;
+    emulator.injectFault({ ...fault, method: 'POST', path: `/api/projects/emulated/threads/${threadId}/runs` });
+    return { agent, thread, threadId };
+  };
+
   beforeEach(async () => {
     emulator = await Emulator.start();
     client = createEmulatorAgentsClient(emulator.url, { clientOptions: { retryOptions: { maxRetries: 0 } } });
@@ -36,13 +42,9 @@ describe('Foundry: an abort while the run is being created cancels that run (rea
   });
 
   it('run(): the service created the run, its reply is slow, the caller aborts -> the run ends cancelled', async () => {
-    const agent = new AzureAIAgent({ client, model: 'gpt-4o', pollIntervalMs: 1 });
-    const thread = agent.getNewThread();
-    await agent.run('My name is Ada.', { thread });
-    const threadId = thread.serviceThreadId!;
-    const [first] = await runsOf(threadId);
     // The run is created on the emulator, then its reply is held back (a slow network).
-    emulator.injectFault({ kind: 'latency', phase: 'reply', ms: 60_000, method: 'POST', path: `/api/projects/emulated/threads/${threadId}/runs` });
+    const { agent, thread, threadId } = await threadWithFault({ kind: 'latency', phase: 'reply', ms: 60_000 });
+    const [first] = await runsOf(threadId);
 
     const controller = new AbortController();
     const pending = agent.run('Tell me a story.', { thread, signal: controller.signal });
@@ -71,19 +73,14 @@ describe('Foundry: an abort while the run is being created cancels that run (rea
   });
 
   it('runStream(): aborted before thread.run.created arrives -> the thread\'s new run ends cancelled', async () => {
-    const agent = new AzureAIAgent({ client, model: 'gpt-4o', pollIntervalMs: 1 });
-    const thread = agent.getNewThread();
-    await agent.run('My name is Ada.', { thread });
-    const threadId = thread.serviceThreadId!;
     // The stream opens (the run exists on the service) but no event comes through.
-    emulator.injectFault({ kind: 'stall-stream', afterEvents: 0, method: 'POST', path: `/api/projects/emulated/threads/${threadId}/runs` });
+    const { agent, thread, threadId } = await threadWithFault({ kind: 'stall-stream', afterEvents: 0 });
 
     const controller = new AbortController();
-    const errors: unknown[] = [];
     const updates: unknown[] = [];
     const subscription = agent.runStream('Tell me a story.', { thread, signal: controller.signal }).subscribe({
       next: (u) => updates.push(u),
-      error: (e) => errors.push(e),
+      error: () => {},
     });
     await until(async () => (await runsOf(threadId)).length === 2);
     controller.abort();
@@ -98,11 +95,7 @@ describe('Foundry: an abort while the run is being created cancels that run (rea
   });
 
   it('runStream(): unsubscribing in the same window cancels the run too', async () => {
-    const agent = new AzureAIAgent({ client, model: 'gpt-4o', pollIntervalMs: 1 });
-    const thread = agent.getNewThread();
-    await agent.run('My name is Ada.', { thread });
-    const threadId = thread.serviceThreadId!;
-    emulator.injectFault({ kind: 'stall-stream', afterEvents: 0, method: 'POST', path: `/api/projects/emulated/threads/${threadId}/runs` });
+    const { agent, thread, threadId } = await threadWithFault({ kind: 'stall-stream', afterEvents: 0 });
 
     const subscription = agent.runStream('Tell me a story.', { thread }).subscribe({ error: () => {} });
     await until(async () => (await runsOf(threadId)).length === 2);

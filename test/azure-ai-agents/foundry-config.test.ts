@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { type AIAgent, agentToken, ConfigurationError, createContainer, type AgentConfig } from 'skein';
 import { azureAIAgentsPlugin, emulatorConnection } from 'skein/azure-ai-agents';
 import { Emulator } from 'skein/testing';
+import { rejection } from '../support/async-expectations.js';
 
 describe('Foundry agent config keys are used or reported, never ignored', () => {
   let emulator: Emulator;
@@ -65,12 +66,3 @@ describe('Foundry agent config keys are used or reported, never ignored', () => 
     expect((created!.body as { tools: unknown[] }).tools).to.deep.equal([{ type: 'code_interpreter' }]);
   });
 });
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  expect.fail('expected a rejection');
-}

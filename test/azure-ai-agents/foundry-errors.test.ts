@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { AuthenticationError, ConnectionError, agentToken, createContainer, NotFoundError, type AIAgent } from 'skein';
 import { AzureAIAgent, azureAIAgentsPlugin, createEmulatorAgentsClient, emulatorConnection } from 'skein/azure-ai-agents';
 import { Emulator } from 'skein/testing';
+import { rejection } from '../support/async-expectations.js';
 
 describe('Foundry errors tell the truth (real @azure/ai-agents client against the emulator)', () => {
   let emulator: Emulator;
@@ -65,12 +66,3 @@ describe('Foundry errors tell the truth (real @azure/ai-agents client against th
     emulator = await Emulator.start();
   });
 });
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  expect.fail('expected the call to fail');
-}

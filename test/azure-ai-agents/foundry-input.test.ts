@@ -4,6 +4,7 @@ import { lastValueFrom } from 'rxjs';
 import type { ChatMessage } from 'skein';
 import { AzureAIAgent, createEmulatorAgentsClient, FoundryInputError } from 'skein/azure-ai-agents';
 import { Emulator } from 'skein/testing';
+import { rejection } from '../support/async-expectations.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex').toString('base64');
 const PDF = Buffer.from('%PDF-1.7 a contract').toString('base64');
@@ -131,12 +132,3 @@ describe('Foundry input: every content kind is sent as Foundry content or refuse
     expect(emulator.requests.filter((r) => r.path.includes('/threads'))).to.have.length(0);
   });
 });
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  expect.fail('expected a rejection');
-}
