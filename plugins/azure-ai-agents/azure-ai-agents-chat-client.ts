@@ -93,6 +93,8 @@ export const DEFINITION_METADATA_KEY = 'skein_definition';
 const ACTIVE_STATUSES = new Set(['queued', 'in_progress', 'requires_action', 'cancelling']);
 const RUNNING_STATUSES = new Set(['queued', 'in_progress', 'cancelling']);
 const DEFAULT_POLL_INTERVAL_MS = 500;
+/** The largest page the agents list serves. */
+const AGENT_PAGE = 100;
 const DEFAULT_RUN_TIMEOUT_MS = 10 * 60_000;
 
 interface BoundAgent {
@@ -406,9 +408,23 @@ export class AzureAIAgentsChatClient implements ChatClient {
     return keep;
   }
 
+  /**
+   * Every agent of the project. The SDK's pager stops after the first page (it follows a
+   * `nextLink` the service never sends, not `has_more`), so pages are walked with `after`.
+   */
+  async #allAgents(signal: AbortSignal | undefined): Promise<Agent[]> {
+    const agents: Agent[] = [];
+    for (let after: string | undefined; ; ) {
+      const page = await listAll((o) => this.client.listAgents({ limit: AGENT_PAGE, order: 'asc', after, abortSignal: signal, ...o }));
+      agents.push(...page);
+      if (page.length < AGENT_PAGE) return agents;
+      after = page[page.length - 1]!.id;
+    }
+  }
+
   /** Foundry agents made from a definition of this name (any version); unnamed: of this very definition. */
   async #agentsOfDefinition(name: string | undefined, fingerprint: string | undefined, signal: AbortSignal | undefined): Promise<Agent[]> {
-    const all = await listAll((o) => this.client.listAgents({ limit: 100, abortSignal: signal, ...o }));
+    const all = await this.#allAgents(signal);
     return all.filter((a) => {
       const made = a.metadata?.[DEFINITION_METADATA_KEY];
       if (made === undefined) return false;

@@ -119,4 +119,14 @@ describe('Foundry agent definitions are idempotent (real @azure/ai-agents client
     await (await containerAgent()).deleteAgentDefinition();
     expect(await agentsOnService()).to.have.length(0);
   });
+
+  it('finds its agent among more agents than one list page holds', async () => {
+    for (let i = 0; i < 120; i++) await client.createAgent('gpt-4o', { name: `other-${i}` });
+    await (await containerAgent()).run('hi');
+    const again = await containerAgent();
+    await again.run('hi again');
+    expect(emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/assistants'))).to.have.length(121);
+    const pages = emulator.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/assistants'));
+    expect(pages.at(-1)!.query.after).to.be.a('string');
+  });
 });
