@@ -49,6 +49,7 @@ details.tool-call pre { margin: 4px 0; white-space: pre-wrap; word-break: break-
 .turn-note { font-size: 12px; color: #92400e; margin: 2px 0 10px; }
 #error { background: #fdecec; border: 1px solid #f5b5b5; color: #7f1d1d; border-radius: 6px; padding: 8px 12px; margin: 6px 0; white-space: pre-wrap; }
 #error-close { float: right; border: none; background: transparent; color: inherit; }
+#load-note { background: #eef4fb; border: 1px solid #b9cfe8; color: #1e3a5f; border-radius: 6px; padding: 8px 12px; margin: 6px 0; }
 #composer { display: flex; gap: 8px; align-items: flex-end; }
 #composer textarea { flex: 1; resize: vertical; border: 1px solid #b7c0cc; border-radius: 6px; padding: 8px; }
 #composer .actions { display: flex; flex-direction: column; gap: 6px; }
