@@ -49,7 +49,8 @@ describe('Dev UI in headless Chromium', function () {
   });
 
   async function open(): Promise<void> {
-    await page.goto(fx.devui.url);
+    // As a user does: the address the Dev UI printed, with its access token.
+    await page.goto(fx.devui.pageUrl);
     await page.waitForSelector('body[data-ready="true"]');
   }
 

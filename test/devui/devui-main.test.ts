@@ -46,10 +46,15 @@ describe('Dev UI entry point (what `npm run devui` runs)', () => {
     delete env.OPENAI_BASE_URL;
     const out = await start(['--config', SAMPLE_CONFIG, '--port', '0', '--threads-dir', threadsDir], env);
     expect(out).to.contain('No OPENAI_API_KEY: using the local emulator at http://127.0.0.1:');
-    const url = /Skein Dev UI: (http:\/\/\S+)/.exec(out)![1]!;
-    const agents = (await (await fetch(`${url}/api/agents`)).json()) as { agents: { name: string }[] };
+    const printed = new URL(/Skein Dev UI: (http:\/\/\S+)/.exec(out)![1]!);
+    expect(printed.searchParams.get('token')).to.match(/^[A-Za-z0-9_-]{32}$/);
+    const url = printed.origin;
+    expect((await fetch(`${url}/api/agents`)).status).to.equal(401);
+    // What a script does with the printed address: send its token as a bearer token.
+    const auth = { authorization: `Bearer ${printed.searchParams.get('token')}` };
+    const agents = (await (await fetch(`${url}/api/agents`, { headers: auth })).json()) as { agents: { name: string }[] };
     expect(agents.agents.map((a) => a.name)).to.deep.equal(['assistant', 'responses']);
-    const response = await fetch(`${url}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent: 'assistant', text: 'My name is Zoe' }) });
+    const response = await fetch(`${url}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ agent: 'assistant', text: 'My name is Zoe' }) });
     const events = await readSse(response);
     expect(events.at(-1)!.event).to.equal('done');
   });
@@ -59,8 +64,12 @@ describe('Dev UI entry point (what `npm run devui` runs)', () => {
     delete env.OPENAI_API_KEY;
     delete env.OPENAI_BASE_URL;
     const out = await start(['devui', '--config', SAMPLE_CONFIG, '--port', '0', '--threads-dir', threadsDir], env, CLI);
-    const url = /Skein Dev UI: (http:\/\/\S+)/.exec(out)![1]!;
-    const agents = (await (await fetch(`${url}/api/agents`)).json()) as { agents: { name: string }[] };
+    const printed = new URL(/Skein Dev UI: (http:\/\/\S+)/.exec(out)![1]!);
+    // What the page does with the printed address: trade the token for the session cookie.
+    const session = await fetch(`${printed.origin}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: printed.searchParams.get('token') }) });
+    const cookie = session.headers.get('set-cookie')!;
+    expect(cookie).to.match(/^skein-token-\d+=[A-Za-z0-9_-]+; HttpOnly; SameSite=Strict; Path=\/$/);
+    const agents = (await (await fetch(`${printed.origin}/api/agents`, { headers: { cookie: cookie.split(';')[0]! } })).json()) as { agents: { name: string }[] };
     expect(agents.agents.map((a) => a.name)).to.deep.equal(['assistant', 'responses']);
   });
 
