@@ -7,6 +7,7 @@ body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
 .topbar .muted { color: #c8d0da; }
 select, textarea, button, .button { font: inherit; }
 button, .button { border: 1px solid #b7c0cc; background: #fff; color: #1d232b; border-radius: 6px; padding: 4px 10px; cursor: pointer; text-decoration: none; display: inline-block; }
+[hidden] { display: none !important; } /* the hidden attribute wins over the display of buttons and .button links */
 button:disabled { opacity: .5; cursor: default; }
 #send { background: #2563eb; border-color: #2563eb; color: #fff; }
 #stop:not(:disabled) { background: #dc2626; border-color: #dc2626; color: #fff; }
