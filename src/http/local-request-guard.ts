@@ -101,7 +101,8 @@ export class LocalRequestGuard {
   /** The refusal for a request, or undefined when it may go on to the routes. */
   check(req: IncomingMessage): RequestRefusedError | undefined {
     const host = req.headers.host;
-    if (host === undefined || !this.isAllowedHost(host, 'http:')) {
+    // Without a port, Host names a default one: 80, or 443 when a TLS proxy forwards it.
+    if (host === undefined || !this.isAllowedHost(host, [80, 443])) {
       return new RequestRefusedError(
         403,
         'host',
@@ -144,12 +145,12 @@ export class LocalRequestGuard {
     };
   }
 
-  /** Whether `host` (a Host header value, or an Origin's host) names this server. */
-  isAllowedHost(host: string, scheme: string): boolean {
+  /** Whether `host` (a Host header value, or an Origin's host) names this server; a missing port is one of `defaultPorts`. */
+  isAllowedHost(host: string, defaultPorts: readonly number[] = [80]): boolean {
     const parsed = splitHostPort(host.toLowerCase());
     if (!parsed) return false;
-    const port = parsed.port ?? (scheme === 'https:' ? 443 : 80);
-    return (port === this.#port && this.#names.has(parsed.name)) || this.#hostPorts.has(`${parsed.name}:${port}`);
+    const { name } = parsed;
+    return (parsed.port === undefined ? defaultPorts : [parsed.port]).some((port) => (port === this.#port && this.#names.has(name)) || this.#hostPorts.has(`${name}:${port}`));
   }
 
   #isAllowedOrigin(origin: string): boolean {
@@ -160,7 +161,7 @@ export class LocalRequestGuard {
       return false; // `null` (sandboxed pages, file:, some redirects) and garbage
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
-    return url.hostname !== '' && this.isAllowedHost(`${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`, url.protocol);
+    return url.hostname !== '' && this.isAllowedHost(`${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`);
   }
 
   #needsContentType(req: IncomingMessage): boolean {
