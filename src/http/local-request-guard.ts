@@ -36,9 +36,12 @@ export interface LocalRequestGuardOptions {
   bodyTypes?: readonly string[];
   /**
    * `always` (default): every request but GET/HEAD must say `content-type: <a body type>`, body or
-   * not. `with-body`: only requests that carry a body (for SDKs that omit the header on empty POSTs).
+   * not. `browser-bodies`: only requests that carry a body and come from a browser (an `Origin`
+   * header: the Fetch standard has browsers send it on every request that is not GET/HEAD, forms
+   * included), so scripts and SDKs that POST JSON without the header keep working (Node's fetch
+   * sends text/plain and even Sec-Fetch-Mode), while no page can send a text/plain or form body.
    */
-  contentTypeRule?: 'always' | 'with-body';
+  contentTypeRule?: 'always' | 'browser-bodies';
 }
 
 /**
@@ -77,7 +80,7 @@ export class LocalRequestGuard {
   readonly #hostPorts: Set<string>;
   readonly #hint: string;
   readonly #bodyTypes: readonly string[];
-  readonly #rule: 'always' | 'with-body';
+  readonly #rule: 'always' | 'browser-bodies';
 
   constructor(options: LocalRequestGuardOptions) {
     this.#port = options.port;
@@ -166,8 +169,10 @@ export class LocalRequestGuard {
 
   #needsContentType(req: IncomingMessage): boolean {
     if (this.#rule === 'always') return true;
+    const fromBrowser = req.headers.origin !== undefined;
     const length = req.headers['content-length'];
-    return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+    const hasBody = req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+    return fromBrowser && hasBody;
   }
 }
 

@@ -72,20 +72,25 @@ describe('Emulator: requests no web page can make (host allowlist, origin, prefl
     expect((await client.files.list()).data).to.deep.equal([]);
   });
 
-  it('text/plain and url-encoded form bodies get 415 even without an Origin; JSON from an allowed origin is served', async () => {
+  it('a browser\'s text/plain or url-encoded form body gets 415 even from an allowed origin; JSON from it is served', async () => {
     const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
     for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
-      const reply = await send('/v1/chat/completions', { host, 'content-type': type }, body);
-      expect(reply.status, type).to.equal(415);
-      expect(envelope(reply).message).to.equal(`POST requests must send content-type: application/json or multipart/form-data; got ${type}.`);
+      for (const browser of [{ origin: emulator.url }, { origin: `http://localhost:${host.split(':')[1]}` }]) {
+        const reply = await send('/v1/chat/completions', { host, ...browser, 'content-type': type }, body);
+        expect(reply.status, type).to.equal(415);
+        expect(envelope(reply).message).to.equal(`POST requests must send content-type: application/json or multipart/form-data; got ${type}.`);
+      }
     }
     expect(emulator.requests).to.deep.equal([]);
+    // A script (no Origin) that POSTs JSON with fetch's default text/plain is served, as before.
+    const script = await send('/v1/chat/completions', { host, 'content-type': 'text/plain;charset=UTF-8' }, body);
+    expect(script.status).to.equal(200);
     for (const origin of [emulator.url, `http://localhost:${host.split(':')[1]}`]) {
       const reply = await send('/v1/chat/completions', { host, origin, 'content-type': 'application/json' }, body);
       expect(reply.status, origin).to.equal(200);
       expect(JSON.parse(reply.text).choices[0].message.content).to.contain('You said: "hi"');
     }
-    expect(emulator.requestsTo('/v1/chat/completions')).to.have.length(2);
+    expect(emulator.requestsTo('/v1/chat/completions')).to.have.length(3);
   });
 
   it('answers no CORS preflight and never sends an Access-Control header', async () => {

@@ -35,15 +35,19 @@ describe('LocalRequestGuard and AccessToken (the checks every local server share
     }
   });
 
-  it('content types: media type without parameters; with-body leaves empty POSTs alone', () => {
+  it('content types: media type without parameters; browser-bodies checks only bodies a browser sends', () => {
     const always = new LocalRequestGuard({ port: 1 });
     expect(always.check(request({ host: 'localhost:1', 'content-type': 'Application/JSON; charset=utf-8' }, 'POST'))).to.equal(undefined);
     expect(always.check(request({ host: 'localhost:1' }, 'DELETE'))?.status).to.equal(415);
-    const withBody = new LocalRequestGuard({ port: 1, contentTypeRule: 'with-body' });
-    expect(withBody.check(request({ host: 'localhost:1' }, 'POST'))).to.equal(undefined);
-    expect(withBody.check(request({ host: 'localhost:1', 'content-length': '0' }, 'POST'))).to.equal(undefined);
-    expect(withBody.check(request({ host: 'localhost:1', 'content-length': '2', 'content-type': 'text/plain' }, 'POST'))?.status).to.equal(415);
-    expect(withBody.check(request({ host: 'localhost:1', 'transfer-encoding': 'chunked' }, 'POST'))?.status).to.equal(415);
+    const browsers = new LocalRequestGuard({ port: 1, contentTypeRule: 'browser-bodies' });
+    const host = 'localhost:1';
+    expect(browsers.check(request({ host, 'content-length': '2', 'content-type': 'text/plain' }, 'POST'))).to.equal(undefined); // a script
+    expect(browsers.check(request({ host, origin: 'http://localhost:1' }, 'POST'))).to.equal(undefined); // no body
+    expect(browsers.check(request({ host, origin: 'http://localhost:1', 'content-length': '0' }, 'POST'))).to.equal(undefined);
+    expect(browsers.check(request({ host, origin: 'http://localhost:1', 'content-length': '2', 'content-type': 'text/plain' }, 'POST'))?.status).to.equal(415);
+    expect(browsers.check(request({ host, origin: 'http://localhost:1', 'transfer-encoding': 'chunked' }, 'POST'))?.status).to.equal(415);
+    // Node's fetch sends Sec-Fetch-Mode too: not a browser signal.
+    expect(browsers.check(request({ host, 'sec-fetch-mode': 'cors', 'content-length': '2', 'content-type': 'text/plain' }, 'POST'))).to.equal(undefined);
   });
 
   it('AccessToken: bearer or its own cookie, compared whole; the cookie name carries the port', () => {

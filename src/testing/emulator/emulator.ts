@@ -69,13 +69,14 @@ export class Emulator implements RouteRegistry {
   ) {
     const { port } = server.address() as AddressInfo;
     this.url = `http://127.0.0.1:${port}`;
-    // The SDKs send JSON, multipart for uploads, and no content-type on empty POSTs (cancel, delete).
+    // Scripts and SDKs may POST JSON without a content-type (as the real services take it); a
+    // browser page may send only JSON or an upload, and only from an allowed origin.
     this.guard = new LocalRequestGuard({
       port,
       allowedHosts: options.allowedHosts,
       allowedHostHint: '--allowed-host (the allowedHosts option)',
       bodyTypes: ['application/json', 'multipart/form-data'],
-      contentTypeRule: 'with-body',
+      contentTypeRule: 'browser-bodies',
     });
     this.openaiBaseURL = `${this.url}/v1`;
     registerChatCompletionsRoutes(this);
