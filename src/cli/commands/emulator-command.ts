@@ -11,19 +11,20 @@ Starts the offline service emulator: a loopback HTTP server speaking the OpenAI 
 Completions, Responses, Conversations, Assistants) and Foundry Agents wire formats with a small
 deterministic model. Prints OPENAI_BASE_URL=... and runs until Ctrl-C.
 
+It listens on 127.0.0.1 and answers only Host 127.0.0.1, localhost or [::1] with its port; any
+other Host, a browser Origin of another site, and CORS preflights get 403, so no web page can
+drive it (DNS rebinding included).
+
 Point a config at it:
   plugins:
     openai: { apiKey: test, baseURL: <the printed URL> }
 
 Options:
-  --port <n>        port to listen on (default: $PORT or 4010; 0 picks a free one)
-  --api-key <key>   require "Authorization: Bearer <key>" on every request
-  --allowed-host <host>
-                    also answer this Host (name or name:port); repeatable, and
-                    SKEIN_ALLOWED_HOSTS=a,b adds more. It listens on 127.0.0.1 only and
-                    answers only Host 127.0.0.1, localhost or [::1] with its port: any other
-                    Host or browser Origin gets 403, CORS preflights too
-  -h, --help        show this help`;
+  --port <n>             port to listen on (default: $PORT or 4010; 0 picks a free one)
+  --api-key <key>        require "Authorization: Bearer <key>" on every request
+  --allowed-host <host>  also answer this Host (name, or name:port); repeatable, and
+                         SKEIN_ALLOWED_HOSTS=a,b adds more
+  -h, --help             show this help`;
 
 export const emulatorCommand: CliCommand = {
   name: 'emulator',
