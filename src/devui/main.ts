@@ -2,7 +2,7 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { parsePort } from '../testing/emulator/cli.js';
-import { serveDevUI } from './serve-dev-ui.js';
+import { DEVUI_ARGS, serveDevUIUntilStopped } from './serve-dev-ui.js';
 
 const USAGE =
   'Usage: node dist/src/devui/main.js --config <file> [--port N] [--host 127.0.0.1 [--expose]] [--allowed-host HOST]... [--no-token] [--threads-dir DIR] [--no-emulator]';
@@ -12,49 +12,14 @@ const USAGE =
  * starts the local emulator and points `${OPENAI_BASE_URL}` at it, so the samples run offline.
  */
 async function main(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    options: {
-      config: { type: 'string' },
-      port: { type: 'string' },
-      host: { type: 'string' },
-      expose: { type: 'boolean' },
-      'allowed-host': { type: 'string', multiple: true },
-      'no-token': { type: 'boolean' },
-      'threads-dir': { type: 'string' },
-      'no-emulator': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values } = parseArgs({ args: argv, strict: true, options: DEVUI_ARGS });
   if (values.help) {
     console.log(USAGE);
     return;
   }
   if (!values.config) throw new Error(`--config <file> is required.\n${USAGE}`);
   const port = parsePort(values.port ?? process.env.PORT ?? '4310');
-  const devui = await serveDevUI(
-    {
-      config: values.config,
-      port,
-      host: values.host,
-      expose: values.expose,
-      allowedHosts: values['allowed-host'],
-      token: !values['no-token'],
-      threadsDir: values['threads-dir'],
-      emulator: !values['no-emulator'],
-    },
-    (line) => console.log(line),
-    (line) => console.warn(line),
-  );
-  const shutdown = () => {
-    devui.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  await serveDevUIUntilStopped({ ...values, config: values.config }, port, console.log, console.warn);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

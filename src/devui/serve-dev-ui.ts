@@ -1,6 +1,58 @@
 import { Emulator } from '../testing/emulator/emulator.js';
 import { allowedHostsFromEnv } from '../http/allowed-hosts-env.js';
+import { exitOnSignals } from '../http/exit-on-signals.js';
 import { startDevUI } from './devui-server.js';
+
+/** The command-line options of `skein devui` and `npm run devui` (node:util parseArgs form). */
+export const DEVUI_ARGS = {
+  config: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  expose: { type: 'boolean' },
+  'allowed-host': { type: 'string', multiple: true },
+  'no-token': { type: 'boolean' },
+  'threads-dir': { type: 'string' },
+  'no-emulator': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** What parseArgs gives for DEVUI_ARGS. */
+export interface DevUIArgs {
+  config?: string;
+  host?: string;
+  expose?: boolean;
+  'allowed-host'?: string[];
+  'no-token'?: boolean;
+  'threads-dir'?: string;
+  'no-emulator'?: boolean;
+}
+
+/**
+ * Serves the Dev UI for a command line until SIGINT or SIGTERM, which close it and end the
+ * process. `config` and `port` were checked by the caller (each reports usage errors its way).
+ */
+export async function serveDevUIUntilStopped(
+  args: DevUIArgs & { config: string },
+  port: number,
+  print: (line: string) => void,
+  warn: (line: string) => void,
+): Promise<void> {
+  const devui = await serveDevUI(
+    {
+      config: args.config,
+      port,
+      host: args.host,
+      expose: args.expose,
+      allowedHosts: args['allowed-host'],
+      token: !args['no-token'],
+      threadsDir: args['threads-dir'],
+      emulator: !args['no-emulator'],
+    },
+    print,
+    warn,
+  );
+  exitOnSignals(() => devui.close());
+}
 
 export interface ServeDevUIOptions {
   config: string;

@@ -309,10 +309,11 @@ describe('Dev UI server API (no browser)', () => {
     expect(unconfirmed.body.error.message).to.contain('confirm');
     expect(fx.emulator.requests.filter((r) => r.method === 'DELETE')).to.have.length(0);
 
+    const current = (await thread(first.id)).body.thread; // the service thread id moves with each Responses turn
     const confirmed = await json<{ deleted: boolean; service: boolean; historyKept: boolean; deletion: string }>(`/api/threads/${first.id}?confirm=1`, { method: 'DELETE' });
     expect(confirmed.body).to.include({ deleted: true, service: true, historyKept: false });
     expect(confirmed.body.deletion).to.equal(
-      `Deletes "My name is Carol": service thread ${first.serviceThreadId} (openai-responses) is kept by the service and will be deleted there too, then removed from the Dev UI.`,
+      `Deletes "My name is Carol": service thread ${current.serviceThreadId} (openai-responses) is kept by the service and will be deleted there too, then removed from the Dev UI.`,
     );
     expect(fx.emulator.requests.filter((r) => r.method === 'DELETE').length).to.be.greaterThan(0);
     expect(await list()).to.have.length(0);

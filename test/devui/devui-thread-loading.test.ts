@@ -1,16 +1,8 @@
 import { expect } from 'chai';
+import type { ThreadSummary } from '../../src/devui/index.js';
 import { readSse, startFixture, type DevUIFixture } from './devui-fixture.js';
 
-interface Summary {
-  id: string;
-  agent: string;
-  title: string;
-  kind: string;
-  type: string;
-  storeKey?: string;
-  serviceThreadId?: string;
-  deletion: string;
-}
+type Summary = ThreadSummary;
 interface Loaded {
   thread: Summary;
   loaded: 'new' | 'existing' | 'copy';

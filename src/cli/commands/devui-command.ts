@@ -1,5 +1,5 @@
 import { parsePort } from '../../testing/emulator/cli.js';
-import { serveDevUI } from '../../devui/serve-dev-ui.js';
+import { DEVUI_ARGS, serveDevUIUntilStopped } from '../../devui/serve-dev-ui.js';
 import { UsageError } from '../cli-error.js';
 import type { CliCommand } from '../cli-command.js';
 import { writeLine, type CliIO } from '../cli-io.js';
@@ -31,20 +31,7 @@ export const devuiCommand: CliCommand = {
   summary: 'chat with configured agents and inspect threads in a browser',
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values } = parseCommandArgs('devui', {
-      args,
-      options: {
-        config: { type: 'string' },
-        port: { type: 'string' },
-        host: { type: 'string' },
-        expose: { type: 'boolean' },
-        'allowed-host': { type: 'string', multiple: true },
-        'no-token': { type: 'boolean' },
-        'threads-dir': { type: 'string' },
-        'no-emulator': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
+    const { values } = parseCommandArgs('devui', { args, options: DEVUI_ARGS });
     if (values.help) {
       writeLine(io.stdout, HELP);
       return 0;
@@ -56,24 +43,13 @@ export const devuiCommand: CliCommand = {
     } catch (error) {
       throw new UsageError((error as Error).message, 'devui');
     }
-    const devui = await serveDevUI(
-      {
-        config: values.config,
-        port,
-        host: values.host,
-        expose: values.expose,
-        allowedHosts: values['allowed-host'],
-        token: !values['no-token'],
-        threadsDir: values['threads-dir'],
-        emulator: !values['no-emulator'],
-      },
+    await serveDevUIUntilStopped(
+      { ...values, config: values.config },
+      port,
       (line) => writeLine(io.stdout, line),
       (line) => writeLine(io.stderr, line),
     );
     writeLine(io.stderr, 'Dev UI running; Ctrl-C stops it.');
-    const stop = () => devui.close().finally(() => process.exit(0));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
     return new Promise<number>(() => {});
   },
 };

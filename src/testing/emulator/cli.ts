@@ -3,6 +3,7 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { allowedHostsFromEnv } from '../../http/allowed-hosts-env.js';
+import { exitOnSignals } from '../../http/exit-on-signals.js';
 import { Emulator } from './emulator.js';
 
 export interface EmulatorCliOptions {
@@ -21,15 +22,7 @@ export async function serveEmulator(options: EmulatorCliOptions, print: (line: s
   const allowedHosts = [...(options.allowedHosts ?? []), ...allowedHostsFromEnv(options.env)];
   const emulator = await Emulator.start({ port: options.port, allowedHosts, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
   print(`OPENAI_BASE_URL=${emulator.openaiBaseURL}`);
-
-  const shutdown = () => {
-    emulator.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  exitOnSignals(() => emulator.stop());
   return emulator;
 }
 
