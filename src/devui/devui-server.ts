@@ -721,8 +721,11 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   sendText(res, status, 'application/json; charset=utf-8', JSON.stringify(body));
 }
 
+/** No other site may frame the page (clickjacking), and the token in its address never leaves in a Referer. */
+const PAGE_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'", 'referrer-policy': 'no-referrer' };
+
 function sendText(res: ServerResponse, status: number, contentType: string, text: string): void {
-  res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  res.writeHead(status, { 'content-type': contentType, ...PAGE_HEADERS });
   res.end(text);
 }
 

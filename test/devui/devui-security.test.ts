@@ -92,6 +92,10 @@ describe('Dev UI: requests no other site can make (DNS rebinding, CSRF, tokens)'
     expectUntouched(1);
     const page = await fetch(`${fx.devui.url}/`);
     expect(page.status).to.equal(200);
+    // No other site may frame it, and the token in its address is never sent on as a Referer.
+    expect(page.headers.get('x-frame-options')).to.equal('DENY');
+    expect(page.headers.get('content-security-policy')).to.equal("frame-ancestors 'none'");
+    expect(page.headers.get('referrer-policy')).to.equal('no-referrer');
     expect(await page.text()).to.not.contain('plum');
   });
 
