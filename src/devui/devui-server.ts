@@ -147,7 +147,9 @@ const CLIENT_SCRIPT = new URL('./page/devui-client.js', import.meta.url);
 export async function startDevUI(options: DevUIOptions): Promise<DevUI> {
   const bindHost = options.host ?? '127.0.0.1';
   assertBindable(bindHost, options.expose === true, 'The Dev UI', '--expose (expose: true)');
-  if (typeof options.token === 'string') new AccessToken(0, options.token); // checks its length before anything starts
+  if (typeof options.token === 'string' && options.token.length < AccessToken.MIN_LENGTH) {
+    throw new ConfigurationError(`token: expected at least ${AccessToken.MIN_LENGTH} characters, found ${options.token.length}. Leave it out for a random one.`);
+  }
   const { container, agents } = await loadAgents(options.config, options.env);
   const threads = new ThreadIndex(path.resolve(options.threadsDir ?? path.join(process.cwd(), '.skein', 'devui-threads')));
   const server = createServer();

@@ -9,12 +9,14 @@ import { RequestRefusedError } from './local-request-guard.js';
  * on another site can neither read the token nor make the browser send the cookie.
  */
 export class AccessToken {
+  /** Shorter tokens are refused: a token stands between any local program and your agents. */
+  static readonly MIN_LENGTH = 16;
   readonly value: string;
   /** Cookies ignore ports: the name carries the port so two servers on one host keep their own. */
   readonly cookieName: string;
 
   constructor(port: number, value: string = randomBytes(24).toString('base64url')) {
-    if (value.length < 16) throw new RangeError('An access token needs at least 16 characters.');
+    if (value.length < AccessToken.MIN_LENGTH) throw new RangeError(`An access token needs at least ${AccessToken.MIN_LENGTH} characters.`);
     this.value = value;
     this.cookieName = `skein-token-${port}`;
   }

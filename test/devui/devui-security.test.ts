@@ -192,7 +192,20 @@ describe('Dev UI: requests no other site can make (DNS rebinding, CSRF, tokens)'
     expect((await get(`other.local:${port}`)).status).to.equal(403);
   });
 
-  it('a bad --allowed-host entry is a ConfigurationError before anything listens', async () => {
+  it('a token given in code is used (and a short one refused); the printed address carries it', async () => {
+    await fx.close();
+    const short = await startFixture({ token: 'short' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(short).to.be.instanceOf(ConfigurationError);
+    expect((short as Error).message).to.contain('token: expected at least 16 characters, found 5');
+    fx = await startFixture({ token: 'a-fixed-token-for-scripts' });
+    expect(fx.devui.pageUrl).to.equal(`${fx.devui.url}/?token=a-fixed-token-for-scripts`);
+    expect((await fetch(`${fx.devui.url}/api/agents`, { headers: { authorization: 'Bearer a-fixed-token-for-scripts' } })).status).to.equal(200);
+  });
+
+  it('a bad --allowed-host entry is a ConfigurationError that shows the entry', async () => {
     const error = await startFixture({ allowedHosts: ['http://devbox.local/'] }).then(
       () => undefined,
       (e: unknown) => e,
