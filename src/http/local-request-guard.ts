@@ -69,8 +69,13 @@ export interface LocalRequestGuardOptions {
  * });
  * ```
  *
- * On express (the A2A server), `app.use(guard.middleware())` before the routes; add an
- * `AccessToken` check (bearer) where the server needs authentication too.
+ * On express (the A2A server in `plugins/a2a`, which imports it from `skein`): after `listen`
+ * knows the port, `app.use(guard.middleware())` before the agent card and JSON-RPC routes
+ * (JSON-RPC bodies are `application/json`, so the default body rule fits). Where a server needs
+ * authentication too, check an `AccessToken` (bearer or cookie) right after the guard, as the Dev
+ * UI does; a server with its own scheme (A2A security schemes) keeps it and still runs the guard
+ * first. An MCP Streamable HTTP server does the same (the MCP spec asks servers to validate
+ * `Origin` against DNS rebinding).
  */
 export class LocalRequestGuard {
   readonly #port: number;
