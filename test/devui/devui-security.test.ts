@@ -5,6 +5,13 @@ import { ConfigurationError } from '../../src/errors/skein-error.js';
 import { corsHeaders, rawRequest as raw, type RawReply } from '../http/raw-request.js';
 import { readSse, startFixture, type DevUIFixture } from './devui-fixture.js';
 
+/** The error a promise rejects with (undefined when it resolves). */
+const failureOf = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
 const errorOf = (reply: RawReply) => (JSON.parse(reply.text) as { error: { name: string; message: string } }).error;
 
 describe('Dev UI: requests no other site can make (DNS rebinding, CSRF, tokens)', () => {
@@ -194,10 +201,7 @@ describe('Dev UI: requests no other site can make (DNS rebinding, CSRF, tokens)'
 
   it('a token given in code is used (and a short one refused); the printed address carries it', async () => {
     await fx.close();
-    const short = await startFixture({ token: 'short' }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const short = await failureOf(startFixture({ token: 'short' }));
     expect(short).to.be.instanceOf(ConfigurationError);
     expect((short as Error).message).to.contain('token: expected at least 16 characters, found 5');
     fx = await startFixture({ token: 'a-fixed-token-for-scripts' });
@@ -206,10 +210,7 @@ describe('Dev UI: requests no other site can make (DNS rebinding, CSRF, tokens)'
   });
 
   it('a bad --allowed-host entry is a ConfigurationError that shows the entry', async () => {
-    const error = await startFixture({ allowedHosts: ['http://devbox.local/'] }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const error = await failureOf(startFixture({ allowedHosts: ['http://devbox.local/'] }));
     expect(error).to.be.instanceOf(ConfigurationError);
     expect((error as Error).message).to.contain('expected a host name or host:port').and.contain('"http://devbox.local/"');
   });
@@ -232,10 +233,7 @@ describe('Dev UI: requests no other site can make (DNS rebinding, CSRF, tokens)'
 
   it('a non-loopback host needs expose: without it nothing starts; with it a warning says what is exposed', async () => {
     await fx.close();
-    const refused = await startFixture({ host: '0.0.0.0' }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const refused = await failureOf(startFixture({ host: '0.0.0.0' }));
     expect(refused).to.be.instanceOf(ConfigurationError);
     expect((refused as Error).message).to.contain('--host 0.0.0.0 would let other machines reach it').and.contain('--expose');
 
