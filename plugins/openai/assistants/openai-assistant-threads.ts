@@ -1,0 +1,107 @@
+import type OpenAI from 'openai';
+import { AgentThread, type ChatMessage, type JsonObject, toMessages } from 'skein';
+import { AssistantRunTimeoutError } from './openai-assistant-errors.js';
+import { call, OPENAI_ASSISTANTS_CLIENT_ID, pause } from './openai-assistant-calls.js';
+import { type OpenAIThreadCreationOptions, parseExecutionOptions, THREAD_STATE_KEY, toolResources } from './openai-assistant-definition.js';
+import { fromThreadMessage, toThreadMessage } from './openai-assistant-messages.js';
+
+export interface OpenAIAssistantPollingOptions {
+  /** Wait between polls when the service sends no `openai-poll-after-ms` hint. Default 500. */
+  intervalMs?: number;
+  /** The longest a run may stay queued / in progress before it is cancelled. Default 10 minutes. */
+  timeoutMs?: number;
+}
+
+/** Run statuses that end on their own (the run is still working). */
+export const WAITING = new Set(['queued', 'in_progress', 'cancelling']);
+
+/**
+ * The thread operations of an assistant agent: assistant threads on the service and the
+ * AgentThreads that name them. The agent checks usability and compatibility before calling.
+ */
+export class AssistantThreadOperations {
+  constructor(
+    private readonly client: OpenAI,
+    private readonly agentName: string | undefined,
+    private readonly polling: Required<OpenAIAssistantPollingOptions>,
+  ) {}
+
+  /** A new, unstarted thread; the assistant thread is created on its first run. */
+  newThread(): AgentThread {
+    return new AgentThread({ origin: { provider: OPENAI_ASSISTANTS_CLIENT_ID, agent: this.agentName } });
+  }
+
+  /** Creates the assistant thread now, with its own messages, metadata, tool resources and run defaults. */
+  async create(options: OpenAIThreadCreationOptions, signal: AbortSignal | undefined): Promise<AgentThread> {
+    const state: JsonObject = {};
+    if (options.executionOptions) {
+      state[THREAD_STATE_KEY] = { executionOptions: parseExecutionOptions(options.executionOptions, 'executionOptions') as JsonObject };
+    }
+    const remote = await call(
+      () =>
+        this.client.beta.threads.create(
+          {
+            messages: options.messages?.map((m) => toThreadMessage(m)),
+            metadata: options.metadata,
+            tool_resources: toolResources(options.codeInterpreterFileIds, options.vectorStoreIds),
+          },
+          { signal },
+        ),
+      signal,
+    );
+    return new AgentThread({ origin: { provider: OPENAI_ASSISTANTS_CLIENT_ID, agent: this.agentName }, serviceThreadId: remote.id, state });
+  }
+
+  /** The assistant thread id, creating the remote thread on a thread's first run. */
+  async ensure(thread: AgentThread, signal: AbortSignal | undefined): Promise<string> {
+    if (thread.serviceThreadId !== undefined) return thread.serviceThreadId;
+    const remote = await call(() => this.client.beta.threads.create({}, { signal }), signal);
+    thread.setServiceThreadId(remote.id);
+    return remote.id;
+  }
+
+  /** Deletes the assistant thread on the service (the assistant stays). */
+  async delete(thread: AgentThread): Promise<void> {
+    const id = thread.serviceThreadId;
+    if (id === undefined) return;
+    await call(() => this.client.beta.threads.delete(id));
+  }
+
+  /** Adds a message to the thread without running the assistant. */
+  async addMessage(thread: AgentThread, message: ChatMessage | string): Promise<void> {
+    const threadId = await this.ensure(thread, undefined);
+    const [m] = toMessages(message);
+    await call(() => this.client.beta.threads.messages.create(threadId, toThreadMessage(m!)));
+  }
+
+  /** Every message of the thread, all pages, oldest first. */
+  async messages(thread: AgentThread, signal: AbortSignal | undefined): Promise<ChatMessage[]> {
+    const threadId = thread.serviceThreadId;
+    if (threadId === undefined) return [];
+    return call(async () => {
+      const out: ChatMessage[] = [];
+      for await (const m of this.client.beta.threads.messages.list(threadId, { order: 'asc', limit: 100 }, { signal })) out.push(fromThreadMessage(m, this.agentName));
+      return out;
+    }, signal);
+  }
+
+  /**
+   * A thread takes one run at a time. A run still queued or in progress (another process's turn)
+   * is waited for; one stuck in requires_action has nobody to answer it, so it is cancelled.
+   */
+  async settleActiveRun(threadId: string, signal: AbortSignal): Promise<void> {
+    const runs = this.client.beta.threads.runs;
+    const page = await call(() => runs.list(threadId, { limit: 1, order: 'desc' }, { signal }), signal);
+    let run = page.data[0];
+    if (!run || !(WAITING.has(run.status) || run.status === 'requires_action')) return;
+    const deadline = Date.now() + this.polling.timeoutMs;
+    while (run.status === 'requires_action' || WAITING.has(run.status)) {
+      if (run.status === 'requires_action') run = await call(() => runs.cancel(run!.id, { thread_id: threadId }, { signal }), signal);
+      if (!WAITING.has(run.status)) break;
+      if (Date.now() >= deadline) throw new AssistantRunTimeoutError(OPENAI_ASSISTANTS_CLIENT_ID, run.id, threadId, run.status, this.polling.timeoutMs);
+      await pause(this.polling.intervalMs, signal);
+      run = await call(() => runs.retrieve(run!.id, { thread_id: threadId }, { signal }), signal);
+    }
+  }
+}
+
