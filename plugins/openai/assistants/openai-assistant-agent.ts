@@ -18,6 +18,7 @@ import {
   toMessages,
   toolMap,
   defaultSerializationRegistry,
+  definitionFingerprint,
 } from 'skein';
 import { call, OPENAI_ASSISTANTS_CLIENT_ID, ownController } from './openai-assistant-calls.js';
 import {
@@ -29,6 +30,7 @@ import {
   threadExecutionOptions,
 } from './openai-assistant-definition.js';
 import { AssistantDeletedError } from './openai-assistant-errors.js';
+import { assistantsOfDefinition, definitionKey, provisionAssistant } from './openai-assistant-provisioning.js';
 import {
   createVectorStore,
   deleteFile,
@@ -50,8 +52,14 @@ export type { OpenAIAssistantPollingOptions } from './openai-assistant-threads.j
 
 export interface OpenAIAssistantAgentOptions {
   client: OpenAI | OpenAIServiceConfiguration;
-  /** With an `id`, the agent uses that assistant; without, it creates one on first use. */
+  /**
+   * With an `id`, the agent uses that assistant. Without, on first use it finds the assistant
+   * this definition made before (in any process: by name and fingerprint in the assistant's
+   * metadata), updates it when the definition changed, and creates one only when none exists.
+   */
   definition: OpenAIAssistantDefinition;
+  /** `false`: without an id, always create a new assistant (what `create` does). Default true. */
+  reuse?: boolean;
   /** Skein tools the assistant may call; their declarations are sent on create. */
   tools?: readonly AITool[];
   /** Recorded in threads; defaults to the definition's name. */
@@ -96,6 +104,7 @@ export class OpenAIAssistantAgent extends AIAgent {
   #ensuring: Promise<OpenAIAssistantDefinition> | undefined;
   #deleted = false;
   #loaded: boolean;
+  readonly #reuse: boolean;
 
   constructor(options: OpenAIAssistantAgentOptions) {
     super();
@@ -104,6 +113,7 @@ export class OpenAIAssistantAgent extends AIAgent {
     this.client = clientFrom(options.client);
     this.#definition = { ...options.definition };
     this.#loaded = options.definitionIsRemote === true;
+    this.#reuse = options.reuse !== false;
     this.#name = options.name ?? options.definition.name;
     this.#tools = toolMap(options.tools ?? []);
     const polling = { intervalMs: options.polling?.intervalMs ?? DEFAULT_INTERVAL_MS, timeoutMs: options.polling?.timeoutMs ?? DEFAULT_TIMEOUT_MS };
@@ -133,6 +143,21 @@ export class OpenAIAssistantAgent extends AIAgent {
     client: OpenAI | OpenAIServiceConfiguration,
     definition: OpenAIAssistantDefinition,
     options: Omit<OpenAIAssistantAgentOptions, 'client' | 'definition'> = {},
+  ): Promise<OpenAIAssistantAgent> {
+    const agent = new OpenAIAssistantAgent({ ...options, client, definition: { ...definition, id: undefined }, reuse: false });
+    await agent.ensureAssistant();
+    return agent;
+  }
+
+  /**
+   * The agent of a definition, idempotently: finds the assistant this definition made (in this
+   * or any other process), updates it when the definition changed, creates it only when none
+   * exists. Run it in every process; they all share one assistant.
+   */
+  static async fromDefinition(
+    client: OpenAI | OpenAIServiceConfiguration,
+    definition: OpenAIAssistantDefinition,
+    options: Omit<OpenAIAssistantAgentOptions, 'client' | 'definition' | 'reuse'> = {},
   ): Promise<OpenAIAssistantAgent> {
     const agent = new OpenAIAssistantAgent({ ...options, client, definition: { ...definition, id: undefined } });
     await agent.ensureAssistant();
@@ -228,8 +253,10 @@ export class OpenAIAssistantAgent extends AIAgent {
         this.#loaded = true;
         return this.#definition;
       }
-      const params = assistantCreateParams(this.#definition, [...this.#tools.values()].map((t) => t.declaration));
-      const created = await this.client.beta.assistants.create(params);
+      const declarations = [...this.#tools.values()].map((t) => t.declaration);
+      const created = this.#reuse
+        ? await provisionAssistant(this.client, this.#definition, declarations)
+        : await this.client.beta.assistants.create(assistantCreateParams(this.#definition, declarations));
       this.#definition = definitionFromAssistant(created);
       this.#loaded = true;
       return this.#definition;
@@ -240,12 +267,22 @@ export class OpenAIAssistantAgent extends AIAgent {
     return this.#ensuring;
   }
 
-  /** Deletes the assistant; the agent is then terminal (every further call throws AssistantDeletedError). */
+  /**
+   * Deletes the assistant; the agent is then terminal (every further call throws
+   * AssistantDeletedError). An agent of a definition not used yet deletes the assistant(s) this
+   * definition made, found as on first use; the next process using the definition creates a new one.
+   */
   async delete(): Promise<void> {
     this.#assertUsable();
-    const id = this.#definition.id;
-    if (id) await call(() => this.client.beta.assistants.delete(id));
+    const ids = this.#definition.id ? [this.#definition.id] : this.#reuse ? await this.#definitionAssistantIds() : [];
+    for (const id of ids) await call(() => this.client.beta.assistants.delete(id));
     this.#deleted = true;
+  }
+
+  async #definitionAssistantIds(): Promise<string[]> {
+    const params = assistantCreateParams(this.#definition, [...this.#tools.values()].map((t) => t.declaration));
+    const found = await assistantsOfDefinition(this.client, definitionKey(this.#definition, definitionFingerprint(params)));
+    return found.map((a) => a.id);
   }
 
   // ---- threads
@@ -259,7 +296,7 @@ export class OpenAIAssistantAgent extends AIAgent {
   /** Creates the assistant thread now, with its own messages, metadata, tool resources and run defaults. */
   async createThread(options: OpenAIThreadCreationOptions = {}, signal?: AbortSignal): Promise<AgentThread> {
     this.#assertUsable();
-    return this.#threads.create(options, signal);
+    return this.#threads.create(options, signal, this.#definition.id);
   }
 
   async deserializeThread(serialized: unknown): Promise<AgentThread> {

@@ -29,12 +29,15 @@ import {
   type OpenAIAssistantDefinition,
   type OpenAIAssistantExecutionOptions,
   type OpenAIAssistantInvocationOptions,
+  type OpenAIAssistantResponseFormatJson,
   type OpenAIAssistantToolCallBehavior,
-  threadExecutionOptions,
+  parseResponseFormat,
+  readThreadState,
+  responseFormatParam,
 } from './openai-assistant-definition.js';
 import { AssistantRunError, AssistantRunTimeoutError } from './openai-assistant-errors.js';
 import { annotationsJson } from './openai-assistant-files.js';
-import { fromThreadMessage, messageText, toThreadMessage } from './openai-assistant-messages.js';
+import { fromThreadMessage, messageText, planThreadMessage, type PlannedThreadMessage, sendablePlan } from './openai-assistant-messages.js';
 import { type AssistantThreadOperations, type OpenAIAssistantPollingOptions, WAITING } from './openai-assistant-threads.js';
 
 export interface OpenAIAssistantRunOptions extends AgentRunOptions {
@@ -44,6 +47,14 @@ export interface OpenAIAssistantRunOptions extends AgentRunOptions {
 type Run = OpenAI.Beta.Threads.Run;
 type RunCreateParams = OpenAI.Beta.Threads.Runs.RunCreateParamsNonStreaming;
 type StreamEvent = OpenAI.Beta.AssistantStreamEvent;
+type MessageCreateParams = OpenAI.Beta.Threads.Messages.MessageCreateParams;
+
+/** A turn's input, checked before any request: thread messages to send, system text, the run's response format. */
+interface PreparedInput {
+  plan: PlannedThreadMessage[];
+  system: string[];
+  responseFormat: OpenAIAssistantResponseFormatJson | undefined;
+}
 
 /** What a run in progress knows of itself on the service, for cancelling it when aborted. */
 export interface LiveRun {
@@ -94,10 +105,12 @@ export class AssistantRunProcessor {
       throwIfAborted(signal);
       const context = { agent: host.agent, thread, messages: input, options, streaming: false };
       const { response } = await host.middleware.runAgent(context, async (messages) => {
+        const prepared = prepareInput(messages, options);
         const assistant = await host.ensureAssistant();
-        threadId = await host.threads.ensure(thread, signal);
+        threadId = await host.threads.ensure(thread, signal, assistant.id);
         await host.threads.settleActiveRun(threadId, signal);
-        const { params, tools, behavior } = this.runParams(assistant, thread, messages, options);
+        const additional = await this.upload(thread, prepared, signal);
+        const { params, tools, behavior } = this.runParams(assistant, thread, prepared, additional, options);
         const collected: ChatMessage[] = [];
         const run = await this.processRun(thread, threadId, params, tools, behavior.maxToolRounds, signal, (m) => collected.push(m));
         return new AgentRunResponse(collected, { responseId: run.id, conversationId: threadId, usage: usageOf(run), agentName: host.name });
@@ -106,7 +119,7 @@ export class AssistantRunProcessor {
     } finally {
       release();
       // A throwaway thread is unreachable after the run, so it is cleaned up here.
-      if (throwaway && threadId) await host.client.beta.threads.delete(threadId).catch(() => undefined);
+      if (throwaway && threadId) await host.threads.delete(thread).catch(() => undefined);
     }
   }
 
@@ -144,7 +157,7 @@ export class AssistantRunProcessor {
       if (throwaway && live.threadId) {
         const id = live.threadId;
         if (live.runId && signal.aborted) await this.cancelQuietly(id, live.runId);
-        await host.client.beta.threads.delete(id).catch(() => undefined);
+        await host.threads.delete(thread).catch(() => undefined);
       }
     }
   }
@@ -263,11 +276,13 @@ export class AssistantRunProcessor {
       const { messages, usage } = responseFromUpdates(updates);
       return new AgentRunResponse(messages.map((m) => this.authored(m)), { responseId: live.runId, conversationId: live.threadId, usage, agentName: host.name });
     };
+    const prepared = prepareInput(input, options);
     const assistant = await host.ensureAssistant();
-    const threadId = await host.threads.ensure(thread, signal);
+    const threadId = await host.threads.ensure(thread, signal, assistant.id);
     live.threadId = threadId;
     await host.threads.settleActiveRun(threadId, signal);
-    const { params, tools, behavior } = this.runParams(assistant, thread, input, options);
+    const additional = await this.upload(thread, prepared, signal);
+    const { params, tools, behavior } = this.runParams(assistant, thread, prepared, additional, options);
     const runs = host.client.beta.threads.runs;
     let stream: AsyncIterable<StreamEvent> = await runs.create(threadId, { ...params, stream: true }, { signal });
     let rounds = 0;
@@ -357,21 +372,28 @@ export class AssistantRunProcessor {
     }
   }
 
-  private runParams(assistant: OpenAIAssistantDefinition, thread: AgentThread, input: ChatMessage[], options: OpenAIAssistantRunOptions) {
+  /** Uploads the input's files (recorded with the thread, deleted with it) and returns the thread messages. */
+  private async upload(thread: AgentThread, prepared: PreparedInput, signal: AbortSignal): Promise<MessageCreateParams[]> {
+    const { messages, uploaded } = await sendablePlan(this.host.client, prepared.plan, signal);
+    this.host.threads.recordUploads(thread, uploaded);
+    return messages;
+  }
+
+  private runParams(assistant: OpenAIAssistantDefinition, thread: AgentThread, prepared: PreparedInput, additionalMessages: MessageCreateParams[], options: OpenAIAssistantRunOptions) {
     const invocation = options.invocationOptions ?? {};
+    const own = readThreadState(thread.state);
     // Precedence: invocation > thread > assistant.
-    const merged: OpenAIAssistantExecutionOptions = mergeExecutionOptions(assistant.executionOptions, threadExecutionOptions(thread.state), invocation);
-    const extra = [...input, ...(invocation.additionalMessages ?? [])];
-    const system = extra.filter((m) => m.role === 'system').map(messageText);
-    const additional = [merged.additionalInstructions, ...system].filter((s): s is string => !!s);
+    const merged: OpenAIAssistantExecutionOptions = mergeExecutionOptions(assistant.executionOptions, own.executionOptions, { ...invocation, responseFormat: prepared.responseFormat });
+    const additional = [merged.additionalInstructions, ...prepared.system].filter((s): s is string => !!s);
     const ownTools = this.host.tools;
     const tools = options.tools?.length ? new Map([...ownTools, ...toolMap(options.tools)]) : ownTools;
     const params: RunCreateParams = {
-      assistant_id: assistant.id!,
+      // A thread keeps running on the assistant it was made with (recorded in its state).
+      assistant_id: own.assistantId ?? assistant.id!,
       model: invocation.model,
       instructions: invocation.instructions,
       additional_instructions: additional.length ? additional.join('\n') : undefined,
-      additional_messages: extra.filter((m) => m.role !== 'system').map(toThreadMessage),
+      additional_messages: additionalMessages,
       max_prompt_tokens: merged.maxPromptTokens,
       max_completion_tokens: merged.maxCompletionTokens,
       parallel_tool_calls: merged.parallelToolCalls,
@@ -380,6 +402,7 @@ export class AssistantRunProcessor {
       top_p: merged.topP,
       metadata: invocation.metadata,
       tool_choice: toolChoice(merged.toolCallBehavior?.toolChoice),
+      response_format: responseFormatParam(merged.responseFormat as OpenAIAssistantResponseFormatJson | undefined),
     };
     // Run-scoped tools replace the assistant's tool list for this run only.
     if (options.tools?.length || invocation.enableCodeInterpreter !== undefined || invocation.enableFileSearch !== undefined) {
@@ -401,6 +424,20 @@ export class AssistantRunProcessor {
     const name = this.host.name;
     return name !== undefined && message.authorName === undefined ? { ...message, authorName: name } : message;
   }
+}
+
+/**
+ * Checks a turn's input before any request: every message must fit an assistant thread (system
+ * text becomes additional instructions) and the run's response format must be valid.
+ */
+function prepareInput(input: ChatMessage[], options: OpenAIAssistantRunOptions): PreparedInput {
+  const invocation = options.invocationOptions ?? {};
+  const extra = [...input.map((m, i) => [m, `input[${i}]`] as const), ...(invocation.additionalMessages ?? []).map((m, i) => [m, `invocationOptions.additionalMessages[${i}]`] as const)];
+  return {
+    plan: extra.filter(([m]) => m.role !== 'system').map(([m, path]) => planThreadMessage(m, path)),
+    system: extra.filter(([m]) => m.role === 'system').map(([m]) => messageText(m)),
+    responseFormat: invocation.responseFormat === undefined ? undefined : parseResponseFormat(invocation.responseFormat, 'invocationOptions.responseFormat'),
+  };
 }
 
 function requiredCalls(run: Run): FunctionCallContent[] {

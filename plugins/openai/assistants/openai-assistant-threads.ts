@@ -2,8 +2,8 @@ import type OpenAI from 'openai';
 import { AgentThread, type ChatMessage, type JsonObject, toMessages } from 'skein';
 import { AssistantRunTimeoutError } from './openai-assistant-errors.js';
 import { call, OPENAI_ASSISTANTS_CLIENT_ID, pause } from './openai-assistant-calls.js';
-import { type OpenAIThreadCreationOptions, parseExecutionOptions, THREAD_STATE_KEY, toolResources } from './openai-assistant-definition.js';
-import { fromThreadMessage, toThreadMessage } from './openai-assistant-messages.js';
+import { type OpenAIThreadCreationOptions, parseExecutionOptions, readThreadState, THREAD_STATE_KEY, toolResources, updateThreadState } from './openai-assistant-definition.js';
+import { deleteFilesQuietly, fromThreadMessage, planThreadMessage, planThreadMessages, sendablePlan } from './openai-assistant-messages.js';
 
 export interface OpenAIAssistantPollingOptions {
   /** Wait between polls when the service sends no `openai-poll-after-ms` hint. Default 500. */
@@ -31,47 +31,68 @@ export class AssistantThreadOperations {
     return new AgentThread({ origin: { provider: OPENAI_ASSISTANTS_CLIENT_ID, agent: this.agentName } });
   }
 
-  /** Creates the assistant thread now, with its own messages, metadata, tool resources and run defaults. */
-  async create(options: OpenAIThreadCreationOptions, signal: AbortSignal | undefined): Promise<AgentThread> {
+  /**
+   * Creates the assistant thread now, with its own messages, metadata, tool resources and run
+   * defaults. Messages are checked before any request; their files are uploaded first.
+   */
+  async create(options: OpenAIThreadCreationOptions, signal: AbortSignal | undefined, assistantId: string | undefined): Promise<AgentThread> {
     const state: JsonObject = {};
     if (options.executionOptions) {
       state[THREAD_STATE_KEY] = { executionOptions: parseExecutionOptions(options.executionOptions, 'executionOptions') as JsonObject };
     }
+    const plan = planThreadMessages(options.messages ?? [], 'messages');
+    const { messages, uploaded } = await sendablePlan(this.client, plan, signal);
     const remote = await call(
       () =>
         this.client.beta.threads.create(
-          {
-            messages: options.messages?.map((m) => toThreadMessage(m)),
-            metadata: options.metadata,
-            tool_resources: toolResources(options.codeInterpreterFileIds, options.vectorStoreIds),
-          },
+          { messages: messages.length ? messages : undefined, metadata: options.metadata, tool_resources: toolResources(options.codeInterpreterFileIds, options.vectorStoreIds) },
           { signal },
         ),
       signal,
-    );
-    return new AgentThread({ origin: { provider: OPENAI_ASSISTANTS_CLIENT_ID, agent: this.agentName }, serviceThreadId: remote.id, state });
+    ).catch(async (error: unknown) => {
+      await deleteFilesQuietly(this.client, uploaded);
+      throw error;
+    });
+    const thread = new AgentThread({ origin: { provider: OPENAI_ASSISTANTS_CLIENT_ID, agent: this.agentName }, serviceThreadId: remote.id, state });
+    updateThreadState(thread, { assistantId, ...(uploaded.length ? { uploadedFileIds: uploaded } : {}) });
+    return thread;
   }
 
-  /** The assistant thread id, creating the remote thread on a thread's first run. */
-  async ensure(thread: AgentThread, signal: AbortSignal | undefined): Promise<string> {
+  /** The assistant thread id, creating the remote thread on a thread's first run (made with `assistantId`). */
+  async ensure(thread: AgentThread, signal: AbortSignal | undefined, assistantId?: string): Promise<string> {
     if (thread.serviceThreadId !== undefined) return thread.serviceThreadId;
     const remote = await call(() => this.client.beta.threads.create({}, { signal }), signal);
     thread.setServiceThreadId(remote.id);
+    if (assistantId !== undefined && readThreadState(thread.state).assistantId === undefined) updateThreadState(thread, { assistantId });
     return remote.id;
   }
 
-  /** Deletes the assistant thread on the service (the assistant stays). */
+  /** Files uploaded for the thread's messages are deleted with it. */
+  recordUploads(thread: AgentThread, fileIds: readonly string[]): void {
+    if (!fileIds.length) return;
+    const known = readThreadState(thread.state).uploadedFileIds ?? [];
+    updateThreadState(thread, { uploadedFileIds: [...known, ...fileIds] });
+  }
+
+  /** Deletes the assistant thread on the service (the assistant stays), and the files Skein uploaded for it. */
   async delete(thread: AgentThread): Promise<void> {
     const id = thread.serviceThreadId;
     if (id === undefined) return;
     await call(() => this.client.beta.threads.delete(id));
+    await deleteFilesQuietly(this.client, readThreadState(thread.state).uploadedFileIds ?? []);
   }
 
-  /** Adds a message to the thread without running the assistant. */
+  /** Adds a message to the thread without running the assistant; it is checked before any request. */
   async addMessage(thread: AgentThread, message: ChatMessage | string): Promise<void> {
-    const threadId = await this.ensure(thread, undefined);
     const [m] = toMessages(message);
-    await call(() => this.client.beta.threads.messages.create(threadId, toThreadMessage(m!)));
+    const plan = [planThreadMessage(m!, 'message')];
+    const threadId = await this.ensure(thread, undefined);
+    const { messages, uploaded } = await sendablePlan(this.client, plan, undefined);
+    await call(() => this.client.beta.threads.messages.create(threadId, messages[0]!)).catch(async (error: unknown) => {
+      await deleteFilesQuietly(this.client, uploaded);
+      throw error;
+    });
+    this.recordUploads(thread, uploaded);
   }
 
   /** Every message of the thread, all pages, oldest first. */
