@@ -108,11 +108,11 @@ export class AssistantRunProcessor {
         const prepared = prepareInput(messages, options);
         const assistant = await host.ensureAssistant();
         threadId = await host.threads.ensure(thread, signal, assistant.id);
-        await host.threads.settleActiveRun(threadId, signal);
+        const previousRunId = await host.threads.settleActiveRun(threadId, signal);
         const additional = await this.upload(thread, prepared, signal);
         const { params, tools, behavior } = this.runParams(assistant, thread, prepared, additional, options);
         const collected: ChatMessage[] = [];
-        const run = await this.processRun(thread, threadId, params, tools, behavior.maxToolRounds, signal, (m) => collected.push(m));
+        const run = await this.processRun(thread, threadId, params, tools, behavior.maxToolRounds, signal, (m) => collected.push(m), previousRunId);
         return new AgentRunResponse(collected, { responseId: run.id, conversationId: threadId, usage: usageOf(run), agentName: host.name });
       });
       return response;
@@ -162,6 +162,18 @@ export class AssistantRunProcessor {
     }
   }
 
+  /**
+   * The error of a run-create call that failed without naming its run. When it was aborted or
+   * the connection was lost, the run may exist all the same: it is found and cancelled first.
+   */
+  private async unacknowledged(error: unknown, threadId: string, previousRunId: string | undefined, assistantId: string, signal: AbortSignal): Promise<unknown> {
+    const failure = toSkeinError(this.providerId, error, signal);
+    if (!signal.aborted && !(failure instanceof ConnectionError)) return failure;
+    const runId = await this.host.threads.cancelUnacknowledgedRun(threadId, previousRunId, assistantId);
+    if (!signal.aborted || runId === undefined) return failure;
+    return new AbortError(`The run was aborted before the service named it; remote run ${runId} was found on thread ${threadId} and cancelled.`, { cause: error });
+  }
+
   async cancelQuietly(threadId: string, runId: string): Promise<void> {
     // Best effort: the run may have ended meanwhile; the caller's error is what matters.
     await this.host.client.beta.threads.runs.cancel(runId, { thread_id: threadId }).catch(() => undefined);
@@ -176,10 +188,13 @@ export class AssistantRunProcessor {
     maxToolRounds: number | undefined,
     signal: AbortSignal,
     emit: (message: ChatMessage) => void,
+    previousRunId: string | undefined,
   ): Promise<Run> {
     const runs = this.host.client.beta.threads.runs;
     const polling = this.host.polling;
-    const created = await call(() => runs.create(threadId, params, { signal }).withResponse(), signal);
+    const created = await call(() => runs.create(threadId, params, { signal }).withResponse(), signal).catch(async (error: unknown) => {
+      throw await this.unacknowledged(error, threadId, previousRunId, params.assistant_id, signal);
+    });
     let run = created.data;
     let hint = pollHint(created.response);
     const emitted = new Set<string>();
@@ -280,22 +295,31 @@ export class AssistantRunProcessor {
     const assistant = await host.ensureAssistant();
     const threadId = await host.threads.ensure(thread, signal, assistant.id);
     live.threadId = threadId;
-    await host.threads.settleActiveRun(threadId, signal);
+    const previousRunId = await host.threads.settleActiveRun(threadId, signal);
     const additional = await this.upload(thread, prepared, signal);
     const { params, tools, behavior } = this.runParams(assistant, thread, prepared, additional, options);
     const runs = host.client.beta.threads.runs;
-    let stream: AsyncIterable<StreamEvent> = await runs.create(threadId, { ...params, stream: true }, { signal });
+    // Until `thread.run.created` names the run, an abort or a lost connection leaves it unknown.
+    const unacknowledged = async (error: unknown) => {
+      if (live.runId !== undefined) throw error;
+      throw await this.unacknowledged(error, threadId, previousRunId, params.assistant_id, signal);
+    };
+    let stream: AsyncIterable<StreamEvent> = await runs.create(threadId, { ...params, stream: true }, { signal }).catch(unacknowledged);
     let rounds = 0;
     for (;;) {
       let requires: Run | undefined;
       let completed = false;
-      for await (const event of stream) {
-        if (signal.aborted) break;
-        const outcome = this.onStreamEvent(event, live, next);
-        if (outcome === 'requires_action') requires = event.data as Run;
-        if (outcome === 'completed') completed = true;
+      try {
+        for await (const event of stream) {
+          if (signal.aborted) break;
+          const outcome = this.onStreamEvent(event, live, next);
+          if (outcome === 'requires_action') requires = event.data as Run;
+          if (outcome === 'completed') completed = true;
+        }
+        throwIfAborted(signal);
+      } catch (error) {
+        await unacknowledged(error);
       }
-      throwIfAborted(signal);
       if (!requires && !completed) {
         // A stream cut short (or a reply that was no event stream) must not pass for a finished turn.
         throw new ConnectionError(this.providerId, `The ${this.providerId} run stream on thread ${threadId} ended before the run did (no completed, requires_action or failure event).`);

@@ -109,12 +109,15 @@ export class AssistantThreadOperations {
   /**
    * A thread takes one run at a time. A run still queued or in progress (another process's turn)
    * is waited for; one stuck in requires_action has nobody to answer it, so it is cancelled.
+   * Returns the id of the thread's newest run (undefined when it has none): a run newer than it
+   * is one this turn created.
    */
-  async settleActiveRun(threadId: string, signal: AbortSignal): Promise<void> {
+  async settleActiveRun(threadId: string, signal: AbortSignal): Promise<string | undefined> {
     const runs = this.client.beta.threads.runs;
     const page = await call(() => runs.list(threadId, { limit: 1, order: 'desc' }, { signal }), signal);
     let run = page.data[0];
-    if (!run || !(WAITING.has(run.status) || run.status === 'requires_action')) return;
+    const newest = run?.id;
+    if (!run || !(WAITING.has(run.status) || run.status === 'requires_action')) return newest;
     const deadline = Date.now() + this.polling.timeoutMs;
     while (run.status === 'requires_action' || WAITING.has(run.status)) {
       if (run.status === 'requires_action') run = await call(() => runs.cancel(run!.id, { thread_id: threadId }, { signal }), signal);
@@ -122,6 +125,26 @@ export class AssistantThreadOperations {
       if (Date.now() >= deadline) throw new AssistantRunTimeoutError(OPENAI_ASSISTANTS_CLIENT_ID, run.id, threadId, run.status, this.polling.timeoutMs);
       await pause(this.polling.intervalMs, signal);
       run = await call(() => runs.retrieve(run!.id, { thread_id: threadId }, { signal }), signal);
+    }
+    return newest;
+  }
+
+  /**
+   * After a run-create call whose answer never came back (aborted, or the connection lost) the
+   * run may exist on the service all the same, and would answer into the thread unseen. The
+   * thread's newest run, when it is newer than `previousRunId`, belongs to `assistantId` and is
+   * still going, is that run: it is cancelled. Best effort (the caller's error is what matters);
+   * returns the id of the run found.
+   */
+  async cancelUnacknowledgedRun(threadId: string, previousRunId: string | undefined, assistantId: string): Promise<string | undefined> {
+    const runs = this.client.beta.threads.runs;
+    try {
+      const newest = (await runs.list(threadId, { limit: 1, order: 'desc' })).data[0];
+      if (!newest || newest.id === previousRunId || newest.assistant_id !== assistantId) return undefined;
+      if (WAITING.has(newest.status) || newest.status === 'requires_action') await runs.cancel(newest.id, { thread_id: threadId });
+      return newest.id;
+    } catch {
+      return undefined;
     }
   }
 }

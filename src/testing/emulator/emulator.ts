@@ -147,7 +147,8 @@ export class Emulator implements RouteRegistry {
     if (this.options.latencyMs) await this.delay(this.options.latencyMs);
 
     const fault = this.faults.take(url.pathname, method);
-    const sabotage = await this.applyFault(fault, response);
+    const replyDelayMs = fault?.kind === 'latency' && fault.stage === 'reply' ? fault.ms : 0;
+    const sabotage = replyDelayMs ? undefined : await this.applyFault(fault, response);
     if (sabotage === 'replied') return;
 
     const match = this.router.match(method, url.pathname);
@@ -162,7 +163,10 @@ export class Emulator implements RouteRegistry {
       return;
     }
     const routeRequest = { method, path: url.pathname, params: match.params, query, headers, body: parsed.value, rawBody };
-    await match.handler(routeRequest, this.createReply(response, sabotage), this.context);
+    const held: Promise<void>[] = [];
+    const reply = this.createReply(response, sabotage, replyDelayMs, held);
+    await match.handler(routeRequest, reply, this.context);
+    await Promise.all(held);
     // The SDKs read until the socket closes, so a route that forgot to end must not hang them.
     if (!response.writableEnded && !response.destroyed) {
       if (response.headersSent) response.end();
@@ -199,12 +203,14 @@ export class Emulator implements RouteRegistry {
     }
   }
 
-  private createReply(response: ServerResponse, sabotage: StreamSabotage | undefined): RouteReply {
+  /** `replyDelayMs`: JSON replies wait that long (their promise goes in `held`, awaited before the request ends). */
+  private createReply(response: ServerResponse, sabotage: StreamSabotage | undefined, replyDelayMs = 0, held: Promise<void>[] = []): RouteReply {
     return {
       raw: response,
       json: (status, body, headers) => {
+        if (replyDelayMs > 0) held.push(this.delay(replyDelayMs).then(() => sendJson(response, status, body, headers)));
         // A stream fault on a plain JSON reply still breaks that reply, so it is never lost.
-        if (sabotage?.kind === 'cut' || sabotage?.kind === 'stall') response.destroy();
+        else if (sabotage?.kind === 'cut' || sabotage?.kind === 'stall') response.destroy();
         else if (sabotage?.kind === 'malformed') sendRawJson(response, 200, GARBAGE_JSON);
         else sendJson(response, status, body, headers);
       },

@@ -5,7 +5,12 @@
 export type Fault = FaultKind & { method?: string };
 type FaultKind =
   | { kind: 'status'; status: number; times?: number; path?: string; retryAfterSeconds?: number; message?: string }
-  | { kind: 'latency'; ms: number; times?: number; path?: string }
+  /**
+   * Waits `ms` before the route runs (`stage: 'request'`, the default: a slow way in), or after
+   * it ran and before its JSON reply is sent (`stage: 'reply'`: the work is done on the service,
+   * the answer is slow to come back — the window where a client gives up on a call that took effect).
+   */
+  | { kind: 'latency'; ms: number; times?: number; path?: string; stage?: 'request' | 'reply' }
   /** Destroys the socket mid-stream after N SSE events (no [DONE]). */
   | { kind: 'cut-stream'; afterEvents: number; times?: number; path?: string }
   /** Sends N SSE events, then holds the stream open until the client goes away. */
