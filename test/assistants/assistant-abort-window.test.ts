@@ -4,7 +4,8 @@ import { lastValueFrom } from 'rxjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortError } from 'skein';
 import { OpenAIAssistantAgent } from 'skein/openai';
-import { Emulator } from 'skein/testing';
+import type { Emulator } from 'skein/testing';
+import { emulatorWithClient } from './emulator-client.js';
 
 describe('Assistants: an abort while the run is being created cancels that run on the service', () => {
   let emulator: Emulator;
@@ -12,11 +13,18 @@ describe('Assistants: an abort while the run is being created cancels that run o
   let agent: OpenAIAssistantAgent;
 
   beforeEach(async () => {
-    emulator = await Emulator.start();
-    client = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
+    ({ emulator, client } = await emulatorWithClient());
     agent = await OpenAIAssistantAgent.create(client, { model: 'gpt-test', name: 'slow' }, { polling: { intervalMs: 1 } });
   });
   afterEach(async () => emulator.stop());
+
+  /** A thread on the service whose next run-create call meets `fault`. */
+  async function threadWithFaultyRunCreate(fault: Record<string, unknown>) {
+    const thread = await agent.createThread();
+    const threadId = thread.serviceThreadId!;
+    emulator.injectFault({ ...fault, method: 'POST', path: `/v1/threads/${threadId}/runs` } as Parameters<Emulator['injectFault']>[0]);
+    return { thread, threadId };
+  }
 
   /** Resolves once the service holds a run on the thread (the create call's answer is still on its way). */
   async function runCreatedOnService(threadId: string): Promise<string> {
@@ -35,9 +43,7 @@ describe('Assistants: an abort while the run is being created cancels that run o
   }
 
   it('run: the create reply is slow, the caller aborts; the run is found and cancelled, the thread goes on', async () => {
-    const thread = await agent.createThread();
-    const threadId = thread.serviceThreadId!;
-    emulator.injectFault({ kind: 'latency', stage: 'reply', ms: 3_000, method: 'POST', path: `/v1/threads/${threadId}/runs` });
+    const { thread, threadId } = await threadWithFaultyRunCreate({ kind: 'latency', stage: 'reply', ms: 3_000 });
     const controller = new AbortController();
     const turn = agent.run('My name is Ada.', { thread, signal: controller.signal }).catch((e: unknown) => e);
     const runId = await runCreatedOnService(threadId);
@@ -54,9 +60,7 @@ describe('Assistants: an abort while the run is being created cancels that run o
   });
 
   it('runStream: aborted before thread.run.created arrives; the run is found and cancelled', async () => {
-    const thread = await agent.createThread();
-    const threadId = thread.serviceThreadId!;
-    emulator.injectFault({ kind: 'stall-stream', afterEvents: 0, method: 'POST', path: `/v1/threads/${threadId}/runs` });
+    const { thread, threadId } = await threadWithFaultyRunCreate({ kind: 'stall-stream', afterEvents: 0 });
     const controller = new AbortController();
     const turn = lastValueFrom(agent.runStream('hello', { thread, signal: controller.signal })).catch((e: unknown) => e);
     const runId = await runCreatedOnService(threadId);
@@ -68,9 +72,7 @@ describe('Assistants: an abort while the run is being created cancels that run o
   });
 
   it('runStream unsubscribed before thread.run.created: the run is cancelled before the thread takes its next turn', async () => {
-    const thread = await agent.createThread();
-    const threadId = thread.serviceThreadId!;
-    emulator.injectFault({ kind: 'stall-stream', afterEvents: 0, method: 'POST', path: `/v1/threads/${threadId}/runs` });
+    const { thread, threadId } = await threadWithFaultyRunCreate({ kind: 'stall-stream', afterEvents: 0 });
     const subscription = agent.runStream('hello', { thread }).subscribe({ error: () => undefined });
     const runId = await runCreatedOnService(threadId);
     subscription.unsubscribe();
@@ -81,9 +83,7 @@ describe('Assistants: an abort while the run is being created cancels that run o
   });
 
   it('a lost connection while creating the run cancels the run too (no orphan answers the thread later)', async () => {
-    const thread = await agent.createThread();
-    const threadId = thread.serviceThreadId!;
-    emulator.injectFault({ kind: 'cut-stream', afterEvents: 0, method: 'POST', path: `/v1/threads/${threadId}/runs` });
+    const { thread, threadId } = await threadWithFaultyRunCreate({ kind: 'cut-stream', afterEvents: 0 });
     const error = await agent.run('hello', { thread }).catch((e: unknown) => e);
     expect((error as Error).name).to.equal('ConnectionError');
     const [run] = (await client.beta.threads.runs.list(threadId)).data;

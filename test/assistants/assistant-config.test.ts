@@ -2,16 +2,14 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { type AgentConfig, agentToken, ConfigurationError, createContainer } from 'skein';
 import { type OpenAIAssistantAgent, openaiPlugin } from 'skein/openai';
-import { Emulator } from 'skein/testing';
+import type { Emulator } from 'skein/testing';
+import { emulatorWithClient } from './emulator-client.js';
 
 describe('Assistants from config: every key reaches the agent or is reported', () => {
   let emulator: Emulator;
   let client: OpenAI;
 
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-    client = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
-  });
+  beforeEach(async () => ({ emulator, client } = await emulatorWithClient()));
   afterEach(async () => emulator.stop());
 
   const agentOf = (config: Omit<AgentConfig, 'client'>) =>

@@ -6,7 +6,8 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { type AgentConfig, agentToken, createContainer } from 'skein';
 import { OpenAIAssistantAgent, openaiPlugin } from 'skein/openai';
-import { Emulator } from 'skein/testing';
+import type { Emulator } from 'skein/testing';
+import { emulatorWithClient } from './emulator-client.js';
 
 const PROCESS = join(fileURLToPath(new URL('.', import.meta.url)), 'fixtures', 'definition-process.js');
 const run = promisify(execFile);
@@ -21,10 +22,7 @@ describe('Assistants: an agent definition makes one assistant, however many cont
   let emulator: Emulator;
   let client: OpenAI;
 
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-    client = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
-  });
+  beforeEach(async () => ({ emulator, client } = await emulatorWithClient()));
   afterEach(async () => emulator.stop());
 
   const definition: AgentConfig = { client: 'openai-assistants', model: 'gpt-test', instructions: 'Be brief.', polling: { intervalMs: 1 } };

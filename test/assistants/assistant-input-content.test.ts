@@ -3,17 +3,12 @@ import OpenAI from 'openai';
 import { lastValueFrom, toArray } from 'rxjs';
 import type { ChatMessage } from 'skein';
 import { AssistantContentError, OpenAIAssistantAgent } from 'skein/openai';
-import { Emulator } from 'skein/testing';
+import type { Emulator } from 'skein/testing';
+import { emulatorWithClient, failure } from './emulator-client.js';
 
 /** A 1x1 transparent PNG. */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 
-async function failure(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => expect.fail('expected a rejection'),
-    (error: unknown) => error,
-  );
-}
 
 const user = (...contents: ChatMessage['contents']): ChatMessage => ({ role: 'user', contents });
 
@@ -23,8 +18,7 @@ describe('Assistants: images and files in input reach the thread (real openai SD
   let agent: OpenAIAssistantAgent;
 
   beforeEach(async () => {
-    emulator = await Emulator.start();
-    client = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
+    ({ emulator, client } = await emulatorWithClient());
     agent = await OpenAIAssistantAgent.create(client, { model: 'gpt-test', name: 'viewer' }, { polling: { intervalMs: 1 } });
   });
   afterEach(async () => emulator.stop());

@@ -3,8 +3,9 @@ import OpenAI from 'openai';
 import { lastValueFrom, toArray } from 'rxjs';
 import { agentToken, ConfigurationError, createContainer, SerializationError } from 'skein';
 import { OpenAIAssistantAgent, openaiPlugin } from 'skein/openai';
-import { Emulator } from 'skein/testing';
+import type { Emulator } from 'skein/testing';
 import { z } from 'zod';
+import { emulatorWithClient } from './emulator-client.js';
 
 const Weather = z.object({ city: z.string(), degrees: z.number(), sunny: z.boolean() });
 const weatherSchema = { type: 'object', properties: { city: { type: 'string' }, degrees: { type: 'number' } }, required: ['city', 'degrees'], additionalProperties: false };
@@ -13,10 +14,7 @@ describe('Assistants: responseFormat (JSON output) on the definition, the thread
   let emulator: Emulator;
   let client: OpenAI;
 
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-    client = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
-  });
+  beforeEach(async () => ({ emulator, client } = await emulatorWithClient()));
   afterEach(async () => emulator.stop());
 
   const runBodies = () => emulator.requests.filter((r) => r.method === 'POST' && /^\/v1\/threads\/[^/]+\/runs$/.test(r.path)).map((r) => r.body as Record<string, unknown>);
