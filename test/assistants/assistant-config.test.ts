@@ -62,10 +62,10 @@ describe('Assistants from config: every key reaches the agent or is reported', (
     expect(found.join('\n')).to.contain('agents.desk.enableFileSearch: expected true or false, found "yes"');
     expect(found.join('\n')).to.contain('agents.desk.vectorStoreIds: expected an array of vector store ids');
     expect(found.join('\n')).to.contain('agents.desk.maxPromptTokens');
+    expect(problems({ instructions: 'x', reuse: 'no' })).to.deep.equal([
+      'agents.desk.reuse: expected true or false, found "no".',
+      'agents.desk: an openai-assistants agent needs `model` (to create an assistant) or `assistantId` (to use one).',
+    ]);
     expect(emulator.requests).to.deep.equal([]);
-  });
-
-  it('neither model nor assistantId is reported', () => {
-    expect(problems({ instructions: 'x' })).to.deep.equal(['agents.desk: an openai-assistants agent needs `model` (to create an assistant) or `assistantId` (to use one).']);
   });
 });
