@@ -152,7 +152,11 @@ export class OpenAIAssistantAgent extends AIAgent {
   /**
    * The agent of a definition, idempotently: finds the assistant this definition made (in this
    * or any other process), updates it when the definition changed, creates it only when none
-   * exists. Run it in every process; they all share one assistant.
+   * exists. Run it in every process; they all share one assistant. `agent.delete()` removes it.
+   *
+   * @example
+   * const agent = await OpenAIAssistantAgent.fromDefinition(new OpenAI(), { model: 'gpt-4o-mini', name: 'support', instructions: 'Be brief.' }, { tools: [weather] });
+   * const answer = await agent.run('Weather in Oslo?', { thread: agent.getNewThread() });
    */
   static async fromDefinition(
     client: OpenAI | OpenAIServiceConfiguration,
