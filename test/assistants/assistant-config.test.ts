@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { type AgentConfig, agentToken, ConfigurationError, createContainer } from 'skein';
+import { type AgentConfig, agentToken, ConfigurationError, createContainer, SerializationError } from 'skein';
 import { type OpenAIAssistantAgent, openaiPlugin } from 'skein/openai';
 import type { Emulator } from 'skein/testing';
 import { emulatorWithClient } from './emulator-client.js';
@@ -67,5 +67,17 @@ describe('Assistants from config: every key reaches the agent or is reported', (
       'agents.desk: an openai-assistants agent needs `model` (to create an assistant) or `assistantId` (to use one).',
     ]);
     expect(emulator.requests).to.deep.equal([]);
+  });
+
+  it('run defaults too long for the assistant metadata are refused before any request, not by the service', async () => {
+    const agent = agentOf({ model: 'gpt-test', additionalInstructions: 'Be careful. '.repeat(60) });
+    const error = await agent.ensureAssistant().catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(SerializationError);
+    expect((error as SerializationError).path).to.equal('definition.executionOptions');
+    expect((error as Error).message).to.match(/at most 512/);
+    expect(emulator.requests).to.deep.equal([]);
+    // The emulator holds metadata to the service's limit too.
+    const refused = await client.beta.assistants.create({ model: 'gpt-test', metadata: { long: 'x'.repeat(513) } }).catch((e: unknown) => e as { status: number });
+    expect((refused as { status: number }).status).to.equal(400);
   });
 });

@@ -95,6 +95,8 @@ export interface OpenAIThreadCreationOptions {
 }
 
 export const RUN_OPTIONS_METADATA_KEY = '__run_options';
+/** The service keeps metadata values up to this many characters. */
+const METADATA_VALUE_LIMIT = 512;
 /** Metadata key naming the definition an assistant was made from (its name, or its fingerprint when unnamed). */
 export const DEFINITION_METADATA_KEY = 'skein_definition';
 /** Metadata key holding the fingerprint of the definition the assistant is current with. */
@@ -315,7 +317,16 @@ export function definitionFromAssistant(assistant: Assistant): OpenAIAssistantDe
 export function assistantCreateParams(definition: OpenAIAssistantDefinition, tools: readonly ToolDeclaration[]): OpenAI.Beta.Assistants.AssistantCreateParams {
   const metadata: Record<string, string> = { ...definition.metadata };
   const { responseFormat: runFormat, ...runOptions } = definition.executionOptions ? parseExecutionOptions(definition.executionOptions, 'definition.executionOptions') : {};
-  if (Object.keys(runOptions).length) metadata[RUN_OPTIONS_METADATA_KEY] = JSON.stringify(runOptions);
+  if (Object.keys(runOptions).length) {
+    const json = JSON.stringify(runOptions);
+    if (json.length > METADATA_VALUE_LIMIT) {
+      throw new SerializationError(
+        'definition.executionOptions',
+        `the execution options take ${json.length} characters as JSON, but they are kept in the assistant's metadata, whose values hold at most ${METADATA_VALUE_LIMIT}. Shorten them (e.g. put long additionalInstructions in the definition's instructions, or set them per thread or run).`,
+      );
+    }
+    metadata[RUN_OPTIONS_METADATA_KEY] = json;
+  }
   const format = definition.responseFormat !== undefined ? parseResponseFormat(definition.responseFormat, 'definition.responseFormat') : (runFormat as OpenAIAssistantResponseFormatJson | undefined);
   const declared = new Map<string, ToolDeclaration>();
   for (const f of [...(definition.functions ?? []), ...tools]) declared.set(f.name, f);
