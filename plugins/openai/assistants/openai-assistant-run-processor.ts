@@ -17,6 +17,7 @@ import {
   type ThreadConcurrency,
   type UsageDetails,
   addUsage,
+  functionResultText,
   responseFromUpdates,
   toolMap,
 } from 'skein';
@@ -225,7 +226,7 @@ export class AssistantRunProcessor {
             : await this.invokeTools(calls, tools, thread, signal);
         for (const r of outputs) results.set(r.callId, r);
         const submitted = await runs
-          .submitToolOutputs(run.id, { thread_id: threadId, tool_outputs: outputs.map((r) => ({ tool_call_id: r.callId, output: outputText(r) })) }, { signal })
+          .submitToolOutputs(run.id, { thread_id: threadId, tool_outputs: outputs.map((r) => ({ tool_call_id: r.callId, output: functionResultText(r) })) }, { signal })
           .withResponse();
         run = submitted.data;
         hint = pollHint(submitted.response);
@@ -335,7 +336,7 @@ export class AssistantRunProcessor {
       next({ text: '', role: 'tool', contents: outputs, responseId: requires.id });
       stream = await runs.submitToolOutputs(
         requires.id,
-        { thread_id: threadId, stream: true, tool_outputs: outputs.map((r) => ({ tool_call_id: r.callId, output: outputText(r) })) },
+        { thread_id: threadId, stream: true, tool_outputs: outputs.map((r) => ({ tool_call_id: r.callId, output: functionResultText(r) })) },
         { signal },
       );
     }
@@ -470,11 +471,6 @@ function requiredCalls(run: Run): FunctionCallContent[] {
 
 function notRun(c: FunctionCallContent, error: string): FunctionResultContent {
   return { kind: 'function-result', callId: c.callId, error };
-}
-
-function outputText(result: FunctionResultContent): string {
-  if (result.error !== undefined) return `Error: ${result.error}`;
-  return typeof result.result === 'string' ? result.result : JSON.stringify(result.result ?? null);
 }
 
 function toolChoice(choice: OpenAIAssistantToolCallBehavior['toolChoice']): RunCreateParams['tool_choice'] {
