@@ -245,7 +245,9 @@ export function updateThreadState(thread: { state: JsonObject }, change: Partial
   const current = readThreadState(thread.state);
   const next = { ...current, ...change } as JsonObject;
   for (const key of Object.keys(next)) if (next[key] === undefined) delete next[key];
-  thread.state = { ...thread.state, [THREAD_STATE_KEY]: next };
+  const { [THREAD_STATE_KEY]: _previous, ...others } = thread.state;
+  // An empty entry is left out, so a thread with nothing to keep serializes as before.
+  thread.state = Object.keys(next).length ? { ...others, [THREAD_STATE_KEY]: next } : others;
 }
 
 /** The thread's execution options (from `thread.state`), checked. */
