@@ -36,6 +36,7 @@ export * from './agents/context-provider.js';
 export * from './agents/user-facts-memory.js';
 export * from './agents/function-approvals.js';
 export * from './agents/definition-fingerprint.js';
+export * from './agents/definition-provisioning.js';
 export * from './tools/tool-map.js';
 export * from './agent-chat/index.js';
 export * from './errors/secret-scrubbing.js';

@@ -18,7 +18,6 @@ import {
   toMessages,
   toolMap,
   defaultSerializationRegistry,
-  definitionFingerprint,
 } from 'skein';
 import { call, OPENAI_ASSISTANTS_CLIENT_ID, ownController } from './openai-assistant-calls.js';
 import {
@@ -30,7 +29,7 @@ import {
   threadExecutionOptions,
 } from './openai-assistant-definition.js';
 import { AssistantDeletedError } from './openai-assistant-errors.js';
-import { assistantsOfDefinition, definitionKey, provisionAssistant } from './openai-assistant-provisioning.js';
+import { assistantsOfThisDefinition, provisionAssistant } from './openai-assistant-provisioning.js';
 import {
   createVectorStore,
   deleteFile,
@@ -284,8 +283,7 @@ export class OpenAIAssistantAgent extends AIAgent {
   }
 
   async #definitionAssistantIds(): Promise<string[]> {
-    const params = assistantCreateParams(this.#definition, [...this.#tools.values()].map((t) => t.declaration));
-    const found = await assistantsOfDefinition(this.client, definitionKey(this.#definition, definitionFingerprint(params)));
+    const found = await assistantsOfThisDefinition(this.client, this.#definition, [...this.#tools.values()].map((t) => t.declaration));
     return found.map((a) => a.id);
   }
 

@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import { type ChatMessage, checkShape, describe, type JsonObject, SerializationError, type ShapeSpec, type ToolDeclaration } from 'skein';
+import { type ChatMessage, checkShape, DEFINITION_METADATA_KEY, describe, FINGERPRINT_METADATA_KEY, type JsonObject, SerializationError, type ShapeSpec, type ToolDeclaration } from 'skein';
 
 /**
  * How tool calls are handled at assistant or run scope. `toolChoice` becomes the run's
@@ -97,10 +97,6 @@ export interface OpenAIThreadCreationOptions {
 export const RUN_OPTIONS_METADATA_KEY = '__run_options';
 /** The service keeps metadata values up to this many characters. */
 const METADATA_VALUE_LIMIT = 512;
-/** Metadata key naming the definition an assistant was made from (its name, or its fingerprint when unnamed). */
-export const DEFINITION_METADATA_KEY = 'skein_definition';
-/** Metadata key holding the fingerprint of the definition the assistant is current with. */
-export const FINGERPRINT_METADATA_KEY = 'skein_fingerprint';
 /** Where a thread keeps its execution options in `thread.state`. */
 export const THREAD_STATE_KEY = 'openaiAssistants';
 

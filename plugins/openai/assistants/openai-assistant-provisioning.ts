@@ -1,54 +1,42 @@
 import type OpenAI from 'openai';
-import { definitionFingerprint, type ToolDeclaration } from 'skein';
+import { agentsOfDefinition, definitionTags, provisionDefinedAgent, type DefinedAgentService, type ToolDeclaration } from 'skein';
 import { call } from './openai-assistant-calls.js';
-import { assistantCreateParams, DEFINITION_METADATA_KEY, FINGERPRINT_METADATA_KEY, type OpenAIAssistantDefinition } from './openai-assistant-definition.js';
+import { assistantCreateParams, type OpenAIAssistantDefinition } from './openai-assistant-definition.js';
 
 type Assistant = OpenAI.Beta.Assistants.Assistant;
 type CreateParams = OpenAI.Beta.Assistants.AssistantCreateParams;
 
-
 /**
- * The assistant a definition (without an id) stands for, so every process and container
- * configured with it shares one assistant instead of creating its own:
- * - the assistants of the account tagged with this definition's key are listed (all pages);
- * - none: one is created, tagged; then the list is read again and, when another process created
- *   one at the same time, the oldest is kept by everyone and this process deletes its own copy;
- * - found with the same fingerprint: used as it is;
- * - found with another fingerprint (the definition changed): updated in place, same id, so
- *   threads made with it go on.
+ * The assistant a definition (without an id) stands for, shared by every process and container
+ * configured with it (found by its tags, updated when the definition changed, created only when
+ * none exists; see `provisionDefinedAgent`).
  */
 export async function provisionAssistant(client: OpenAI, definition: OpenAIAssistantDefinition, tools: readonly ToolDeclaration[]): Promise<Assistant> {
   const params = assistantCreateParams(definition, tools);
-  const fingerprint = definitionFingerprint(params);
-  const key = definitionKey(definition, fingerprint);
-  const tagged: CreateParams = { ...params, metadata: { ...params.metadata, [DEFINITION_METADATA_KEY]: key, [FINGERPRINT_METADATA_KEY]: fingerprint } };
-  const found = (await assistantsOfDefinition(client, key))[0];
-  if (found) {
-    if (found.metadata && (found.metadata as Record<string, string>)[FINGERPRINT_METADATA_KEY] === fingerprint) return found;
-    return call(() => client.beta.assistants.update(found.id, updateParams(tagged)));
-  }
-  const created = await call(() => client.beta.assistants.create(tagged));
-  const oldest = (await assistantsOfDefinition(client, key))[0];
-  if (!oldest || oldest.id === created.id) return created;
-  await client.beta.assistants.delete(created.id).catch(() => undefined);
-  const current = (oldest.metadata as Record<string, string> | null)?.[FINGERPRINT_METADATA_KEY] === fingerprint;
-  return current ? oldest : call(() => client.beta.assistants.update(oldest.id, updateParams(tagged)));
+  return call(() => provisionDefinedAgent(assistantService(client, params), definitionTags(definition.name, params)));
 }
 
-/** Every assistant made from this definition's key, oldest first (the same order in every process). */
-export async function assistantsOfDefinition(client: OpenAI, key: string): Promise<Assistant[]> {
-  return call(async () => {
-    const out: Assistant[] = [];
-    for await (const assistant of client.beta.assistants.list({ limit: 100 })) {
-      if ((assistant.metadata as Record<string, string> | null)?.[DEFINITION_METADATA_KEY] === key) out.push(assistant);
-    }
-    return out.sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  });
+/** Every assistant made from this definition, oldest first. */
+export async function assistantsOfThisDefinition(client: OpenAI, definition: OpenAIAssistantDefinition, tools: readonly ToolDeclaration[]): Promise<Assistant[]> {
+  const params = assistantCreateParams(definition, tools);
+  return call(() => agentsOfDefinition(assistantService(client, params), definitionTags(definition.name, params).key));
 }
 
-/** The key assistants of this definition are tagged with: its name, else its fingerprint. */
-export function definitionKey(definition: OpenAIAssistantDefinition, fingerprint: string): string {
-  return definition.name ? `name:${definition.name}`.slice(0, 512) : `fingerprint:${fingerprint}`;
+function assistantService(client: OpenAI, params: CreateParams): DefinedAgentService<Assistant> {
+  const tagged = (tags: Readonly<Record<string, string>>): CreateParams => ({ ...params, metadata: { ...params.metadata, ...tags } });
+  return {
+    listAll: async () => {
+      const all: Assistant[] = [];
+      for await (const assistant of client.beta.assistants.list({ limit: 100 })) all.push(assistant);
+      return all;
+    },
+    facts: (assistant) => ({ id: assistant.id, createdAt: assistant.created_at, metadata: assistant.metadata as Record<string, string> | null }),
+    create: (tags) => client.beta.assistants.create(tagged(tags)),
+    update: (id, tags) => client.beta.assistants.update(id, updateParams(tagged(tags))),
+    delete: async (id) => {
+      await client.beta.assistants.delete(id);
+    },
+  };
 }
 
 /** An update that makes the assistant exactly the definition: what it leaves out is cleared. */
