@@ -53,7 +53,7 @@ export function checkAgentFields(name: string, agent: unknown, problems: ConfigP
   for (const [key, { check, expected }] of Object.entries(AGENT_FIELD_RULES)) {
     const value = fields[key];
     if (value === undefined) continue;
-    if (problems.covers(`${at}.${key}`)) ok = false;
+    if (problems.anyAt(`${at}.${key}`)) ok = false;
     else if (!check(value)) {
       problems.add(`${at}.${key}`, `expected ${expected}, found ${JSON.stringify(value)}.`);
       ok = false;
