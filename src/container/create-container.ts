@@ -188,9 +188,12 @@ function historyReducer(history: AgentConfig['history']): ChatReducer | undefine
 }
 
 /** Client and store ids a parent container provides: its plugins' (and its ancestors'), or bound by hand. */
-function providedByParent(parent: Container | undefined): { hasClient(id: string): boolean; hasStore(id: string): boolean } {
-  if (!parent) return { hasClient: () => false, hasStore: () => false };
+function providedByParent(parent: Container | undefined): { clients: string[]; stores: string[]; hasClient(id: string): boolean; hasStore(id: string): boolean } {
+  if (!parent) return { clients: [], stores: [], hasClient: () => false, hasStore: () => false };
+  const plugins = parent.getAll<SkeinPlugin>(SkeinPlugin, { optional: true });
   return {
+    clients: plugins.flatMap((p) => p.clients ?? []),
+    stores: plugins.flatMap((p) => p.stores ?? []),
     hasClient: (id) => !!ownerInParents(parent, ChatClient, id) || !!ownerInParents(parent, AgentFactory, id),
     hasStore: (id) => !!ownerInParents(parent, ChatMessageStoreFactory, id),
   };
@@ -217,7 +220,7 @@ function validateConfig(config: SkeinConfig, problems: ConfigProblems): void {
     if (!checkAgentFields(name, agent, problems)) continue;
     // An agent naming what a plugin that failed would provide has no problem of its own.
     if (!clients.has(agent.client) && !parent.hasClient(agent.client) && !problems.mayHaveProvided('clients', agent.client)) {
-      const loaded = [...clients].join(', ') || 'none';
+      const loaded = [...new Set([...clients, ...parent.clients])].join(', ') || 'none';
       problems.add(
         `agents.${name}.client`,
         `no loaded plugin${config.parent ? ' (here or in the parent container)' : ''} provides client "${agent.client}"; loaded clients: ${loaded}. Add the plugin that provides it to config.plugins.`,
@@ -226,7 +229,7 @@ function validateConfig(config: SkeinConfig, problems: ConfigProblems): void {
     if (agent.messageStore !== undefined && !stores.has(agent.messageStore) && !parent.hasStore(agent.messageStore) && !problems.mayHaveProvided('stores', agent.messageStore)) {
       problems.add(
         `agents.${name}.messageStore`,
-        `no loaded plugin provides store "${agent.messageStore}"; available stores: ${[...stores].join(', ')}.`,
+        `no loaded plugin${config.parent ? ' (here or in the parent container)' : ''} provides store "${agent.messageStore}"; available stores: ${[...new Set([...stores, ...parent.stores])].join(', ')}.`,
       );
     }
   }
