@@ -26,12 +26,12 @@ export function createOpenAISdkClient(clientId: string, options: ClientOptions):
 /** `new AzureOpenAI(options)`, with a missing key, API version or endpoint named the same way. */
 export function createAzureOpenAISdkClient(clientId: string, options: AzureClientOptions): AzureOpenAI {
   const missing: string[] = [];
-  if (!options.apiVersion && !env('OPENAI_API_VERSION')) missing.push('an API version: set the apiVersion option or the OPENAI_API_VERSION environment variable');
+  if (!options.apiVersion && !env('OPENAI_API_VERSION')) missing.push('API version: set the apiVersion option or the OPENAI_API_VERSION environment variable');
   if (!options.apiKey && !options.azureADTokenProvider && !env('AZURE_OPENAI_API_KEY')) {
-    missing.push('a credential: set the apiKey option (or azureADTokenProvider) or the AZURE_OPENAI_API_KEY environment variable');
+    missing.push('credential: set the apiKey option (or azureADTokenProvider) or the AZURE_OPENAI_API_KEY environment variable');
   }
   if (!options.endpoint && !options.baseURL && !env('AZURE_OPENAI_ENDPOINT') && !env('OPENAI_BASE_URL')) {
-    missing.push('an endpoint: set the endpoint option or the AZURE_OPENAI_ENDPOINT environment variable');
+    missing.push('endpoint: set the endpoint option or the AZURE_OPENAI_ENDPOINT environment variable');
   }
   if (missing.length) throw new ConfigurationError(missing.map((m) => `The ${clientId} client (Azure OpenAI) has no ${m}.`));
   return construct(clientId, () => new AzureOpenAI(options));
