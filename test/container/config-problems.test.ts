@@ -1,9 +1,10 @@
 import { expect } from 'chai';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigurationError, createContainer } from 'skein';
+import { createContainer } from 'skein';
+import { problemsOf as problemsOfPromise, writeConfig } from './config-test-helpers.js';
 
 const ECHO = fileURLToPath(new URL('./fixtures/echo-plugin.js', import.meta.url));
 
@@ -17,13 +18,8 @@ describe('createContainer(configFile): one message per root cause', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function problemsOf(text: string, env: NodeJS.ProcessEnv = {}): Promise<readonly string[]> {
-    const file = path.join(dir, `c${Math.random().toString(36).slice(2)}.yaml`);
-    await writeFile(file, text);
-    const error = await createContainer(file, { env }).then(() => expect.fail('expected ConfigurationError'), (e: unknown) => e);
-    expect(error).to.be.instanceOf(ConfigurationError);
-    return (error as ConfigurationError).problems;
-  }
+  let count = 0;
+  const problemsOf = async (text: string) => problemsOfPromise(createContainer(await writeConfig(dir, `c${count++}.yaml`, text), { env: {} }));
 
   it('a built-in plugin with one bad setting is reported once, not again by each of its agents', async () => {
     const problems = await problemsOf(`plugins:

@@ -1,10 +1,11 @@
 import { expect } from 'chai';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type ChatAgent, ConfigurationError, agentToken, createContainer } from 'skein';
+import { type ChatAgent, agentToken, createContainer } from 'skein';
 import type { OpenAIChatClient } from 'skein/openai';
 import { Emulator } from 'skein/testing';
+import { problemsOf, writeConfig } from './config-test-helpers.js';
 
 /** Issue 16 item 9: a whole-value `${VAR}` takes the type its setting expects. */
 describe('createContainer(configFile): ${VAR} values typed by their setting', () => {
@@ -19,17 +20,7 @@ describe('createContainer(configFile): ${VAR} values typed by their setting', ()
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function write(name: string, text: string): Promise<string> {
-    const file = path.join(dir, name);
-    await writeFile(file, text);
-    return file;
-  }
-
-  async function problemsOf(promise: Promise<unknown>): Promise<readonly string[]> {
-    const error = await promise.then(() => expect.fail('expected ConfigurationError'), (e: unknown) => e);
-    expect(error).to.be.instanceOf(ConfigurationError);
-    return (error as ConfigurationError).problems;
-  }
+  const write = (name: string, text: string) => writeConfig(dir, name, text);
 
   const yaml = `plugins:
   openai:
