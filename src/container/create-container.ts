@@ -16,7 +16,7 @@ import { AITool } from '../tools/ai-tool.js';
 import { AgentFactory } from './agent-factory.js';
 import { agentToken } from './agent-token.js';
 import { checkAgentFields } from './agent-config-rules.js';
-import { readConfigFileChecked } from './config-file.js';
+import { readConfigFileChecked } from './config-file-reader.js';
 import { ConfigProblems } from './config-problems.js';
 import { AGENT_CONFIG_KEYS, type AgentConfig, type SkeinConfig } from './skein-config.js';
 import { SkeinPlugin } from './skein-plugin.js';
