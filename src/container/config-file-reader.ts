@@ -7,6 +7,7 @@ import type { PluginFactory, SkeinConfigFile } from './config-file.js';
 import { ConfigProblems } from './config-problems.js';
 import { coerceSubstitutions, type ConfigPath, formatPath, substituteEnv, substitutionsUnder, type WholeSubstitution } from './env-substitution.js';
 import { importPlugin } from './plugin-import.js';
+import { isSkeinPlugin, NOT_A_PLUGIN } from './plugin-shape.js';
 import type { SkeinConfig } from './skein-config.js';
 import type { SkeinPlugin } from './skein-plugin.js';
 import { expectedTypeInZod } from './zod-expected-type.js';
@@ -115,13 +116,18 @@ async function instantiatePlugin(
     failed(pluginFactory);
     return undefined;
   }
+  let plugin: unknown;
   try {
-    return pluginFactory(pluginSettings);
+    plugin = pluginFactory(pluginSettings);
   } catch (error) {
     problems.add(at, (error as Error).message);
+  }
+  if (!problems.anyAt(at) && !isSkeinPlugin(plugin)) problems.add(at, `"${name}" of "${specifier}" returned no plugin: ${NOT_A_PLUGIN}`);
+  if (problems.anyAt(at)) {
     failed(pluginFactory);
     return undefined;
   }
+  return plugin as SkeinPlugin;
 }
 
 /** The built-in id within two edits of `id` (a typo), if exactly one is. */

@@ -20,7 +20,8 @@ import { readConfigFileChecked } from './config-file-reader.js';
 import { ConfigProblems } from './config-problems.js';
 import { AGENT_CONFIG_KEYS, type AgentConfig, type SkeinConfig } from './skein-config.js';
 import { SkeinPlugin } from './skein-plugin.js';
-import { containerModule, inversify, newContainer } from './inversify-runtime.js';
+import { containerModule, newContainer } from './inversify-runtime.js';
+import { isSkeinPlugin, NOT_A_PLUGIN } from './plugin-shape.js';
 
 export const IN_MEMORY_STORE_ID = 'in-memory';
 
@@ -205,8 +206,8 @@ function validateConfig(config: SkeinConfig, problems: ConfigProblems): void {
   const stores = new Set<string>([IN_MEMORY_STORE_ID]);
   const seen = new Set<string>();
   plugins.forEach((plugin, i) => {
-    if (!plugin || typeof plugin.id !== 'string' || !(plugin.module instanceof inversify().ContainerModule)) {
-      problems.add(`plugins[${i}]`, 'expected a SkeinPlugin ({ id, module: ContainerModule }), e.g. openaiPlugin({ apiKey }).');
+    if (!isSkeinPlugin(plugin)) {
+      problems.add(`plugins[${i}]`, NOT_A_PLUGIN);
       problems.pluginFailed({ id: String(i) });
       return;
     }

@@ -94,10 +94,13 @@ describe('config module: packages resolved from the config file\'s folder (Skein
 
   it('names the folder it searched when a package is not installed, and a subpath the package does not export', async () => {
     const bad = path.join(app, 'config', 'bad.yaml');
-    await writeFile(bad, 'plugins:\n  ghost: { module: ghost-plugin }\n  hidden: { module: acme-skein-plugin/private.js }\n');
+    // yaml is no plugin, and not in the app: found where Skein is installed, it fails as a plugin, not as an import.
+    await writeFile(bad, 'plugins:\n  ghost: { module: ghost-plugin }\n  hidden: { module: acme-skein-plugin/private.js }\n  fallback: { module: yaml, export: stringify }\n');
     const error = await createContainer(bad).then(() => expect.fail('expected ConfigurationError'), (e: unknown) => e);
     expect(error).to.be.instanceOf(ConfigurationError);
-    const [ghost, hidden] = (error as ConfigurationError).problems;
+    const [ghost, hidden, fallback] = (error as ConfigurationError).problems;
+    expect((error as ConfigurationError).problems).to.have.length(3);
+    expect(fallback).to.equal('plugins.fallback: "stringify" of "yaml" returned no plugin: expected a SkeinPlugin ({ id, module: ContainerModule }), e.g. openaiPlugin({ apiKey }).');
     expect(ghost).to.equal(
       `plugins.ghost.module: cannot import "ghost-plugin": no package "ghost-plugin" in node_modules of ${path.join(app, 'config')} (the config file's folder) or any folder above it, nor where Skein is installed. Install it in your app (npm install ghost-plugin) or give a path.`,
     );
