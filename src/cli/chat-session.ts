@@ -34,6 +34,8 @@ type TurnOutcome = 'completed' | 'interrupted' | 'failed';
 export class ChatSession {
   #cancelTurn: (() => void) | undefined;
   readonly #callNames = new Map<string, string>();
+  /** How many calls waited for approval in the thread as last loaded or saved. */
+  #savedPending = 0;
 
   constructor(private readonly options: ChatSessionOptions) {}
 
@@ -44,6 +46,7 @@ export class ChatSession {
 
   async run(): Promise<number> {
     const { io } = this.options;
+    this.#savedPending = this.#pendingApprovals.length;
     this.#showPendingApprovals();
     const interactive = io.stdin.isTTY === true;
     const rl = createInterface({ input: io.stdin, output: interactive ? io.stdout : undefined, terminal: interactive, prompt: 'you> ' });
@@ -75,6 +78,8 @@ export class ChatSession {
       process.off('SIGINT', onInterrupt);
       rl.close();
     }
+    // An interrupted run settles approved calls as it winds down, after the turn returned.
+    if (this.#pendingApprovals.length !== this.#savedPending) await this.#save();
     if (interrupted && interactive) writeLine(io.stdout);
     return interrupted ? ExitCode.interrupted : ExitCode.ok;
   }
@@ -124,7 +129,7 @@ export class ChatSession {
    * again never runs a tool twice), and that is saved too.
    */
   async #turn(input: AgentInput): Promise<TurnOutcome> {
-    const { agent, thread, io, label, slot } = this.options;
+    const { agent, thread, io, label } = this.options;
     const pendingBefore = this.#pendingApprovals.length;
     const progress = new Progress(io.stderr);
     const printer = new ReplyPrinter(io.stdout, label, this.#callNames);
@@ -158,14 +163,18 @@ export class ChatSession {
       printer.end();
     }
     if (outcome === 'interrupted') writeLine(io.stderr, '(interrupted: the reply was discarded and the thread is unchanged)');
-    if (outcome === 'completed' || this.#pendingApprovals.length !== pendingBefore) {
-      try {
-        await slot.save(await thread.serialize());
-      } catch (error) {
-        writeLine(io.stderr, `The thread could not be saved to ${slot.describe()}: ${describeError(error)}`);
-      }
-    }
+    if (outcome === 'completed' || this.#pendingApprovals.length !== this.#savedPending) await this.#save();
     return outcome;
+  }
+
+  async #save(): Promise<void> {
+    const { thread, slot, io } = this.options;
+    try {
+      await slot.save(await thread.serialize());
+      this.#savedPending = this.#pendingApprovals.length;
+    } catch (error) {
+      writeLine(io.stderr, `The thread could not be saved to ${slot.describe()}: ${describeError(error)}`);
+    }
   }
 }
 

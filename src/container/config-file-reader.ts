@@ -107,7 +107,9 @@ async function instantiatePlugin(
   const pluginFactory = factory as PluginFactory;
   const declared = pluginFactory.configSchema;
   const schema = typeof declared === 'function' ? await declared() : declared;
-  coerceSubstitutions(pluginSettings, substitutions, (p) => (schema ? expectedTypeInZod(schema, p) : undefined), problems, ['plugins', id]);
+  // `module` and `export` were read as strings above; they are not settings of the plugin.
+  const settingSubstitutions = substitutions.filter((sub) => sub.path[2] !== 'module' && sub.path[2] !== 'export');
+  coerceSubstitutions(pluginSettings, settingSubstitutions, (p) => (schema ? expectedTypeInZod(schema, p) : undefined), problems, ['plugins', id]);
   if (schema) {
     const check = schema.safeParse(pluginSettings);
     if (!check.success) for (const issue of check.error.issues) problems.add(formatPath(['plugins', id, ...(issue.path as ConfigPath)]), issue.message);

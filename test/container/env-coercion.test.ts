@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type ChatAgent, agentToken, createContainer } from 'skein';
 import type { OpenAIChatClient } from 'skein/openai';
 import { Emulator } from 'skein/testing';
@@ -92,6 +93,11 @@ agents:
   });
 
   it('checks a coerced value like a literal one (a negative retry count is still too small), and JSON files coerce the same way', async () => {
+    // module and export may come from the environment too; they stay strings and are not settings.
+    const echo = await write('echo.json', JSON.stringify({ plugins: { echo: { module: '${ECHO_MODULE}', export: '${ECHO_EXPORT}', repeat: '${REPEAT}' } }, agents: { e: { client: 'echo-chat' } } }));
+    const echoContainer = await createContainer(echo, { env: { ECHO_MODULE: fileURLToPath(new URL('./fixtures/echo-plugin.js', import.meta.url)), ECHO_EXPORT: 'echoPlugin', REPEAT: '2' } });
+    expect((await echoContainer.get(agentToken('e')).run('hi')).text).to.equal('1');
+
     const file = await write(
       'typed.json',
       JSON.stringify({
