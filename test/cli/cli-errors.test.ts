@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Emulator } from 'skein/testing';
@@ -110,5 +111,24 @@ describe('skein: errors are messages, not stacks (the real process)', function (
     expect(result.stderr).to.equal(
       'skein chat: invalid configuration (1 problem):\n  - agents.support.maxToolIterations: expected an integer from ${MAX} but found "abc". Set MAX to an integer.\n',
     );
+  });
+
+  it('a port already in use is a message on devui and emulator, not a stack', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = String((busy.address() as { port: number }).port);
+    try {
+      for (const args of [
+        ['devui', '--config', keyed, '--no-emulator', '--port', port],
+        ['emulator', '--port', port],
+      ]) {
+        const result = await skein(args);
+        expect(result.code, args.join(' ')).to.equal(1);
+        expect(result.stderr, args.join(' ')).to.contain('EADDRINUSE');
+        expectNoStack(result.stderr);
+      }
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
   });
 });
