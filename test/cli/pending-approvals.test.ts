@@ -78,6 +78,8 @@ describe('skein chat: approvals pending across processes (the real process again
 
   it('/reject in a new process (registry thread) answers the pending call without running it', async () => {
     await stopAtApproval('pending-1');
+    const show = await runSkein(['threads', 'show', 'pending-1'], { cwd: dir });
+    expect(show.stdout).to.contain('waiting for approval: delete_file {"path":"notes.txt"} (answer in "skein chat" with /approve or /reject)');
 
     const second = await chat('pending-1', '/reject not that file\n');
     expect(second.code, second.stderr).to.equal(0);
