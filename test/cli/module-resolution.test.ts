@@ -10,10 +10,10 @@ import { runSkein } from './cli-process.js';
 const SKEIN_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** A package as npm installs it: ESM only, entry points in `exports` (no `require` condition). */
-async function writePackage(root: string, name: string, files: Record<string, string>, exports: unknown): Promise<void> {
+async function writePackage(root: string, name: string, files: Record<string, string>, entry: { exports?: unknown; main?: string }): Promise<void> {
   const folder = path.join(root, 'node_modules', ...name.split('/'));
   await mkdir(folder, { recursive: true });
-  await writeFile(path.join(folder, 'package.json'), JSON.stringify({ name, version: '1.0.0', type: 'module', exports }, undefined, 2));
+  await writeFile(path.join(folder, 'package.json'), JSON.stringify({ name, version: '1.0.0', type: 'module', ...entry }, undefined, 2));
   for (const [file, text] of Object.entries(files)) {
     await mkdir(path.dirname(path.join(folder, file)), { recursive: true });
     await writeFile(path.join(folder, file), text);
@@ -53,10 +53,11 @@ describe('config module: packages resolved from the config file\'s folder (Skein
     // npm link / workspaces: the app's node_modules/skein is a symlink to Skein's own folder.
     await symlink(SKEIN_ROOT, path.join(app, 'node_modules', 'skein'), 'dir');
     await writePackage(app, 'acme-skein-plugin', { 'index.js': pluginSource('acme', 'acmePlugin'), 'extras/beta.js': pluginSource('beta', 'betaPlugin') }, {
-      '.': { types: './index.d.ts', import: './index.js' },
-      './extras/*': { import: './extras/*.js' },
+      exports: { '.': { types: './index.d.ts', import: './index.js' }, './extras/*': { import: './extras/*.js' } },
     });
-    await writePackage(app, '@acme/scoped-plugin', { 'lib/main.js': pluginSource('scoped', 'default') }, { import: './lib/main.js' });
+    await writePackage(app, '@acme/scoped-plugin', { 'lib/main.js': pluginSource('scoped', 'default') }, { exports: { import: './lib/main.js' } });
+    // An older package: no "exports", its entry point in "main".
+    await writePackage(app, 'legacy-skein-plugin', { 'lib/entry.js': pluginSource('legacy', 'legacyPlugin') }, { main: 'lib/entry' });
     await mkdir(path.join(app, 'config'), { recursive: true });
     config = path.join(app, 'config', 'skein.yaml');
     await writeFile(
@@ -66,10 +67,12 @@ describe('config module: packages resolved from the config file\'s folder (Skein
         '  acme: { module: acme-skein-plugin, export: acmePlugin, greeting: Howdy }',
         '  beta: { module: acme-skein-plugin/extras/beta, export: betaPlugin }',
         '  scoped: { module: "@acme/scoped-plugin" }',
+        '  legacy: { module: legacy-skein-plugin, export: legacyPlugin }',
         'agents:',
         '  helper: { client: acme-chat }',
         '  second: { client: beta-chat }',
         '  third: { client: scoped-chat }',
+        '  fourth: { client: legacy-chat }',
         '',
       ].join('\n'),
     );
@@ -85,11 +88,12 @@ describe('config module: packages resolved from the config file\'s folder (Skein
     expect(result.stdout).to.contain('helper: Howdy from acme');
   });
 
-  it('createContainer(file) resolves package names, "exports" subpath patterns and scoped packages from the file\'s folder', async () => {
+  it('createContainer(file) resolves package names, "exports" subpath patterns, scoped packages and "main" from the file\'s folder', async () => {
     const container = await createContainer(config);
     expect((await container.get(agentToken('helper')).run('hi')).text).to.equal('Howdy from acme');
     expect((await container.get(agentToken('second')).run('hi')).text).to.equal('Hello from beta');
     expect((await container.get(agentToken('third')).run('hi')).text).to.equal('Hello from scoped');
+    expect((await container.get(agentToken('fourth')).run('hi')).text).to.equal('Hello from legacy');
   });
 
   it('names the folder it searched when a package is not installed, and a subpath the package does not export', async () => {
