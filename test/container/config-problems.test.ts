@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createContainer } from 'skein';
+import { BUILTIN_PLUGINS, type PluginFactory, createContainer } from 'skein';
 import { problemsOf as problemsOfPromise, writeConfig } from './config-test-helpers.js';
 
 const ECHO = fileURLToPath(new URL('./fixtures/echo-plugin.js', import.meta.url));
@@ -93,5 +93,19 @@ agents:
       'agents.other.client',
       'agents.other.messageStore',
     ]);
+  });
+
+  it('knows what each built-in plugin provides (the table that keeps their agents quiet when one fails)', async () => {
+    const minimal: Record<string, Record<string, unknown>> = {
+      sqlite: { path: ':memory:' },
+      redis: { url: 'redis://127.0.0.1:6379' },
+      postgres: { connectionString: 'postgres://127.0.0.1/test' },
+      'azure-ai-agents': { client: {} },
+    };
+    for (const [id, builtin] of Object.entries(BUILTIN_PLUGINS)) {
+      const factory = ((await import(builtin.module)) as Record<string, PluginFactory>)[builtin.export]!;
+      const plugin = factory(minimal[id] ?? {});
+      expect({ id, clients: plugin.clients ?? [], stores: plugin.stores ?? [] }).to.deep.equal({ id, clients: builtin.clients ?? [], stores: builtin.stores ?? [] });
+    }
   });
 });
