@@ -66,6 +66,7 @@ export async function resolveConfigContent(raw: unknown, options: { env?: NodeJS
   return { plugins, agents: file.agents };
 }
 
+/** A plugin entry of the file, from its module to a built SkeinPlugin; every failure is a problem at its path. */
 async function instantiatePlugin(
   id: string,
   settings: Record<string, unknown>,
@@ -75,6 +76,27 @@ async function instantiatePlugin(
 ): Promise<SkeinPlugin | undefined> {
   const at = `plugins.${id}`;
   const { module: moduleName, export: exportName, ...pluginSettings } = settings as { module?: unknown; export?: unknown };
+  const found = await findFactory(id, moduleName, exportName, baseDir, problems);
+  if (found) {
+    const { factory, describe } = found;
+    // `module` and `export` were read as strings above; they are not settings of the plugin.
+    await checkSettings(['plugins', id], factory, pluginSettings, substitutions.filter((sub) => sub.path[2] !== 'module' && sub.path[2] !== 'export'), problems);
+    const plugin = problems.anyAt(at) ? undefined : buildPlugin(at, factory, pluginSettings, describe, problems);
+    if (plugin) return plugin;
+  }
+  problems.pluginFailed({ id, ...whatItProvides(id, moduleName, found?.factory) });
+  return undefined;
+}
+
+/** The factory a plugin entry names: a built-in by id, else `module` (+ `export`). */
+async function findFactory(
+  id: string,
+  moduleName: unknown,
+  exportName: unknown,
+  baseDir: string,
+  problems: ConfigProblems,
+): Promise<{ factory: PluginFactory; describe: string } | undefined> {
+  const at = `plugins.${id}`;
   const builtin = BUILTIN_PLUGINS[id];
   const specifier = typeof moduleName === 'string' ? moduleName : builtin?.module;
   if (!specifier) {
@@ -83,53 +105,56 @@ async function instantiatePlugin(
       at,
       `unknown plugin "${id}"${like ? `; did you mean "${like}"?` : ''} Built-in plugins: ${Object.keys(BUILTIN_PLUGINS).join(', ')}. For a third-party plugin add "module: <package or path>".`,
     );
-    // A misspelt built-in would have provided its clients; an unknown id provides nothing.
-    problems.pluginFailed({ id, clients: like ? BUILTIN_PLUGINS[like]!.clients ?? [] : [], stores: like ? BUILTIN_PLUGINS[like]!.stores ?? [] : [] });
     return undefined;
   }
-  const failed = (factory?: PluginFactory) =>
-    problems.pluginFailed({ id, clients: factory?.clients ?? (moduleName === undefined ? (builtin?.clients ?? []) : undefined), stores: factory?.stores ?? (moduleName === undefined ? (builtin?.stores ?? []) : undefined) });
   let loaded: Record<string, unknown>;
   try {
     loaded = await importPlugin(specifier, baseDir);
   } catch (error) {
     problems.add(`${at}.module`, `cannot import "${specifier}": ${(error as Error).message}`);
-    failed();
     return undefined;
   }
   const name = typeof exportName === 'string' ? exportName : (builtin?.export ?? 'default');
   const factory = loaded[name];
   if (typeof factory !== 'function') {
     problems.add(`${at}.export`, `"${specifier}" has no plugin factory function named "${name}".`);
-    failed();
     return undefined;
   }
-  const pluginFactory = factory as PluginFactory;
-  const declared = pluginFactory.configSchema;
+  return { factory: factory as PluginFactory, describe: `"${name}" of "${specifier}"` };
+}
+
+/** Types the settings' `${VAR}` values by the factory's schema, then checks them against it. */
+async function checkSettings(base: ConfigPath, factory: PluginFactory, settings: Record<string, unknown>, substitutions: readonly WholeSubstitution[], problems: ConfigProblems): Promise<void> {
+  const declared = factory.configSchema;
   const schema = typeof declared === 'function' ? await declared() : declared;
-  // `module` and `export` were read as strings above; they are not settings of the plugin.
-  const settingSubstitutions = substitutions.filter((sub) => sub.path[2] !== 'module' && sub.path[2] !== 'export');
-  coerceSubstitutions(pluginSettings, settingSubstitutions, (p) => (schema ? expectedTypeInZod(schema, p) : undefined), problems, ['plugins', id]);
-  if (schema) {
-    const check = schema.safeParse(pluginSettings);
-    if (!check.success) for (const issue of check.error.issues) problems.add(formatPath(['plugins', id, ...(issue.path as ConfigPath)]), issue.message);
-  }
-  if (problems.anyAt(at)) {
-    failed(pluginFactory);
-    return undefined;
-  }
+  coerceSubstitutions(settings, substitutions, (p) => (schema ? expectedTypeInZod(schema, p) : undefined), problems, base);
+  const check = schema?.safeParse(settings);
+  if (check && !check.success) for (const issue of check.error.issues) problems.add(formatPath([...base, ...(issue.path as ConfigPath)]), issue.message);
+}
+
+function buildPlugin(at: string, factory: PluginFactory, settings: Record<string, unknown>, describe: string, problems: ConfigProblems): SkeinPlugin | undefined {
   let plugin: unknown;
   try {
-    plugin = pluginFactory(pluginSettings);
+    plugin = factory(settings);
   } catch (error) {
     problems.add(at, (error as Error).message);
-  }
-  if (!problems.anyAt(at) && !isSkeinPlugin(plugin)) problems.add(at, `"${name}" of "${specifier}" returned no plugin: ${NOT_A_PLUGIN}`);
-  if (problems.anyAt(at)) {
-    failed(pluginFactory);
     return undefined;
   }
-  return plugin as SkeinPlugin;
+  if (isSkeinPlugin(plugin)) return plugin;
+  problems.add(at, `${describe} returned no plugin: ${NOT_A_PLUGIN}`);
+  return undefined;
+}
+
+/**
+ * What a plugin that failed would have provided: what its factory declares, or the built-in
+ * table's entry; a misspelt built-in id counts as that built-in; an unknown id provides nothing;
+ * a module that never loaded, or a factory that declares nothing, is unknown (`undefined`).
+ */
+function whatItProvides(id: string, moduleName: unknown, factory: PluginFactory | undefined): { clients?: readonly string[]; stores?: readonly string[] } {
+  if (factory?.clients || factory?.stores) return { clients: factory.clients ?? [], stores: factory.stores ?? [] };
+  if (moduleName !== undefined) return {};
+  const builtin = BUILTIN_PLUGINS[id] ?? BUILTIN_PLUGINS[closestBuiltin(id) ?? ''];
+  return { clients: builtin?.clients ?? [], stores: builtin?.stores ?? [] };
 }
 
 /** The built-in id within two edits of `id` (a typo), if exactly one is. */

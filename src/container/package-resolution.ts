@@ -32,7 +32,8 @@ export function isBareSpecifier(specifier: string): boolean {
   return !specifier.startsWith('.') && !path.isAbsolute(specifier) && !/^[a-zA-Z][a-zA-Z\d+.-]*:/.test(specifier);
 }
 
-function splitSpecifier(specifier: string): { name: string; subpath: string } {
+/** The package a bare specifier names (`@scope/pkg` of `@scope/pkg/sub`) and the subpath within it. */
+export function splitSpecifier(specifier: string): { name: string; subpath: string } {
   const parts = specifier.split('/');
   const length = specifier.startsWith('@') ? 2 : 1;
   const name = parts.slice(0, length).join('/');

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isBareSpecifier, resolvePackageFrom } from './package-resolution.js';
+import { isBareSpecifier, resolvePackageFrom, splitSpecifier } from './package-resolution.js';
 
 /**
  * Imports a plugin module. A path is relative to the config file's folder; a package name is
@@ -15,17 +15,14 @@ export async function importPlugin(specifier: string, baseDir: string): Promise<
   if (specifier === 'skein' || specifier.startsWith('skein/')) return (await import(specifier)) as Record<string, unknown>;
   const file = resolvePackageFrom(specifier, baseDir);
   if (file) return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  const { name } = splitSpecifier(specifier);
   try {
     return (await import(specifier)) as Record<string, unknown>;
   } catch (error) {
-    if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND' || !String((error as Error).message).includes(`'${packageName(specifier)}'`)) throw error;
+    if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND' || !String((error as Error).message).includes(`'${name}'`)) throw error;
     throw new Error(
-      `no package "${packageName(specifier)}" in node_modules of ${baseDir} (the config file's folder) or any folder above it, nor where Skein is installed. Install it in your app (npm install ${packageName(specifier)}) or give a path.`,
+      `no package "${name}" in node_modules of ${baseDir} (the config file's folder) or any folder above it, nor where Skein is installed. Install it in your app (npm install ${name}) or give a path.`,
       { cause: error },
     );
   }
-}
-
-function packageName(specifier: string): string {
-  return specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 }
