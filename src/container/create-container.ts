@@ -27,7 +27,14 @@ export const IN_MEMORY_STORE_ID = 'in-memory';
 
 /**
  * Builds a container from config: the core bindings, each plugin's module, and one binding per
- * agent under `agentToken(name)`. Config problems are reported together, before anything binds.
+ * agent under `agentToken(name)`. Config problems are reported together, each root cause once,
+ * before anything binds. With `parent`, the child's agents may also use the clients, agent
+ * factories and stores any ancestor provides (the child's own win).
+ *
+ * @example
+ * const shared = createContainer({ plugins: [openaiPlugin({ apiKey })], agents: { support: { client: 'openai-chat', model: 'gpt-4.1' } } });
+ * const tenant = createContainer({ parent: shared, agents: { support: { client: 'openai-chat', model: 'gpt-4.1-mini' } } });
+ * const reply = await tenant.get(agentToken('support')).run('Hello');
  */
 export function createContainer(config?: SkeinConfig): Container;
 /** From a JSON or YAML config file (plugins by id or module path, `${ENV}` interpolation). */
