@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { AIAgent } from '../agents/ai-agent.js';
 import { approvalRequestsFor, pendingApprovalsOf } from '../agents/function-approvals.js';
+import { ConfigurationError } from '../errors/skein-error.js';
 import { approvalResponse, type AgentInput } from '../messages/chat-message.js';
 import type { FunctionApprovalRequestContent } from '../messages/content.js';
 import type { AgentThread } from '../threads/agent-thread.js';
@@ -135,6 +136,7 @@ export class ChatSession {
     const printer = new ReplyPrinter(io.stdout, label, this.#callNames);
     progress.start('thinking…');
     let outcome: TurnOutcome;
+    let fatal: ConfigurationError | undefined;
     try {
       outcome = await new Promise<TurnOutcome>((resolve, reject) => {
         const subscription = agent.runStream(input, { thread }).subscribe({
@@ -155,8 +157,12 @@ export class ChatSession {
       outcome = 'failed';
       progress.stop();
       printer.end();
-      const settled = pendingBefore > 0 && this.#pendingApprovals.length === 0;
-      writeLine(io.stderr, `${describeError(error)}\n${settled ? 'The approved tool calls ran and their results are kept; send a message to go on.' : 'The thread is unchanged; you can try again.'}`);
+      // Trying again cannot help a configuration problem: end the chat with it (exit 1).
+      if (error instanceof ConfigurationError) fatal = error;
+      else {
+        const settled = pendingBefore > 0 && this.#pendingApprovals.length === 0;
+        writeLine(io.stderr, `${describeError(error)}\n${settled ? 'The approved tool calls ran and their results are kept; send a message to go on.' : 'The thread is unchanged; you can try again.'}`);
+      }
     } finally {
       this.#cancelTurn = undefined;
       progress.stop();
@@ -164,6 +170,7 @@ export class ChatSession {
     }
     if (outcome === 'interrupted') writeLine(io.stderr, '(interrupted: the reply was discarded and the thread is unchanged)');
     if (outcome === 'completed' || this.#pendingApprovals.length !== this.#savedPending) await this.#save();
+    if (fatal) throw fatal;
     return outcome;
   }
 

@@ -131,4 +131,14 @@ describe('skein: errors are messages, not stacks (the real process)', function (
       await new Promise((resolve) => busy.close(resolve));
     }
   });
+
+  it('a configuration problem found during a turn ends the chat with it (exit 1) instead of failing every turn', async () => {
+    const noModel = path.join(dir, 'no-model.yaml');
+    await writeFile(noModel, ['plugins:', `  openai: { apiKey: test, baseURL: "${emulator.openaiBaseURL}" }`, 'agents:', '  helper: { client: openai-chat }', ''].join('\n'));
+    const result = await skein(['chat', '--config', noModel, '--agent', 'helper'], 'hello\nhello again\n');
+    expect(result.code).to.equal(1);
+    expect(result.stderr).to.match(/skein chat: invalid configuration \(1 problem\):\n {2}- No model for openai-chat: set `model`/);
+    expect(result.stderr.match(/No model/g)).to.have.length(1);
+    expectNoStack(result.stderr);
+  });
 });
