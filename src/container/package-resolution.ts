@@ -1,11 +1,12 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { SkeinError } from '../errors/skein-error.js';
 
 // The conditions Node's ESM loader matches for `import()`; `default` always matches.
 const CONDITIONS = new Set(['node', 'import', 'module-sync', 'default']);
 
 /** A package was found but cannot serve the requested (sub)path. */
-export class PackageResolutionError extends Error {}
+export class PackageResolutionError extends SkeinError {}
 
 /**
  * Resolves a bare package specifier (`pkg`, `pkg/sub`, `@scope/pkg/sub`) the way Node's ESM loader
