@@ -85,4 +85,19 @@ describe('OpenAI clients without an API key', () => {
     const fromFile = await createContainer(file);
     expect(thrown(() => fromFile.get(agentToken('a'))).message).to.contain('plugins.openai.apiKey');
   });
+
+  it('an openai-assistants agent without a key is the same ConfigurationError, before any request', async () => {
+    const before = emulator.requests.length;
+    const container = createContainer({ plugins: [openaiPlugin({ baseURL: emulator.openaiBaseURL })], agents: { helper: { client: 'openai-assistants', model: 'm', instructions: 'Be brief.' } } });
+    let error: unknown;
+    try {
+      const agent = container.get(agentToken('helper'));
+      await agent.run('hi');
+    } catch (e) {
+      error = e;
+    }
+    expect(error, 'expected a ConfigurationError').to.be.instanceOf(ConfigurationError);
+    expect((error as Error).message).to.contain('has no OpenAI API key').and.contain('OPENAI_API_KEY');
+    expect(emulator.requests.length).to.equal(before);
+  });
 });
