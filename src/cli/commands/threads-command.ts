@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AIAgent } from '../../agents/ai-agent.js';
+import { pendingApprovalsOf } from '../../agents/function-approvals.js';
 import { ConfigurationError, HistoryUnavailableError, SkeinError } from '../../errors/skein-error.js';
 import type { ChatMessage } from '../../messages/chat-message.js';
 import { SerializationRegistryImpl } from '../../serialization/serialization-registry.js';
@@ -135,24 +136,36 @@ async function show(registry: ThreadRegistry, id: string, options: AgentOptions,
   writeLine(io.stdout, `agent: ${record.agent}  provider: ${record.provider}`);
   if (record.config) writeLine(io.stdout, `config: ${record.config}`);
   writeLine(io.stdout, `created: ${record.createdAt}  updated: ${record.updatedAt}`);
-  let messages: ChatMessage[];
+  const messages = await historyToShow(thread, agent, io);
+  if (messages) {
+    writeLine(io.stdout, `messages: ${messages.length}${thread.messageStore ? ` (${thread.messageStore.type} store)` : ''}`);
+    const names = toolNamesByCallId(messages);
+    messages.forEach((message, i) => writeLine(io.stdout, formatMessage(message, i, names)));
+  }
+  showPendingApprovals(thread, io);
+  return ExitCode.ok;
+}
+
+/** Calls the thread stopped at, waiting for `/approve` or `/reject` in `skein chat`. */
+/** The messages `show` prints: read through the agent when there is one; undefined when a service thread's history cannot be shown. */
+async function historyToShow(thread: AgentThread, agent: AIAgent | undefined, io: CliIO): Promise<ChatMessage[] | undefined> {
   if (thread.serviceThreadId !== undefined) {
     writeLine(io.stdout, `service thread: ${thread.serviceThreadId} (the history is kept by the service, not here)`);
-    if (!agent) return ExitCode.ok;
+    if (!agent) return undefined;
     try {
-      messages = await agent.getMessages(thread);
+      return await agent.getMessages(thread);
     } catch (error) {
       if (!(error instanceof HistoryUnavailableError)) throw error;
       writeLine(io.stdout, `messages: not available (${error.message})`);
-      return ExitCode.ok;
+      return undefined;
     }
-  } else {
-    messages = agent ? await agent.getMessages(thread) : thread.messageStore ? await thread.messageStore.listMessages() : [];
   }
-  writeLine(io.stdout, `messages: ${messages.length}${thread.messageStore ? ` (${thread.messageStore.type} store)` : ''}`);
-  const names = toolNamesByCallId(messages);
-  messages.forEach((message, i) => writeLine(io.stdout, formatMessage(message, i, names)));
-  return ExitCode.ok;
+  if (agent) return agent.getMessages(thread);
+  return thread.messageStore ? thread.messageStore.listMessages() : [];
+}
+
+function showPendingApprovals(thread: AgentThread, io: CliIO): void {
+  for (const call of pendingApprovalsOf(thread)) writeLine(io.stdout, `waiting for approval: ${call.name} ${call.arguments || '{}'} (answer in "skein chat" with /approve or /reject)`);
 }
 
 async function remove(registry: ThreadRegistry, id: string, options: AgentOptions, yes: boolean, io: CliIO): Promise<number> {
