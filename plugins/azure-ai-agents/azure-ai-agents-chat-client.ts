@@ -36,12 +36,14 @@ import {
   type FunctionResultContent,
   NotFoundError,
   ServiceError,
+  type ServiceThreadFork,
   SkeinError,
   type ThreadKind,
   type UsageDetails,
   functionResultText,
 } from 'skein';
 import { foundryMessageDrafts, foundryMessages } from './foundry-message-content.js';
+import { foundryThreadMessages, seededFoundryThread } from './foundry-thread-history.js';
 import { FoundryRunError, FoundryRunTimeoutError, listAll, reportCredentialFailures, toSkeinError } from './azure-ai-agents-errors.js';
 
 export const AZURE_AI_AGENTS_CLIENT_ID = 'azure-ai-agents';
@@ -186,6 +188,24 @@ export class AzureAIAgentsChatClient implements ChatClient {
         this.#boundById.delete(id);
       }
       this.#bound = undefined;
+    } catch (error) {
+      throw toSkeinError(this.providerId, error, options.signal);
+    }
+  }
+
+  /** The thread's messages, every page, oldest first (see foundry-thread-history.ts). */
+  async getServiceThreadMessages(serviceThreadId: string, options: { signal?: AbortSignal } = {}): Promise<ChatMessage[]> {
+    try {
+      return await foundryThreadMessages(this.client, serviceThreadId, options.signal);
+    } catch (error) {
+      throw toSkeinError(this.providerId, error, options.signal);
+    }
+  }
+
+  /** A new Foundry thread seeded with the first `count` messages; the original is untouched. */
+  async forkServiceThread(_serviceThreadId: string, options: { count: number; messages: readonly ChatMessage[]; signal?: AbortSignal }): Promise<ServiceThreadFork> {
+    try {
+      return { serviceThreadId: await seededFoundryThread(this.client, options.messages.slice(0, options.count), options.signal) };
     } catch (error) {
       throw toSkeinError(this.providerId, error, options.signal);
     }
