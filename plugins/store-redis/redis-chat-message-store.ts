@@ -62,6 +62,16 @@ export interface RedisStoreOptions {
 }
 
 
+/** Lua: RPUSH the entries of table `values` from index `first` on to `key`, 1,000 at a time (unpack's stack limit). */
+function luaPushChunked(key: string, values: string, first: number): string {
+  return `local i = ${first}
+while i <= #${values} do
+  local j = math.min(i + 999, #${values})
+  redis.call('RPUSH', ${key}, unpack(${values}, i, j))
+  i = j + 1
+end`;
+}
+
 /**
  * The append is one Lua script, so it runs atomically on the server: check the thread's version,
  * push the turn, bump the version, trim and set the TTL. A lost race writes nothing.
@@ -71,12 +81,7 @@ local actual = tonumber(redis.call('GET', KEYS[2]) or '0')
 if actual ~= tonumber(ARGV[1]) then return {0, actual} end
 local max = tonumber(ARGV[2])
 local ttl = tonumber(ARGV[3])
-local i = 4
-while i <= #ARGV do
-  local j = math.min(i + 999, #ARGV)
-  redis.call('RPUSH', KEYS[1], unpack(ARGV, i, j))
-  i = j + 1
-end
+${luaPushChunked('KEYS[1]', 'ARGV', 4)}
 local nextVersion = actual + #ARGV - 3
 redis.call('SET', KEYS[2], nextVersion)
 if max > 0 then redis.call('LTRIM', KEYS[1], -max, -1) end
@@ -95,12 +100,7 @@ return {1, nextVersion}
 const FORK_SCRIPT = `
 local items = redis.call('LRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
 if #items == 0 then return 0 end
-local i = 1
-while i <= #items do
-  local j = math.min(i + 999, #items)
-  redis.call('RPUSH', KEYS[2], unpack(items, i, j))
-  i = j + 1
-end
+${luaPushChunked('KEYS[2]', 'items', 1)}
 redis.call('SET', KEYS[3], #items)
 local ttl = tonumber(ARGV[2])
 if ttl > 0 then

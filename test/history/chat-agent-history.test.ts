@@ -18,12 +18,12 @@ import {
 } from 'skein';
 import { OpenAIChatClient, openaiPlugin } from 'skein/openai';
 import { Emulator } from 'skein/testing';
+import { texts } from './history-fixtures.js';
 
 interface Body {
   messages: { role: string; content: unknown }[];
 }
 
-const texts = (messages: readonly ChatMessage[]) => messages.map((m) => `${m.role}:${messageText(m) || m.contents.map((c) => c.kind).join(',')}`);
 
 describe('history: getMessages and forkThread on message-store threads (ChatAgent, Chat Completions on the emulator)', () => {
   let emulator: Emulator;

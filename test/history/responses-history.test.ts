@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { ForkUnsupportedError, messageText, type ChatMessage } from 'skein';
+import { ForkUnsupportedError, messageText } from 'skein';
 import { Emulator } from 'skein/testing';
 import { agentFor, rawClient, responseBodies } from '../responses/fixture.js';
+import { texts } from './history-fixtures.js';
 
-const texts = (messages: readonly ChatMessage[]) => messages.map((m) => `${m.role}:${messageText(m) || m.contents.map((c) => c.kind).join(',')}`);
 
 describe('history: Responses service threads (real openai SDK against the emulator)', () => {
   let emulator: Emulator;
