@@ -24,6 +24,7 @@ export const BUILTIN_PLUGINS: Readonly<Record<string, { module: string; export: 
   'azure-ai-agents': { module: 'skein/azure-ai-agents', export: 'azureAIAgentsPlugin' },
   a2a: { module: 'skein/a2a', export: 'a2aPlugin' },
   telemetry: { module: 'skein/telemetry', export: 'telemetryPlugin' },
+  mcp: { module: 'skein/mcp', export: 'mcpPlugin' },
 };
 
 /** What a config file holds (after `${ENV}` interpolation). */

@@ -13,11 +13,13 @@ import { InMemoryChatMessageStoreFactory } from '../threads/in-memory-chat-messa
 import { DefaultThreadFactory, ThreadFactory } from '../threads/thread-factory.js';
 import { type ChatReducer, MessageCountReducer, TokenBudgetReducer } from '../threads/chat-reducer.js';
 import { AITool } from '../tools/ai-tool.js';
+import { type AIToolSet, isToolSet } from '../tools/ai-tool-set.js';
 import { AgentFactory } from './agent-factory.js';
 import { agentToken } from './agent-token.js';
 import { readConfigFile } from './config-file.js';
 import { AGENT_CONFIG_KEYS, type AgentConfig, type SkeinConfig } from './skein-config.js';
 import { SkeinPlugin } from './skein-plugin.js';
+import { ToolReferenceResolver, parseToolReference } from './tool-reference-resolver.js';
 import { containerModule, inversify, newContainer } from './inversify-runtime.js';
 
 export const IN_MEMORY_STORE_ID = 'in-memory';
@@ -89,7 +91,7 @@ function createAgent(name: string, config: AgentConfig, context: ResolutionConte
     name: config.name ?? name,
     description: config.description,
     instructions: config.instructions,
-    tools: resolveTools(name, config, context),
+    tools: resolveToolsAndSets(name, config, context),
     chatOptions: {
       model: config.model,
       temperature: config.temperature,
@@ -117,10 +119,23 @@ export function resolveStoreFactory(id: string | undefined, context: ResolutionC
   return context.get<ChatMessageStoreFactory>(ChatMessageStoreFactory, { name: id });
 }
 
+/** The agent's tools for agents that take only fixed tools; a tool set (e.g. `mcp:files`) is a ConfigurationError. */
 export function resolveTools(agentName: string, config: AgentConfig, context: ResolutionContext): AITool[] {
+  return resolveToolsAndSets(agentName, config, context).map((t) => {
+    if (!isToolSet(t)) return t;
+    throw new ConfigurationError(
+      `agents.${agentName}.tools: "${t.name}" is a tool set listed at run time, which client "${config.client}" does not support; use a ChatAgent client (e.g. openai-chat, openai-responses) or name its tools one by one.`,
+    );
+  });
+}
+
+/** The agent's tools: named tools bound under AITool and `<prefix>:<rest>` references a plugin resolves. */
+export function resolveToolsAndSets(agentName: string, config: AgentConfig, context: ResolutionContext): (AITool | AIToolSet)[] {
   if (!config.tools?.length) return [];
   const available = new Map(context.getAll<AITool>(AITool, { optional: true }).map((t) => [t.declaration.name, t]));
   return config.tools.map((toolName) => {
+    const reference = parseToolReference(toolName);
+    if (reference) return resolveToolReference(agentName, toolName, reference.prefix, context);
     const found = available.get(toolName);
     if (!found) {
       throw new ConfigurationError(
@@ -129,6 +144,18 @@ export function resolveTools(agentName: string, config: AgentConfig, context: Re
     }
     return found;
   });
+}
+
+/** `<prefix>:<rest>` (e.g. `mcp:files`): the plugin that owns the prefix resolves it. */
+function resolveToolReference(agentName: string, reference: string, prefix: string, context: ResolutionContext): AITool | AIToolSet {
+  const resolvers = context.getAll<ToolReferenceResolver>(ToolReferenceResolver, { optional: true });
+  const resolver = resolvers.find((r) => r.prefix === prefix);
+  if (!resolver) {
+    throw new ConfigurationError(
+      `agents.${agentName}.tools: no loaded plugin resolves "${prefix}:" references (found "${reference}"); loaded prefixes: ${resolvers.map((r) => r.prefix).join(', ') || 'none'}.`,
+    );
+  }
+  return resolver.resolve(reference);
 }
 
 /** Config keys the core does not know are provider options (e.g. `store: false` for Responses). */
@@ -182,12 +209,28 @@ function agentProblems(name: string, agent: unknown): string[] {
   return problems;
 }
 
+/** Problems with the `<prefix>:<rest>` entries of an agent's tools (plain names are resolved at creation). */
+function toolReferenceProblems(agentName: string, tools: readonly string[] | undefined, owners: ReadonlyMap<string, NonNullable<SkeinPlugin['toolReferences']>>): string[] {
+  const problems: string[] = [];
+  (tools ?? []).forEach((entry, i) => {
+    const reference = parseToolReference(entry);
+    if (!reference) return;
+    const owner = owners.get(reference.prefix);
+    const problem = owner
+      ? owner.check(entry)
+      : `no loaded plugin resolves "${reference.prefix}:" tool references; loaded prefixes: ${[...owners.keys()].join(', ') || 'none'}. Add the plugin (e.g. plugins: { mcp: { servers: ... } }).`;
+    if (problem) problems.push(`agents.${agentName}.tools[${i}]: ${problem}`);
+  });
+  return problems;
+}
+
 function validateConfig(config: SkeinConfig, earlierProblems: readonly string[]): void {
   const problems: string[] = [...earlierProblems];
   const plugins = config.plugins ?? [];
   const clients = new Set<string>();
   const stores = new Set<string>([IN_MEMORY_STORE_ID]);
   const seen = new Set<string>();
+  const toolReferences = new Map<string, NonNullable<SkeinPlugin['toolReferences']>>();
   plugins.forEach((plugin, i) => {
     if (!plugin || typeof plugin.id !== 'string' || !(plugin.module instanceof inversify().ContainerModule)) {
       problems.push(`plugins[${i}]: expected a SkeinPlugin ({ id, module: ContainerModule }), e.g. openaiPlugin({ apiKey }).`);
@@ -197,6 +240,7 @@ function validateConfig(config: SkeinConfig, earlierProblems: readonly string[])
     seen.add(plugin.id);
     plugin.clients?.forEach((c) => clients.add(c));
     plugin.stores?.forEach((s) => stores.add(s));
+    if (plugin.toolReferences) toolReferences.set(plugin.toolReferences.prefix, plugin.toolReferences);
   });
   for (const [name, agent] of Object.entries(config.agents ?? {})) {
     const fieldProblems = agentProblems(name, agent);
@@ -214,6 +258,7 @@ function validateConfig(config: SkeinConfig, earlierProblems: readonly string[])
         `agents.${name}.messageStore: no loaded plugin provides store "${agent.messageStore}"; available stores: ${[...stores].join(', ')}.`,
       );
     }
+    problems.push(...toolReferenceProblems(name, agent.tools, toolReferences));
   }
   if (problems.length) throw new ConfigurationError(problems);
 }
