@@ -28,6 +28,7 @@ const STDERR_KEPT = 2000;
  */
 export class McpConnection {
   readonly target: string;
+  readonly #secrets: string[];
   #client: Promise<Client> | undefined;
   #tools: Promise<McpToolInfo[]> | undefined;
   #stderr = '';
@@ -38,6 +39,7 @@ export class McpConnection {
     readonly config: McpServerConfig,
   ) {
     this.target = describeTarget(config);
+    this.#secrets = secretsOf(config);
   }
 
   /** Every tool the server lists (all pages), cached until the list changes. */
@@ -120,8 +122,8 @@ export class McpConnection {
         throw new McpConnectionError(
           this.name,
           this.target,
-          `cannot connect over Streamable HTTP (${messageOf(error)}) nor over SSE (${messageOf(sseError)}). Check the URL and that the server is running.`,
-          { cause: sseError },
+          scrub(`cannot connect over Streamable HTTP (${messageOf(error)}) nor over SSE (${messageOf(sseError)}). Check the URL and that the server is running.`, this.#secrets),
+          { cause: scrubbedError(sseError, this.#secrets) },
         );
       }
     }
@@ -170,8 +172,9 @@ export class McpConnection {
     return client;
   }
 
-  #translate(error: unknown, signal: AbortSignal | undefined, during: string, timeout: number): Error {
-    if (error instanceof McpConnectionError || error instanceof McpTimeoutError) return error;
+  #translate(raw: unknown, signal: AbortSignal | undefined, during: string, timeout: number): Error {
+    if (raw instanceof McpConnectionError || raw instanceof McpTimeoutError) return raw;
+    const error = scrubbedError(raw, this.#secrets);
     if (signal?.aborted) return new AbortError(undefined, { cause: signal.reason });
     const code = (error as { code?: unknown }).code;
     if (code === REQUEST_TIMEOUT) {
@@ -181,7 +184,7 @@ export class McpConnection {
     // anything else (closed, refused, HTTP failure) means the connection is gone.
     if (code === CONNECTION_CLOSED || typeof code !== 'number' || code >= 0 || during === 'connecting') {
       void this.close();
-      const stderr = this.#stderr.trim();
+      const stderr = scrub(this.#stderr.trim(), this.#secrets);
       return new McpConnectionError(
         this.name,
         this.target,
@@ -191,6 +194,40 @@ export class McpConnection {
     }
     return error as Error;
   }
+}
+
+/** What must never appear in an error: env values, header values, URL credentials and query values. */
+function secretsOf(config: McpServerConfig): string[] {
+  const secrets: string[] = [];
+  if (isStdioConfig(config)) secrets.push(...Object.values(config.env ?? {}));
+  else {
+    secrets.push(...Object.values(config.headers ?? {}).flatMap((v) => [v, ...v.split(/\s+/)]));
+    try {
+      const url = new URL(config.url);
+      secrets.push(url.username, url.password, decodeURIComponent(url.password), ...[...url.searchParams.values()]);
+    } catch {
+      // an unparseable URL has nothing to hide
+    }
+  }
+  // Short values (a 1-character env var) would blank out ordinary words.
+  return secrets.filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
+}
+
+function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) out = out.split(secret).join('***');
+  return out;
+}
+
+/** A copy of `error` safe to keep as a cause: message and stack scrubbed, code kept. */
+function scrubbedError(error: unknown, secrets: readonly string[]): unknown {
+  if (!(error instanceof Error) || secrets.length === 0) return error;
+  const copy = new Error(scrub(error.message, secrets));
+  copy.name = error.name;
+  copy.stack = scrub(error.stack ?? '', secrets);
+  const code = (error as { code?: unknown }).code;
+  if (code !== undefined) (copy as Error & { code?: unknown }).code = code;
+  return copy;
 }
 
 function messageOf(error: unknown): string {

@@ -21,7 +21,9 @@ export class McpTool implements AITool {
     this.serverName = connection.name;
     this.toolName = info.name;
     this.requiresApproval = requiresApproval;
-    this.declaration = { name: exposedName, description: info.description ?? info.title, parameters: info.inputSchema as JsonObject };
+    // `$schema` is dropped, as for local tools: some services refuse it in function parameters.
+    const { $schema: _dialect, ...parameters } = info.inputSchema;
+    this.declaration = { name: exposedName, description: info.description ?? info.title, parameters: parameters as JsonObject };
   }
 
   async invoke(context: ToolInvocationContext): Promise<FunctionResultContent> {
