@@ -10,7 +10,7 @@ export interface McpPluginOptions {
 /**
  * MCP servers for the agents of a container: an agent lists `mcp:<server>` (all its tools) or
  * `mcp:<server>/<pattern>` in `tools`. Each server connects on the first run that needs it, once
- * per container; `await container.unbindAll()` closes the connections (and stops stdio servers).
+ * per container; `await container.unbindAllAsync()` closes the connections (and stops stdio servers).
  *
  * @example
  * const container = createContainer({
