@@ -6,3 +6,4 @@ export * from './mcp-tool.js';
 export * from './mcp-server.js';
 export * from './mcp-server-registry.js';
 export * from './mcp-plugin.js';
+export * from './mcp-agent-server.js';

@@ -1,0 +1,147 @@
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Container } from 'inversify';
+import { type AIAgent, agentToken, createContainer } from 'skein';
+import { McpAgentServer } from 'skein/mcp';
+import { Emulator } from 'skein/testing';
+import { tempDir } from './mcp-fixtures.js';
+
+const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/cli/main.js');
+
+interface AskResult {
+  content: { type: string; text: string }[];
+  structuredContent?: { reply: string; thread: string };
+  isError?: boolean;
+}
+
+async function ask(client: Client, args: Record<string, unknown>, tool = 'ask_helper'): Promise<AskResult> {
+  return (await client.callTool({ name: tool, arguments: args })) as AskResult;
+}
+
+/** What any MCP client does to hold a conversation with a Skein agent. */
+async function converse(client: Client): Promise<string> {
+  const { tools } = await client.listTools();
+  expect(tools.map((t) => t.name)).to.deep.equal(['ask_helper']);
+  expect(tools[0]!.inputSchema).to.deep.include({ required: ['input'] });
+  const first = await ask(client, { input: 'My name is Ada.' });
+  expect(first.isError).to.not.equal(true);
+  expect(first.structuredContent!.reply).to.equal('Nice to meet you, Ada!');
+  const thread = first.structuredContent!.thread;
+  const second = await ask(client, { input: 'What is my name?', thread });
+  expect(second.structuredContent).to.deep.equal({ reply: 'Your name is Ada.', thread });
+  expect(second.content[0]!.text).to.equal('Your name is Ada.');
+  const fresh = await ask(client, { input: 'What is my name?' });
+  expect(fresh.structuredContent!.reply).to.equal("I don't know your name yet.");
+  expect(fresh.structuredContent!.thread).to.not.equal(thread);
+  return thread;
+}
+
+describe('skein/mcp: Skein agents served over MCP (McpAgentServer, skein mcp serve)', () => {
+  let emulator: Emulator;
+  let dir: string;
+  let configFile: string;
+  const cleanups: (() => Promise<unknown>)[] = [];
+
+  before(async () => {
+    emulator = await Emulator.start();
+    dir = await tempDir();
+    configFile = path.join(dir, 'skein.yaml');
+    await writeFile(
+      configFile,
+      `plugins:\n  openai: { apiKey: k, baseURL: "${emulator.openaiBaseURL}", maxRetries: 0 }\nagents:\n  helper: { client: openai-chat, model: gpt-4.1, description: answers questions }\n`,
+    );
+  });
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  after(() => emulator.stop());
+
+  it('McpAgentServer over Streamable HTTP: a multi-turn conversation through the SDK client', async () => {
+    const container: Container = await createContainer(configFile);
+    const server = new McpAgentServer({ agents: { helper: container.get<AIAgent>(agentToken('helper')) } });
+    const url = await server.listenHttp();
+    cleanups.push(() => server.close());
+    expect(url).to.match(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    cleanups.push(() => client.close());
+    await converse(client);
+
+    const unknown = await ask(client, { input: 'hi', thread: 'no-such-thread' });
+    expect(unknown.isError).to.equal(true);
+    expect(unknown.content[0]!.text).to.contain('No thread "no-such-thread"');
+    const bad = await ask(client, { input: 42 });
+    expect(bad.isError).to.equal(true);
+    expect(bad.content[0]!.text).to.contain('"input" must be a string');
+  });
+
+  it('refuses requests whose Host header is not the bound address (DNS rebinding)', async () => {
+    const container: Container = await createContainer(configFile);
+    const server = new McpAgentServer({ agents: { helper: container.get<AIAgent>(agentToken('helper')) } });
+    const url = await server.listenHttp();
+    cleanups.push(() => server.close());
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(url, { method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+    });
+    expect(status).to.equal(403);
+  });
+
+  it('skein mcp serve over stdio keeps threads in the thread registry', async () => {
+    const threadsDir = path.join(dir, 'threads-stdio');
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', 'serve', '--config', configFile, '--agent', 'helper', '--threads-dir', threadsDir], env: getDefaultEnvironment(), stderr: 'pipe' }),
+    );
+    cleanups.push(() => client.close());
+    const thread = await converse(client);
+    const files = await readdir(threadsDir);
+    expect(files).to.include(`${thread}.json`);
+    const record = JSON.parse(await readFile(path.join(threadsDir, `${thread}.json`), 'utf8')) as { agent: string; thread: { $type: string } };
+    expect(record.agent).to.equal('helper');
+  });
+
+  it('skein mcp serve --http --port 0 prints its URL and serves Streamable HTTP', async () => {
+    const child: ChildProcess = spawn(process.execPath, [CLI, 'mcp', 'serve', '--config', configFile, '--agent', 'helper', '--http', '--port', '0', '--threads-dir', path.join(dir, 'threads-http')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    cleanups.push(async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGINT');
+      await exited;
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const found = /at (http:\/\/\S+)/.exec(out)?.[1];
+        if (found) resolve(found);
+      });
+      child.once('exit', (code) => reject(new Error(`skein mcp serve exited with ${code}`)));
+    });
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    cleanups.push(() => client.close());
+    await converse(client);
+  });
+
+  it('skein mcp serve names a missing agent in a configuration error', async () => {
+    const child = spawn(process.execPath, [CLI, 'mcp', 'serve', '--config', configFile, '--agent', 'nobody'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).to.equal(1);
+    expect(stderr).to.contain('agents.nobody').and.contain('defines no agent named "nobody"');
+  });
+});
