@@ -183,7 +183,8 @@ export class McpConnection {
     // A JSON-RPC error from the server (bad arguments, unknown tool) is the call's own failure;
     // anything else (closed, refused, HTTP failure) means the connection is gone.
     if (code === CONNECTION_CLOSED || typeof code !== 'number' || code >= 0 || during === 'connecting') {
-      void this.close();
+      // A failed connect cleans up after itself (and may still fall back to SSE): close only a live connection.
+      if (during !== 'connecting') void this.close();
       const stderr = scrub(this.#stderr.trim(), this.#secrets);
       return new McpConnectionError(
         this.name,

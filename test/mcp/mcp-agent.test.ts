@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Container } from 'inversify';
-import { type AIAgent, ChatAgent, ConfigurationError, agentToken, approvalResponse, createContainer, type FunctionResultContent } from 'skein';
+import { lastValueFrom, toArray } from 'rxjs';
+import { AbortError, type AIAgent, ChatAgent, ConfigurationError, agentToken, approvalResponse, createContainer, type FunctionResultContent } from 'skein';
 import { McpServerRegistry, mcpServer } from 'skein/mcp';
 import { OpenAIChatClient } from 'skein/openai';
 import { Emulator } from 'skein/testing';
@@ -170,6 +171,38 @@ agents:
     expect(() => process.kill(pid, 0)).to.throw();
     expect(await registry.get('faults').listTools().catch((e: unknown) => (e as Error).message)).to.match(/closed with its container/);
     expect((await marks(file)).filter((m) => m === 'call pid')).to.have.length(2);
+  });
+
+  it('a tool added on the server (list_changed) is offered from the next run; streaming runs call MCP tools too', async () => {
+    const server = mcpServer({ name: 'faults', command: process.execPath, args: [FAULT_SERVER, 'normal'] });
+    const agent = new ChatAgent({ chatClient: new OpenAIChatClient({ apiKey: 'k', baseURL: emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 }), tools: [server] });
+    try {
+      const thread = agent.getNewThread();
+      expect((await agent.run('call add-tool', { thread })).text).to.equal('add-tool returned: added added-5');
+      const updates = await lastValueFrom(agent.runStream('call added-5', { thread }).pipe(toArray()));
+      expect(updates.map((u) => u.text).join('')).to.equal('added-5 returned: ran added-5');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('aborting a run cancels the MCP call in flight and leaves the thread unchanged', async () => {
+    const file = path.join(dir, 'marks-abort');
+    const server = mcpServer({ name: 'faults', command: process.execPath, args: [FAULT_SERVER, 'normal'], env: { MARK_FILE: file } });
+    const agent = new ChatAgent({ chatClient: new OpenAIChatClient({ apiKey: 'k', baseURL: emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 }), tools: [server] });
+    try {
+      const thread = agent.getNewThread();
+      await agent.run('hello', { thread });
+      const controller = new AbortController();
+      const running = agent.run('call slow', { thread, signal: controller.signal });
+      while (!(await marks(file)).includes('call slow')) await new Promise((r) => setTimeout(r, 20));
+      controller.abort();
+      expect(await running.catch((e: unknown) => e)).to.be.instanceOf(AbortError);
+      while (!(await marks(file)).includes('cancelled')) await new Promise((r) => setTimeout(r, 20));
+      expect(await thread.messageStore!.listMessages()).to.have.length(2);
+    } finally {
+      await server.close();
+    }
   });
 
   it('mcpServer({...}) in code is an agent tool set; close() stops the server', async () => {

@@ -45,25 +45,25 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** server-everything over Streamable HTTP (its `streamableHttp` mode), on a free port. */
+/** server-everything over Streamable HTTP (its `streamableHttp` mode, at /mcp) or legacy SSE (`sse`, at /sse), on a free port. */
 export class EverythingHttp {
   private constructor(
     readonly url: string,
     private readonly child: ChildProcess,
   ) {}
 
-  static async start(): Promise<EverythingHttp> {
+  static async start(mode: 'streamableHttp' | 'sse' = 'streamableHttp'): Promise<EverythingHttp> {
     const port = await freePort();
-    const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [EVERYTHING, mode], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       let log = '';
       child.stderr!.on('data', (chunk: Buffer) => {
         log += chunk.toString();
-        if (log.includes('listening on port')) resolve();
+        if (/(listening|running) on port/.test(log)) resolve();
       });
       child.once('exit', (code) => reject(new Error(`server-everything exited with ${code}: ${log}`)));
     });
-    return new EverythingHttp(`http://127.0.0.1:${port}/mcp`, child);
+    return new EverythingHttp(`http://127.0.0.1:${port}/${mode === 'sse' ? 'sse' : 'mcp'}`, child);
   }
 
   async stop(): Promise<void> {

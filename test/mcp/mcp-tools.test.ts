@@ -101,6 +101,18 @@ describe('skein/mcp: MCP server tools (server-everything, over stdio and Streama
     });
   }
 
+  it('falls back to the legacy SSE transport for a server that speaks only SSE', async () => {
+    const sse = await EverythingHttp.start('sse');
+    try {
+      const server = track(mcpServer({ name: 'legacy', url: sse.url }));
+      const tools = await server.listTools();
+      expect((await call(tools, 'echo', { message: 'old' })).result).to.equal('Echo: old');
+      await server.close();
+    } finally {
+      await sse.stop();
+    }
+  });
+
   it('a plain stdio server from the registry works too (server-filesystem)', async () => {
     const dir = await tempDir();
     const { writeFile } = await import('node:fs/promises');
