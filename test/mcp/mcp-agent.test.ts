@@ -57,6 +57,10 @@ agents:
     client: openai-chat
     model: gpt-4.1
     tools: [mcp:local, "mcp:remote/echo"]
+  serviced:
+    client: openai-responses
+    model: gpt-4.1
+    tools: [mcp:local, "mcp:remote/echo"]
 `;
 
   it('holds a multi-turn conversation over stdio and Streamable HTTP that serializes and resumes mid-approval', async () => {
@@ -92,6 +96,20 @@ agents:
 
     const memory = await resumedAgent.run('what did we talk about?', { thread: resumed });
     expect(memory.text).to.contain('call remote_echo').and.contain('call local_get-sum');
+  });
+
+  it('an openai-responses agent (service-kept thread) resumes mid-approval the same way', async () => {
+    const container = await containerFrom(bothTransports());
+    const agent = container.get<AIAgent>(agentToken('serviced'));
+    const thread = agent.getNewThread();
+    expect((await agent.run('call remote_echo {"message":"via Responses"}', { thread })).text).to.equal('remote_echo returned: Echo: via Responses');
+    const asked = await agent.run('call local_get-sum {"a":1,"b":2}', { thread });
+    expect(asked.approvalRequests.map((r) => r.name)).to.deep.equal(['local_get-sum']);
+    const other = await containerFrom(bothTransports(), 'responses-again.yaml');
+    const resumedAgent = other.get<AIAgent>(agentToken('serviced'));
+    const resumed = await resumedAgent.deserializeThread(JSON.parse(JSON.stringify(await thread.serialize())));
+    expect(resumed.serviceThreadId).to.be.a('string');
+    expect((await resumedAgent.run(approvalResponse(asked.approvalRequests[0]!, true), { thread: resumed })).text).to.equal('local_get-sum returned: The sum of 1 and 2 is 3.');
   });
 
   it('a rejected approval never calls the tool; the model hears why', async () => {
