@@ -54,11 +54,19 @@ export class McpConnection {
   async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
     const client = await this.#connected(signal);
     const timeout = this.config.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    // A signal per call: the SDK leaves its abort listener on the signal it is given, and one run
+    // signal may see many calls.
+    const call = new AbortController();
+    const forward = () => call.abort(signal.reason);
+    if (signal.aborted) forward();
+    else signal.addEventListener('abort', forward, { once: true });
     try {
       // The SDK sends notifications/cancelled when the signal aborts, and on its own timeout.
-      return (await client.callTool({ name, arguments: args }, undefined, { signal, timeout })) as McpCallResult;
+      return (await client.callTool({ name, arguments: args }, undefined, { signal: call.signal, timeout })) as McpCallResult;
     } catch (error) {
       throw this.#translate(error, signal, `calling tool "${name}"`, timeout);
+    } finally {
+      signal.removeEventListener('abort', forward);
     }
   }
 
