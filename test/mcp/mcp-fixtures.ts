@@ -52,8 +52,8 @@ export class EverythingHttp {
     private readonly child: ChildProcess,
   ) {}
 
-  static async start(mode: 'streamableHttp' | 'sse' = 'streamableHttp'): Promise<EverythingHttp> {
-    const port = await freePort();
+  static async start(mode: 'streamableHttp' | 'sse' = 'streamableHttp', fixedPort?: number): Promise<EverythingHttp> {
+    const port = fixedPort ?? (await freePort());
     const child = spawn(process.execPath, [EVERYTHING, mode], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       let log = '';

@@ -101,6 +101,25 @@ describe('skein/mcp: MCP server tools (server-everything, over stdio and Streama
     });
   }
 
+  it('an HTTP server that went away is McpConnectionError; once it is back, the next call reconnects', async () => {
+    let remote = await EverythingHttp.start();
+    const port = Number(new URL(remote.url).port);
+    try {
+      const server = track(mcpServer({ name: 'remote', url: remote.url }));
+      const tools = await server.listTools();
+      expect((await call(tools, 'echo', { message: 'one' })).result).to.equal('Echo: one');
+      await remote.stop();
+      const failure = await call(tools, 'echo', { message: 'two' }).catch((e: unknown) => e);
+      expect(failure).to.be.instanceOf(McpConnectionError);
+      expect((failure as Error).message).to.contain(`MCP server "remote" (http://127.0.0.1:${port}/mcp)`);
+      remote = await EverythingHttp.start('streamableHttp', port);
+      const again = await server.listTools();
+      expect((await call(again, 'echo', { message: 'three' })).result).to.equal('Echo: three');
+    } finally {
+      await remote.stop();
+    }
+  });
+
   it('falls back to the legacy SSE transport for a server that speaks only SSE', async () => {
     const sse = await EverythingHttp.start('sse');
     try {
