@@ -43,4 +43,5 @@ export * from './agent-chat/index.js';
 export * from './errors/secret-scrubbing.js';
 export * from './threads/store-support.js';
 export * from './container/store-plugin.js';
+export * from './http/index.js';
 export { containerModule } from './container/inversify-runtime.js';
