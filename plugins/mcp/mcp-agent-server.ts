@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server as HttpServer, type ServerResponse, createServer } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { AIAgent, AgentThread, SerializedThread } from 'skein';
+import { type AIAgent, type AgentThread, LocalRequestGuard, type SerializedThread, assertBindable, sendRefusal } from 'skein';
 import { importSdk } from './mcp-sdk.js';
 
 /** Where the server keeps each conversation's serialized thread between calls, by thread id. */
@@ -40,11 +40,16 @@ export interface McpAgentServerOptions {
 export interface McpHttpListenOptions {
   /** Default 0: a free port. */
   port?: number;
-  /**
-   * Default 127.0.0.1. The server checks the Host header (DNS-rebinding protection) against this
-   * host and port; binding elsewhere is the caller's explicit choice.
-   */
+  /** Default 127.0.0.1. A non-loopback address needs `expose: true`. */
   host?: string;
+  /** Listen on a non-loopback `host` on purpose (other machines can then run your agents; there is no authentication). */
+  expose?: boolean;
+  /**
+   * Hosts answered besides 127.0.0.1, localhost and [::1] (`name` or `name:port`): every request
+   * passes Skein's shared local request guard first (Host and Origin allowlist against DNS
+   * rebinding, no CORS, JSON bodies), so no web page can drive the server.
+   */
+  allowedHosts?: readonly string[];
 }
 
 type ServerModule = typeof import('@modelcontextprotocol/sdk/server/index.js');
@@ -97,16 +102,20 @@ export class McpAgentServer {
   async listenHttp(options: McpHttpListenOptions = {}): Promise<string> {
     const { StreamableHTTPServerTransport } = await importSdk(() => import('@modelcontextprotocol/sdk/server/streamableHttp.js'));
     const host = options.host ?? '127.0.0.1';
-    let allowedHosts: string[] = [];
+    assertBindable(host, options.expose ?? false, 'The MCP server', '--expose (expose: true)');
+    let guard: LocalRequestGuard | undefined;
     const http = createServer((req, res) => {
-      void this.#handleHttp(req, res, allowedHosts, StreamableHTTPServerTransport);
+      // The guard runs before the body is read or any route sees the request.
+      const refusal = guard!.check(req);
+      if (refusal) return sendRefusal(res, refusal);
+      void this.#handleHttp(req, res, StreamableHTTPServerTransport);
     });
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject);
       http.listen(options.port ?? 0, host, () => resolve());
     });
     const { port } = http.address() as { port: number };
-    allowedHosts = [`${host}:${port}`, ...(host === '127.0.0.1' ? [`localhost:${port}`] : [])];
+    guard = new LocalRequestGuard({ port, allowedHosts: options.allowedHosts, allowedHostHint: '--allowed-host (allowedHosts)' });
     this.#http = http;
     return `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`;
   }
@@ -122,7 +131,6 @@ export class McpAgentServer {
   async #handleHttp(
     req: IncomingMessage,
     res: ServerResponse,
-    allowedHosts: string[],
     Transport: typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js').StreamableHTTPServerTransport,
   ): Promise<void> {
     try {
@@ -130,7 +138,7 @@ export class McpAgentServer {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not found: the MCP endpoint is /mcp' }));
         return;
       }
-      const transport = new Transport({ sessionIdGenerator: undefined, enableDnsRebindingProtection: true, allowedHosts });
+      const transport = new Transport({ sessionIdGenerator: undefined });
       const server = await this.#server();
       res.on('close', () => {
         void transport.close();

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Container } from 'inversify';
-import { type AIAgent, agentToken, createContainer } from 'skein';
+import { type AIAgent, ConfigurationError, agentToken, createContainer } from 'skein';
 import { McpAgentServer } from 'skein/mcp';
 import { Emulator } from 'skein/testing';
 import { tempDir } from './mcp-fixtures.js';
@@ -81,21 +81,34 @@ describe('skein/mcp: Skein agents served over MCP (McpAgentServer, skein mcp ser
     expect(bad.content[0]!.text).to.contain('"input" must be a string');
   });
 
-  it('refuses requests whose Host header is not the bound address (DNS rebinding)', async () => {
+  it('runs the shared local request guard: foreign Host or Origin is 403, allowed hosts pass, non-loopback needs expose', async () => {
     const container: Container = await createContainer(configFile);
     const server = new McpAgentServer({ agents: { helper: container.get<AIAgent>(agentToken('helper')) } });
-    const url = await server.listenHttp();
+    const url = await server.listenHttp({ allowedHosts: ['devbox.local'] });
     cleanups.push(() => server.close());
+    const port = new URL(url).port;
     const { request } = await import('node:http');
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request(url, { method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
+    const post = (headers: Record<string, string>) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
       });
-      req.on('error', reject);
-      req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
-    });
-    expect(status).to.equal(403);
+    const rebound = await post({ host: `evil.example:${port}` });
+    expect(rebound.status).to.equal(403);
+    expect(rebound.body).to.contain('evil.example');
+    expect((await post({ origin: 'http://evil.example' })).status).to.equal(403);
+    const allowed = await post({ host: `devbox.local:${port}` });
+    expect(allowed.status).to.equal(200);
+    expect(allowed.body).to.contain('ask_helper');
+
+    const exposed = await new McpAgentServer({ agents: { helper: container.get<AIAgent>(agentToken('helper')) } }).listenHttp({ host: '0.0.0.0' }).catch((e: unknown) => e);
+    expect(exposed).to.be.instanceOf(ConfigurationError);
+    expect((exposed as Error).message).to.contain('--expose');
   });
 
   it('skein mcp serve over stdio keeps threads in the thread registry', async () => {

@@ -4,6 +4,7 @@ import { agentToken } from '../../container/agent-token.js';
 import { createContainer } from '../../container/create-container.js';
 import { ConfigurationError } from '../../errors/skein-error.js';
 import type { SerializedThread } from '../../threads/agent-thread.js';
+import { allowedHostsFromEnv } from '../../http/allowed-hosts-env.js';
 import { parsePort } from '../../testing/emulator/cli.js';
 import { UsageError } from '../cli-error.js';
 import type { CliCommand } from '../cli-command.js';
@@ -11,7 +12,8 @@ import { writeLine, type CliIO } from '../cli-io.js';
 import { parseCommandArgs } from '../parse-command-args.js';
 import { DEFAULT_THREADS_DIR, ThreadRegistry } from '../thread-registry.js';
 
-const HELP = `Usage: skein mcp serve --config <file> --agent <name> [--agent <name> ...] [--http [--port <n>] [--host <addr>]] [--threads-dir <dir>]
+const HELP = `Usage: skein mcp serve --config <file> --agent <name> [--agent <name> ...] [--threads-dir <dir>]
+                       [--http [--port <n>] [--host <addr> [--expose]] [--allowed-host <host>]...]
 
 Serves the chosen agents over the Model Context Protocol: each agent is a tool "ask_<agent>"
 taking "input" (text) and an optional "thread" id, and answering with the reply and the thread
@@ -24,7 +26,11 @@ Options:
   --agent <name>       an agent to serve (repeat for more)
   --http               serve Streamable HTTP instead of stdio
   --port <n>           HTTP port (default: $PORT or 4320; 0 picks a free one)
-  --host <addr>        HTTP address to bind (default 127.0.0.1; the Host header is checked against it)
+  --host <addr>        HTTP address to bind (default 127.0.0.1)
+  --expose             allow a non-loopback --host (other machines can then run your agents;
+                       there is no authentication)
+  --allowed-host <h>   also answer this Host (name or name:port); repeatable, and
+                       SKEIN_ALLOWED_HOSTS=a,b adds more. Other Hosts and Origins get 403
   --threads-dir <dir>  the thread registry (default: ${DEFAULT_THREADS_DIR} under the current directory)
   -h, --help           show this help`;
 
@@ -42,6 +48,8 @@ export const mcpCommand: CliCommand = {
         http: { type: 'boolean' },
         port: { type: 'string' },
         host: { type: 'string' },
+        expose: { type: 'boolean' },
+        'allowed-host': { type: 'string', multiple: true },
         'threads-dir': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -88,7 +96,8 @@ export const mcpCommand: CliCommand = {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     if (values.http) {
-      const url = await server.listenHttp({ port, host: values.host });
+      const allowedHosts = [...(values['allowed-host'] ?? []), ...allowedHostsFromEnv()];
+      const url = await server.listenHttp({ port, host: values.host, expose: values.expose, allowedHosts });
       writeLine(io.stdout, `MCP server for ${values.agent.map((a) => `ask_${a}`).join(', ')} at ${url}`);
       writeLine(io.stderr, 'Ctrl-C stops it.');
     } else {
