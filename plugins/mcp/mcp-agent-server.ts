@@ -103,19 +103,20 @@ export class McpAgentServer {
     const { StreamableHTTPServerTransport } = await importSdk(() => import('@modelcontextprotocol/sdk/server/streamableHttp.js'));
     const host = options.host ?? '127.0.0.1';
     assertBindable(host, options.expose ?? false, 'The MCP server', '--expose (expose: true)');
-    let guard: LocalRequestGuard | undefined;
-    const http = createServer((req, res) => {
-      // The guard runs before the body is read or any route sees the request.
-      const refusal = guard!.check(req);
-      if (refusal) return sendRefusal(res, refusal);
-      void this.#handleHttp(req, res, StreamableHTTPServerTransport);
-    });
+    const http = createServer();
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject);
       http.listen(options.port ?? 0, host, () => resolve());
     });
     const { port } = http.address() as { port: number };
-    guard = new LocalRequestGuard({ port, allowedHosts: options.allowedHosts, allowedHostHint: '--allowed-host (allowedHosts)' });
+    // Requests are taken only once the port (which the guard checks Host against) is known.
+    const guard = new LocalRequestGuard({ port, allowedHosts: options.allowedHosts, allowedHostHint: '--allowed-host (allowedHosts)' });
+    http.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      // The guard runs before the body is read or any route sees the request.
+      const refusal = guard.check(req);
+      if (refusal) return sendRefusal(res, refusal);
+      void this.#handleHttp(req, res, StreamableHTTPServerTransport);
+    });
     this.#http = http;
     return `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`;
   }
