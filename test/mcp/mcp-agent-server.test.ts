@@ -7,7 +7,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Container } from 'inversify';
-import { type AIAgent, ConfigurationError, agentToken, createContainer } from 'skein';
+import { type AIAgent, ChatAgent, ConfigurationError, agentToken, createContainer, tool } from 'skein';
+import { OpenAIChatClient } from 'skein/openai';
+import { z } from 'zod';
 import { McpAgentServer } from 'skein/mcp';
 import { Emulator } from 'skein/testing';
 import { tempDir } from './mcp-fixtures.js';
@@ -109,6 +111,23 @@ describe('skein/mcp: Skein agents served over MCP (McpAgentServer, skein mcp ser
     const exposed = await new McpAgentServer({ agents: { helper: container.get<AIAgent>(agentToken('helper')) } }).listenHttp({ host: '0.0.0.0' }).catch((e: unknown) => e);
     expect(exposed).to.be.instanceOf(ConfigurationError);
     expect((exposed as Error).message).to.contain('--expose');
+  });
+
+  it('reports approval requests (which MCP cannot answer) and the next message declines them', async () => {
+    const secret = tool({ name: 'open_vault', parameters: z.object({}), requiresApproval: true, execute: () => 'opened' });
+    const agent = new ChatAgent({ chatClient: new OpenAIChatClient({ apiKey: 'k', baseURL: emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 }), tools: [secret] });
+    const server = new McpAgentServer({ agents: { vault: agent } });
+    const url = await server.listenHttp();
+    cleanups.push(() => server.close());
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    cleanups.push(() => client.close());
+    const asked = (await ask(client, { input: 'call open_vault' }, 'ask_vault')) as AskResult & { structuredContent: { approvalRequests?: { name: string }[] } };
+    expect(asked.structuredContent.approvalRequests!.map((r) => r.name)).to.deep.equal(['open_vault']);
+    expect(asked.content[0]!.text).to.contain('needs approval');
+    const next = await ask(client, { input: 'never mind', thread: asked.structuredContent.thread }, 'ask_vault');
+    expect(next.isError).to.not.equal(true);
+    expect(next.structuredContent!.reply).to.contain('never mind');
   });
 
   it('skein mcp serve over stdio keeps threads in the thread registry', async () => {
