@@ -7,3 +7,4 @@ export * from './mcp-server.js';
 export * from './mcp-server-registry.js';
 export * from './mcp-plugin.js';
 export * from './mcp-agent-server.js';
+export * from './mcp-tool-images.js';

@@ -1,4 +1,5 @@
-import { ConfigurationError, type SkeinPlugin, ToolReferenceResolver, containerModule } from 'skein';
+import { ChatClientMiddleware, ConfigurationError, type SkeinPlugin, ToolReferenceResolver, containerModule } from 'skein';
+import { mcpToolImages } from './mcp-tool-images.js';
 import { MCP_REFERENCE_PREFIX, McpServerRegistry, mcpReferenceProblem } from './mcp-server-registry.js';
 import { type McpServerConfig, isStdioConfig, pluginConfigSchema } from './mcp-server-config.js';
 
@@ -41,6 +42,8 @@ export function mcpPlugin(options: McpPluginOptions): SkeinPlugin {
           return { prefix: MCP_REFERENCE_PREFIX, resolve: (reference: string) => registry.resolve(reference) };
         })
         .inSingletonScope();
+      // The images MCP tools return reach the model as image content (see mcpToolImages).
+      bind<ChatClientMiddleware>(ChatClientMiddleware).toConstantValue(mcpToolImages());
     }),
   };
 }

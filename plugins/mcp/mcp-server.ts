@@ -70,11 +70,12 @@ function exposedName(prefix: string, toolName: string): string {
 
 /**
  * An MCP server as an agent's tools. It connects on the first run that needs it and keeps one
- * connection; call `close()` when done (a container closes the servers it made).
+ * connection; call `close()` when done (a container closes the servers it made). Add
+ * `mcpToolImages()` to the agent's chat-client middleware so the model sees images tools return.
  *
  * @example
  * const files = mcpServer({ name: 'files', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', './docs'] });
- * const agent = new ChatAgent({ chatClient, tools: [files] });
+ * const agent = new ChatAgent({ chatClient, tools: [files], middleware: { chatClient: [mcpToolImages()] } });
  * console.log((await agent.run('list the docs folder')).text);
  * await files.close();
  */

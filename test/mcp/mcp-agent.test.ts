@@ -112,6 +112,24 @@ agents:
     expect((await resumedAgent.run(approvalResponse(asked.approvalRequests[0]!, true), { thread: resumed })).text).to.equal('local_get-sum returned: The sum of 1 and 2 is 3.');
   });
 
+  it('images from MCP tools reach the next model call as image content; the thread keeps the tool result as it was', async () => {
+    const container = await containerFrom(bothTransports());
+    const agent = container.get<AIAgent>(agentToken('helper'));
+    const thread = agent.getNewThread();
+    await agent.run('call local_get-tiny-image', { thread });
+    type Sent = { role: string; content: unknown; tool_call_id?: string };
+    const sent = (emulator.requestsTo('/v1/chat/completions').at(-1)!.body as { messages: Sent[] }).messages;
+    const toolIndex = sent.findIndex((m) => m.role === 'tool');
+    expect(String(sent[toolIndex]!.content)).to.contain('"type":"image"');
+    const images = sent[toolIndex + 1]!;
+    expect(images.role).to.equal('user');
+    const parts = images.content as { type: string; image_url?: { url: string } }[];
+    expect(parts.map((p) => p.type)).to.deep.equal(['text', 'image_url']);
+    expect(parts[1]!.image_url!.url).to.match(/^data:image\/png;base64,iVBOR/);
+    const kept = await thread.messageStore!.listMessages();
+    expect(kept.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'tool', 'assistant']);
+  });
+
   it('a rejected approval never calls the tool; the model hears why', async () => {
     const container = await containerFrom(bothTransports());
     const agent = container.get<AIAgent>(agentToken('helper'));
