@@ -144,6 +144,28 @@ describe('skein/mcp: Skein agents served over MCP (McpAgentServer, skein mcp ser
     expect(record.agent).to.equal('helper');
   });
 
+  it('skein mcp serve with a sqlite message store: the registry keeps only the store key, the store the messages', async () => {
+    const sqliteConfig = path.join(dir, 'sqlite.yaml');
+    await writeFile(
+      sqliteConfig,
+      `plugins:\n  openai: { apiKey: k, baseURL: "${emulator.openaiBaseURL}", maxRetries: 0 }\n  sqlite: { path: ${JSON.stringify(path.join(dir, 'threads.db'))} }\nagents:\n  helper: { client: openai-chat, model: gpt-4.1, messageStore: sqlite }\n`,
+    );
+    const threadsDir = path.join(dir, 'threads-sqlite');
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', 'serve', '--config', sqliteConfig, '--agent', 'helper', '--threads-dir', threadsDir], env: getDefaultEnvironment(), stderr: 'pipe' }),
+    );
+    cleanups.push(() => client.close());
+    const thread = await converse(client);
+    const saved = await readFile(path.join(threadsDir, `${thread}.json`), 'utf8');
+    expect(saved).to.not.contain('Ada');
+    const container: Container = await createContainer(sqliteConfig);
+    const agent = container.get<AIAgent>(agentToken('helper'));
+    const resumed = await agent.deserializeThread((JSON.parse(saved) as { thread: unknown }).thread);
+    const texts = (await resumed.messageStore!.listMessages()).map((m) => m.contents.map((c) => (c.kind === 'text' ? c.text : '')).join(''));
+    expect(texts).to.deep.equal(['My name is Ada.', 'Nice to meet you, Ada!', 'What is my name?', 'Your name is Ada.']);
+  });
+
   it('skein mcp serve --http --port 0 prints its URL and serves Streamable HTTP', async () => {
     const child: ChildProcess = spawn(process.execPath, [CLI, 'mcp', 'serve', '--config', configFile, '--agent', 'helper', '--http', '--port', '0', '--threads-dir', path.join(dir, 'threads-http')], {
       stdio: ['ignore', 'pipe', 'pipe'],
