@@ -21,6 +21,8 @@ export * from './threads/thread-factory.js';
 export * from './threads/chat-reducer.js';
 export * from './tools/ai-tool.js';
 export * from './tools/function-tool.js';
+export * from './tools/ai-tool-set.js';
+export * from './container/tool-reference-resolver.js';
 export * from './agents/ai-agent.js';
 export * from './agents/agent-run-response.js';
 export * from './agents/function-invocation-loop.js';
