@@ -23,6 +23,8 @@ export * from './threads/thread-history.js';
 export * from './threads/summarizing-reducer.js';
 export * from './tools/ai-tool.js';
 export * from './tools/function-tool.js';
+export * from './tools/ai-tool-set.js';
+export * from './container/tool-reference-resolver.js';
 export * from './agents/ai-agent.js';
 export * from './agents/agent-run-response.js';
 export * from './agents/function-invocation-loop.js';

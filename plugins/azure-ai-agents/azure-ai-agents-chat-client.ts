@@ -43,6 +43,7 @@ import {
   functionResultText,
 } from 'skein';
 import { foundryMessageDrafts, foundryMessages } from './foundry-message-content.js';
+import { listEveryPage } from './foundry-paging.js';
 import { foundryThreadMessages, seededFoundryThread } from './foundry-thread-history.js';
 import { FoundryRunError, FoundryRunTimeoutError, listAll, reportCredentialFailures, toSkeinError } from './azure-ai-agents-errors.js';
 
@@ -98,7 +99,6 @@ const ACTIVE_STATUSES = new Set(['queued', 'in_progress', 'requires_action', 'ca
 const RUNNING_STATUSES = new Set(['queued', 'in_progress', 'cancelling']);
 const DEFAULT_POLL_INTERVAL_MS = 500;
 /** The largest page the agents list serves. */
-const AGENT_PAGE = 100;
 const DEFAULT_RUN_TIMEOUT_MS = 10 * 60_000;
 
 interface BoundAgent {
@@ -437,18 +437,9 @@ export class AzureAIAgentsChatClient implements ChatClient {
     };
   }
 
-  /**
-   * Every agent of the project. The SDK's pager stops after the first page (it follows a
-   * `nextLink` the service never sends, not `has_more`), so pages are walked with `after`.
-   */
-  async #allAgents(signal: AbortSignal | undefined): Promise<Agent[]> {
-    const agents: Agent[] = [];
-    for (let after: string | undefined; ; ) {
-      const page = await listAll((o) => this.client.listAgents({ limit: AGENT_PAGE, order: 'asc', after, abortSignal: signal, ...o }));
-      agents.push(...page);
-      if (page.length < AGENT_PAGE) return agents;
-      after = page[page.length - 1]!.id;
-    }
+  /** Every agent of the project, all pages. */
+  #allAgents(signal: AbortSignal | undefined): Promise<Agent[]> {
+    return listEveryPage((o) => this.client.listAgents({ order: 'asc', abortSignal: signal, ...o }));
   }
 
   /** Polls until the run needs tool outputs or has ended; past the timeout the run is cancelled. */
@@ -478,7 +469,7 @@ export class AzureAIAgentsChatClient implements ChatClient {
     }
     if (status === 'completed' || status === 'incomplete') {
       const messages: ChatMessage[] = [];
-      const listed = await listAll((o) => this.client.messages.list(run.threadId, { runId: run.id, order: 'asc', abortSignal: signal, ...o }));
+      const listed = await listEveryPage((o) => this.client.messages.list(run.threadId, { runId: run.id, order: 'asc', abortSignal: signal, ...o }));
       for (const m of listed) {
         if (m.role !== 'assistant') continue;
         messages.push({ role: 'assistant', contents: outputContents(m.content), messageId: m.id, createdAt: m.createdAt.toISOString() });

@@ -1,6 +1,6 @@
 import type { AgentsClient, ThreadMessage } from '@azure/ai-agents';
 import type { AIContent, ChatMessage } from 'skein';
-import { listAll } from './azure-ai-agents-errors.js';
+import { listEveryPage } from './foundry-paging.js';
 import { FOUNDRY_FILE_SCHEME, foundryMessageDrafts, foundryMessages } from './foundry-message-content.js';
 
 /**
@@ -10,7 +10,7 @@ import { FOUNDRY_FILE_SCHEME, foundryMessageDrafts, foundryMessages } from './fo
  * not part of the history read here.
  */
 export async function foundryThreadMessages(client: AgentsClient, threadId: string, signal?: AbortSignal): Promise<ChatMessage[]> {
-  const listed = await listAll((o) => client.messages.list(threadId, { order: 'asc', abortSignal: signal, ...o }));
+  const listed = await listEveryPage((o) => client.messages.list(threadId, { order: 'asc', abortSignal: signal, ...o }));
   return listed.map(toChatMessage);
 }
 

@@ -6,9 +6,10 @@ import { writeLine, type CliIO } from './cli-io.js';
 import { chatCommand } from './commands/chat-command.js';
 import { devuiCommand } from './commands/devui-command.js';
 import { emulatorCommand } from './commands/emulator-command.js';
+import { mcpCommand } from './commands/mcp-command.js';
 import { threadsCommand } from './commands/threads-command.js';
 
-export const COMMANDS: readonly CliCommand[] = [chatCommand, threadsCommand, emulatorCommand, devuiCommand];
+export const COMMANDS: readonly CliCommand[] = [chatCommand, threadsCommand, emulatorCommand, devuiCommand, mcpCommand];
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -10,6 +10,7 @@ export const BUILTIN_PLUGINS: Readonly<Record<string, BuiltinPlugin>> = {
   'azure-ai-agents': { module: 'skein/azure-ai-agents', export: 'azureAIAgentsPlugin', clients: ['azure-ai-agents'] },
   a2a: { module: 'skein/a2a', export: 'a2aPlugin', clients: ['a2a'] },
   telemetry: { module: 'skein/telemetry', export: 'telemetryPlugin' },
+  mcp: { module: 'skein/mcp', export: 'mcpPlugin', toolPrefixes: ['mcp'] },
 };
 
 export interface BuiltinPlugin {
@@ -17,4 +18,5 @@ export interface BuiltinPlugin {
   export: string;
   clients?: readonly string[];
   stores?: readonly string[];
+  toolPrefixes?: readonly string[];
 }

@@ -4,7 +4,7 @@ import { ConfigurationError } from '../errors/skein-error.js';
 import { agentKeyType } from './agent-config-rules.js';
 import { BUILTIN_PLUGINS } from './builtin-plugins.js';
 import type { PluginFactory, SkeinConfigFile } from './config-file.js';
-import { ConfigProblems } from './config-problems.js';
+import { ConfigProblems, type FailedPlugin } from './config-problems.js';
 import { coerceSubstitutions, type ConfigPath, formatPath, substituteEnv, substitutionsUnder, type WholeSubstitution } from './env-substitution.js';
 import { importPlugin } from './plugin-import.js';
 import { isSkeinPlugin, NOT_A_PLUGIN } from './plugin-shape.js';
@@ -150,11 +150,11 @@ function buildPlugin(at: string, factory: PluginFactory, settings: Record<string
  * table's entry; a misspelt built-in id counts as that built-in; an unknown id provides nothing;
  * a module that never loaded, or a factory that declares nothing, is unknown (`undefined`).
  */
-function whatItProvides(id: string, moduleName: unknown, factory: PluginFactory | undefined): { clients?: readonly string[]; stores?: readonly string[] } {
-  if (factory?.clients || factory?.stores) return { clients: factory.clients ?? [], stores: factory.stores ?? [] };
+function whatItProvides(id: string, moduleName: unknown, factory: PluginFactory | undefined): Omit<FailedPlugin, 'id'> {
+  if (factory?.clients || factory?.stores) return { clients: factory.clients ?? [], stores: factory.stores ?? [], toolPrefixes: factory.toolPrefixes ?? [] };
   if (moduleName !== undefined) return {};
   const builtin = BUILTIN_PLUGINS[id] ?? BUILTIN_PLUGINS[closestBuiltin(id) ?? ''];
-  return { clients: builtin?.clients ?? [], stores: builtin?.stores ?? [] };
+  return { clients: builtin?.clients ?? [], stores: builtin?.stores ?? [], toolPrefixes: builtin?.toolPrefixes ?? [] };
 }
 
 /** The built-in id within two edits of `id` (a typo), if exactly one is. */

@@ -21,6 +21,8 @@ export type PluginFactory = ((settings: Record<string, unknown>) => SkeinPlugin)
    */
   clients?: readonly string[];
   stores?: readonly string[];
+  /** Tool reference prefixes the plugin resolves (`mcp` for `mcp:files`). */
+  toolPrefixes?: readonly string[];
 };
 
 /** What a config file holds (after `${ENV}` interpolation). */

@@ -3,6 +3,8 @@ export interface FailedPlugin {
   readonly id: string;
   readonly clients?: readonly string[];
   readonly stores?: readonly string[];
+  /** Tool reference prefixes it resolves (`mcp` for `mcp:files`). */
+  readonly toolPrefixes?: readonly string[];
 }
 
 /**
@@ -50,8 +52,8 @@ export class ConfigProblems {
     this.#failedPlugins.push(plugin);
   }
 
-  /** Whether a plugin that failed might have provided this client (or store): then its absence is no news. */
-  mayHaveProvided(kind: 'clients' | 'stores', id: string): boolean {
+  /** Whether a plugin that failed might have provided this client (store, tool prefix): then its absence is no news. */
+  mayHaveProvided(kind: 'clients' | 'stores' | 'toolPrefixes', id: string): boolean {
     return this.#failedPlugins.some((plugin) => plugin[kind] === undefined || plugin[kind].includes(id));
   }
 

@@ -14,6 +14,7 @@ import { DefaultThreadFactory, ThreadFactory } from '../threads/thread-factory.j
 import { type ChatReducer, MessageCountReducer, TokenBudgetReducer } from '../threads/chat-reducer.js';
 import { SummarizingReducer } from '../threads/summarizing-reducer.js';
 import { AITool } from '../tools/ai-tool.js';
+import { type AIToolSet, isToolSet } from '../tools/ai-tool-set.js';
 import { AgentFactory } from './agent-factory.js';
 import { agentToken } from './agent-token.js';
 import { checkAgentFields } from './agent-config-rules.js';
@@ -23,6 +24,7 @@ import { AGENT_CONFIG_KEYS, type AgentConfig, type SkeinConfig } from './skein-c
 import { SkeinPlugin } from './skein-plugin.js';
 import { containerModule, newContainer } from './inversify-runtime.js';
 import { isSkeinPlugin, NOT_A_PLUGIN } from './plugin-shape.js';
+import { ToolReferenceResolver, parseToolReference } from './tool-reference-resolver.js';
 
 export const IN_MEMORY_STORE_ID = 'in-memory';
 
@@ -141,7 +143,7 @@ function createAgent(name: string, config: AgentConfig, context: ResolutionConte
     name: config.name ?? name,
     description: config.description,
     instructions: config.instructions,
-    tools: resolveTools(name, config, context),
+    tools: resolveToolsAndSets(name, config, context),
     chatOptions: {
       model: config.model,
       temperature: config.temperature,
@@ -169,10 +171,23 @@ export function resolveStoreFactory(id: string | undefined, context: ResolutionC
   return context.get<ChatMessageStoreFactory>(ChatMessageStoreFactory, { name: id });
 }
 
+/** The agent's tools for agents that take only fixed tools; a tool set (e.g. `mcp:files`) is a ConfigurationError. */
 export function resolveTools(agentName: string, config: AgentConfig, context: ResolutionContext): AITool[] {
+  return resolveToolsAndSets(agentName, config, context).map((t) => {
+    if (!isToolSet(t)) return t;
+    throw new ConfigurationError(
+      `agents.${agentName}.tools: "${t.name}" is a tool set listed at run time, which client "${config.client}" does not support; use a ChatAgent client (e.g. openai-chat, openai-responses) or name its tools one by one.`,
+    );
+  });
+}
+
+/** The agent's tools: named tools bound under AITool and `<prefix>:<rest>` references a plugin resolves. */
+export function resolveToolsAndSets(agentName: string, config: AgentConfig, context: ResolutionContext): (AITool | AIToolSet)[] {
   if (!config.tools?.length) return [];
   const available = new Map(context.getAll<AITool>(AITool, { optional: true }).map((t) => [t.declaration.name, t]));
   return config.tools.map((toolName) => {
+    const reference = parseToolReference(toolName);
+    if (reference) return resolveToolReference(agentName, toolName, reference.prefix, context);
     const found = available.get(toolName);
     if (!found) {
       throw new ConfigurationError(
@@ -181,6 +196,18 @@ export function resolveTools(agentName: string, config: AgentConfig, context: Re
     }
     return found;
   });
+}
+
+/** `<prefix>:<rest>` (e.g. `mcp:files`): the plugin that owns the prefix resolves it. */
+function resolveToolReference(agentName: string, reference: string, prefix: string, context: ResolutionContext): AITool | AIToolSet {
+  const resolvers = context.getAll<ToolReferenceResolver>(ToolReferenceResolver, { optional: true });
+  const resolver = resolvers.find((r) => r.prefix === prefix);
+  if (!resolver) {
+    throw new ConfigurationError(
+      `agents.${agentName}.tools: no loaded plugin resolves "${prefix}:" references (found "${reference}"); loaded prefixes: ${resolvers.map((r) => r.prefix).join(', ') || 'none'}.`,
+    );
+  }
+  return resolver.resolve(reference);
 }
 
 /** Config keys the core does not know are provider options (e.g. `store: false` for Responses). */
@@ -209,11 +236,32 @@ function providedByParent(parent: Container | undefined): { clients: string[]; s
   };
 }
 
+/** Problems with the `<prefix>:<rest>` entries of an agent's tools (plain names are resolved at creation). */
+function addToolReferenceProblems(
+  agentName: string,
+  tools: readonly string[] | undefined,
+  owners: ReadonlyMap<string, NonNullable<SkeinPlugin['toolReferences']>>,
+  problems: ConfigProblems,
+): void {
+  (tools ?? []).forEach((entry, i) => {
+    const reference = parseToolReference(entry);
+    if (!reference) return;
+    const owner = owners.get(reference.prefix);
+    // A plugin that failed to load may be the one resolving this prefix: its own problem is the news.
+    if (!owner && problems.mayHaveProvided('toolPrefixes', reference.prefix)) return;
+    const problem = owner
+      ? owner.check(entry)
+      : `no loaded plugin resolves "${reference.prefix}:" tool references; loaded prefixes: ${[...owners.keys()].join(', ') || 'none'}. Add the plugin (e.g. plugins: { mcp: { servers: ... } }).`;
+    if (problem) problems.add(`agents.${agentName}.tools[${i}]`, problem);
+  });
+}
+
 function validateConfig(config: SkeinConfig, problems: ConfigProblems): void {
   const plugins = config.plugins ?? [];
   const clients = new Set<string>();
   const stores = new Set<string>([IN_MEMORY_STORE_ID]);
   const seen = new Set<string>();
+  const toolReferences = new Map<string, NonNullable<SkeinPlugin['toolReferences']>>();
   plugins.forEach((plugin, i) => {
     if (!isSkeinPlugin(plugin)) {
       problems.add(`plugins[${i}]`, NOT_A_PLUGIN);
@@ -224,6 +272,7 @@ function validateConfig(config: SkeinConfig, problems: ConfigProblems): void {
     seen.add(plugin.id);
     plugin.clients?.forEach((c) => clients.add(c));
     plugin.stores?.forEach((s) => stores.add(s));
+    if (plugin.toolReferences) toolReferences.set(plugin.toolReferences.prefix, plugin.toolReferences);
   });
   const parent = providedByParent(config.parent);
   for (const [name, agent] of Object.entries(config.agents ?? {})) {
@@ -242,6 +291,7 @@ function validateConfig(config: SkeinConfig, problems: ConfigProblems): void {
         `no loaded plugin${config.parent ? ' (here or in the parent container)' : ''} provides store "${agent.messageStore}"; available stores: ${[...new Set([...stores, ...parent.stores])].join(', ')}.`,
       );
     }
+    addToolReferenceProblems(name, agent.tools, toolReferences, problems);
   }
   if (problems.length) throw new ConfigurationError(problems.messages);
 }

@@ -74,7 +74,7 @@ agents:
   chat: { client: openai-chat }
 `);
     expect(problems).to.deep.equal([
-      'plugins.opnai: unknown plugin "opnai"; did you mean "openai"? Built-in plugins: openai, sqlite, redis, postgres, azure-ai-agents, a2a, telemetry. For a third-party plugin add "module: <package or path>".',
+      'plugins.opnai: unknown plugin "opnai"; did you mean "openai"? Built-in plugins: openai, sqlite, redis, postgres, azure-ai-agents, a2a, telemetry, mcp. For a third-party plugin add "module: <package or path>".',
     ]);
   });
 
@@ -101,11 +101,18 @@ agents:
       redis: { url: 'redis://127.0.0.1:6379' },
       postgres: { connectionString: 'postgres://127.0.0.1/test' },
       'azure-ai-agents': { client: {} },
+      mcp: { servers: { files: { command: 'node' } } },
     };
     for (const [id, builtin] of Object.entries(BUILTIN_PLUGINS)) {
       const factory = ((await import(builtin.module)) as Record<string, PluginFactory>)[builtin.export]!;
       const plugin = factory(minimal[id] ?? {});
-      expect({ id, clients: plugin.clients ?? [], stores: plugin.stores ?? [] }).to.deep.equal({ id, clients: builtin.clients ?? [], stores: builtin.stores ?? [] });
+      const toolPrefixes = plugin.toolReferences ? [plugin.toolReferences.prefix] : [];
+      expect({ id, clients: plugin.clients ?? [], stores: plugin.stores ?? [], toolPrefixes }).to.deep.equal({
+        id,
+        clients: builtin.clients ?? [],
+        stores: builtin.stores ?? [],
+        toolPrefixes: builtin.toolPrefixes ?? [],
+      });
     }
   });
 });
