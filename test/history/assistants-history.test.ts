@@ -1,3 +1,4 @@
+import OpenAI from 'openai';
 import { expect } from 'chai';
 import { agentToken, createContainer, messageText, type AIAgent } from 'skein';
 import { openaiPlugin } from 'skein/openai';
@@ -24,6 +25,15 @@ describe('history: Assistants v2 threads (real openai SDK against the emulator)'
     const messages = await a.getMessages(thread);
     expect(texts(messages)).to.deep.equal(['user:My name is Ann.', `assistant:${messageText(messages[1]!)}`, 'user:My name is Bob.', `assistant:${messageText(messages[3]!)}`]);
     expect(texts(await a.getMessages(thread, { limit: 2, before: messages[2]!.messageId! }))).to.deep.equal(texts(messages.slice(0, 2)));
+  });
+
+  it('reads past the first page (150 messages)', async () => {
+    const a = agent();
+    const raw = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
+    const seeded = Array.from({ length: 150 }, (_, i) => ({ role: i % 2 ? ('assistant' as const) : ('user' as const), content: `message ${i}` }));
+    const remote = await raw.beta.threads.create({ messages: seeded });
+    const thread = await a.deserializeThread({ $type: 'service', version: 1, provider: 'openai-assistants', agent: 'helper', serviceThreadId: remote.id });
+    expect((await a.getMessages(thread)).map(messageText)).to.deep.equal(seeded.map((m) => m.content));
   });
 
   it('forks by seeding a new service thread with the messages up to the cut; the original is unchanged; the fork resumes in a new container and deletes alone', () =>

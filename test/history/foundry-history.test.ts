@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { agentToken, createContainer, messageText, type AIAgent } from 'skein';
-import { azureAIAgentsPlugin, emulatorConnection } from 'skein/azure-ai-agents';
+import { agentToken, createContainer, messageText, type AIAgent, type ChatAgent } from 'skein';
+import { type AzureAIAgentsChatClient, azureAIAgentsPlugin, emulatorConnection } from 'skein/azure-ai-agents';
 import { Emulator } from 'skein/testing';
 import { expectSeededFork, texts, twoNames } from './history-fixtures.js';
 
@@ -25,6 +25,18 @@ describe('history: Foundry Agents threads (real @azure/ai-agents SDK against the
     expect(texts(messages)).to.deep.equal(['user:My name is Grace.', `assistant:${messageText(messages[1]!)}`, 'user:My name is Ida.', `assistant:${messageText(messages[3]!)}`]);
     expect(messages.every((m) => typeof m.messageId === 'string')).to.equal(true);
     expect(texts(await a.getMessages(thread, { limit: 1 }))).to.deep.equal(texts(messages.slice(3)));
+  });
+
+  it('reads past the first page (150 messages) and forks a long thread in one seeded thread', async () => {
+    const a = agent() as ChatAgent;
+    const client = (a.chatClient as AzureAIAgentsChatClient).client;
+    const seeded = Array.from({ length: 150 }, (_, i) => ({ role: i % 2 ? ('assistant' as const) : ('user' as const), content: `message ${i}` }));
+    const remote = await client.threads.create({ messages: seeded });
+    const thread = await a.deserializeThread({ $type: 'service', version: 1, provider: 'azure-ai-agents', agent: 'support', serviceThreadId: remote.id });
+    const messages = await a.getMessages(thread);
+    expect(messages.map(messageText)).to.deep.equal(seeded.map((m) => m.content));
+    const fork = await a.forkThread(thread, { at: 120 });
+    expect((await a.getMessages(fork)).map(messageText)).to.deep.equal(seeded.slice(0, 121).map((m) => m.content));
   });
 
   it('forks by seeding a new service thread with the messages up to the cut; the original is unchanged; the fork resumes in a new container and deletes alone', () =>
