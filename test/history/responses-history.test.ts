@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ForkUnsupportedError, messageText } from 'skein';
+import { ForkUnsupportedError, ServiceError, messageText } from 'skein';
 import { Emulator } from 'skein/testing';
 import { agentFor, rawClient, responseBodies } from '../responses/fixture.js';
 import { texts } from './history-fixtures.js';
@@ -106,6 +106,25 @@ describe('history: Responses service threads (real openai SDK against the emulat
       expect(messages).to.have.length(24);
       expect(messageText(messages[0]!)).to.equal('message 0');
       expect(messageText(messages[22]!)).to.equal('message 11');
+    });
+
+    it('a fork whose copy fails part way deletes the half-copied conversation and reports the typed error', async () => {
+      const agent = agentFor(emulator, { conversation: true });
+      const thread = agent.getNewThread();
+      for (let i = 0; i < 12; i++) await agent.run(`message ${i}`, { thread });
+      const all = await agent.getMessages(thread);
+      // The create (the first 20 items) goes through; adding the rest fails.
+      emulator.injectFault({ kind: 'latency', ms: 0, method: 'POST' });
+      emulator.injectFault({ kind: 'status', status: 500, method: 'POST', message: 'items failed' });
+      const error = await agent.forkThread(thread).catch((e: unknown) => e);
+      expect(error).to.be.instanceOf(ServiceError);
+      const created = emulator.requests.filter((r) => r.method === 'POST' && r.path === '/v1/conversations').at(-1)!;
+      expect((created.body as { items: unknown[] }).items).to.have.length(20);
+      // The half-copied conversation is deleted before the error reaches the caller.
+      const deletes = emulator.requests.filter((r) => r.method === 'DELETE' && r.path.startsWith('/v1/conversations/'));
+      expect(deletes).to.have.length(1);
+      expect(deletes[0]!.path).to.not.contain(thread.serviceThreadId!);
+      expect(texts(await agent.getMessages(thread))).to.deep.equal(texts(all));
     });
 
     it('forks into a new conversation with the items copied; the original conversation is unchanged', async () => {
