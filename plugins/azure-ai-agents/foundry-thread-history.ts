@@ -1,4 +1,4 @@
-import type { AgentsClient, ThreadMessage } from '@azure/ai-agents';
+import type { AgentsClient, ThreadMessage, ToolDefinitionUnion } from '@azure/ai-agents';
 import type { AIContent, ChatMessage } from 'skein';
 import { listEveryPage } from './foundry-paging.js';
 import { FOUNDRY_FILE_SCHEME, foundryMessageDrafts, foundryMessages } from './foundry-message-content.js';
@@ -23,10 +23,25 @@ function toChatMessage(m: ThreadMessage): ChatMessage {
       contents.push({ kind: 'uri', uri: `${FOUNDRY_FILE_SCHEME}${fileId}`, mediaType: 'image/*' });
     }
   }
+  // Attached files keep the tools they were attached for, so a fork attaches them the same way.
   for (const attachment of m.attachments ?? []) {
-    if (attachment.fileId) contents.push({ kind: 'uri', uri: `${FOUNDRY_FILE_SCHEME}${attachment.fileId}` });
+    if (!attachment.fileId) continue;
+    const tools = (attachment.tools ?? []).map((t) => t.type);
+    contents.push({ kind: 'uri', uri: `${FOUNDRY_FILE_SCHEME}${attachment.fileId}`, additionalProperties: { tools } });
   }
   return { role: m.role === 'assistant' ? 'assistant' : 'user', contents, messageId: m.id, createdAt: m.createdAt.toISOString() };
+}
+
+/** The tools the messages' files were attached for (read back by foundryThreadMessages), as the tools attachments get. */
+function attachedWith(messages: readonly ChatMessage[]): ToolDefinitionUnion[] {
+  const types = new Set<string>();
+  for (const m of messages) {
+    for (const c of m.contents) {
+      const tools = c.additionalProperties?.tools;
+      if (Array.isArray(tools)) for (const t of tools) if (t === 'file_search' || t === 'code_interpreter') types.add(t);
+    }
+  }
+  return [...types].map((type) => ({ type }) as ToolDefinitionUnion);
 }
 
 /**
@@ -34,7 +49,7 @@ function toChatMessage(m: ThreadMessage): ChatMessage {
  * attachments). Content Foundry cannot carry is a FoundryInputError before the thread is created.
  */
 export async function seededFoundryThread(client: AgentsClient, messages: readonly ChatMessage[], signal?: AbortSignal): Promise<string> {
-  const seeded = foundryMessages(foundryMessageDrafts(messages), []);
+  const seeded = foundryMessages(foundryMessageDrafts(messages), attachedWith(messages));
   const thread = await client.threads.create({ messages: seeded, abortSignal: signal });
   return thread.id;
 }

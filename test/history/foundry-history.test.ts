@@ -39,6 +39,26 @@ describe('history: Foundry Agents threads (real @azure/ai-agents SDK against the
     expect((await a.getMessages(fork)).map(messageText)).to.deep.equal(seeded.slice(0, 121).map((m) => m.content));
   });
 
+  it('a fork carries image files and attachments as the same file references', async () => {
+    const a = agent() as ChatAgent;
+    const client = (a.chatClient as AzureAIAgentsChatClient).client;
+    const remote = await client.threads.create({
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_file', imageFile: { fileId: 'assistant-img1' } }], attachments: [{ fileId: 'assistant-doc1', tools: [{ type: 'file_search' }] }] },
+        { role: 'assistant', content: 'a cat' },
+      ],
+    });
+    const thread = await a.deserializeThread({ $type: 'service', version: 1, provider: 'azure-ai-agents', agent: 'support', serviceThreadId: remote.id });
+    const [first] = await a.getMessages(thread);
+    expect(first!.contents).to.deep.equal([
+      { kind: 'text', text: 'look' },
+      { kind: 'uri', uri: 'foundry-file:assistant-img1', mediaType: 'image/*' },
+      { kind: 'uri', uri: 'foundry-file:assistant-doc1', additionalProperties: { tools: ['file_search'] } },
+    ]);
+    const fork = await a.forkThread(thread);
+    expect((await a.getMessages(fork)).map((m) => m.contents)).to.deep.equal((await a.getMessages(thread)).map((m) => m.contents));
+  });
+
   it('forks by seeding a new service thread with the messages up to the cut; the original is unchanged; the fork resumes in a new container and deletes alone', () =>
     expectSeededFork(agent));
 });
