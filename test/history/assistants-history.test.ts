@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { expect } from 'chai';
 import { agentToken, createContainer, messageText, type AIAgent } from 'skein';
 import { openaiPlugin } from 'skein/openai';
@@ -34,6 +34,24 @@ describe('history: Assistants v2 threads (real openai SDK against the emulator)'
     const remote = await raw.beta.threads.create({ messages: seeded });
     const thread = await a.deserializeThread({ $type: 'service', version: 1, provider: 'openai-assistants', agent: 'helper', serviceThreadId: remote.id });
     expect((await a.getMessages(thread)).map(messageText)).to.deep.equal(seeded.map((m) => m.content));
+  });
+
+  it('a fork carries image files and attachments as the same file references', async () => {
+    const a = agent();
+    const raw = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
+    const image = await raw.files.create({ file: await toFile(Buffer.from('png'), 'cat.png'), purpose: 'vision' });
+    const doc = await raw.files.create({ file: await toFile(Buffer.from('text'), 'notes.txt'), purpose: 'assistants' });
+    const remote = await raw.beta.threads.create({
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_file', image_file: { file_id: image.id } }], attachments: [{ file_id: doc.id, tools: [{ type: 'file_search' }] }] },
+        { role: 'assistant', content: 'a cat' },
+      ],
+    });
+    const thread = await a.deserializeThread({ $type: 'service', version: 1, provider: 'openai-assistants', agent: 'helper', serviceThreadId: remote.id });
+    const fork = await a.forkThread(thread);
+    const original = await raw.beta.threads.messages.list(remote.id, { order: 'asc' });
+    const copied = await raw.beta.threads.messages.list(fork.serviceThreadId!, { order: 'asc' });
+    expect(copied.data.map((m) => [m.role, m.content, m.attachments])).to.deep.equal(original.data.map((m) => [m.role, m.content, m.attachments]));
   });
 
   it('forks by seeding a new service thread with the messages up to the cut; the original is unchanged; the fork resumes in a new container and deletes alone', () =>
