@@ -41,4 +41,5 @@ export * from './agent-chat/index.js';
 export * from './errors/secret-scrubbing.js';
 export * from './threads/store-support.js';
 export * from './container/store-plugin.js';
+export * from './peers/optional-peer.js';
 export { containerModule } from './container/inversify-runtime.js';

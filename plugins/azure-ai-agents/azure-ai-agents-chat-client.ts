@@ -17,7 +17,9 @@ import type {
   ToolOutput,
 } from '@azure/ai-agents';
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
-import { Observable } from 'rxjs/internal/Observable';
+// The declarations name rxjs's public Observable type; the class comes from its own module.
+import type { Observable } from 'rxjs';
+import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import {
   AbortError,
   type AIContent,
@@ -173,7 +175,7 @@ export class AzureAIAgentsChatClient implements ChatClient {
   }
 
   getStreamingResponse(messages: readonly ChatMessage[], options: ChatOptions = {}): Observable<ChatResponseUpdate> {
-    return new Observable<ChatResponseUpdate>((subscriber) => {
+    return new RxObservable<ChatResponseUpdate>((subscriber) => {
       const controller = new AbortController();
       const outer = options.signal;
       const onOuterAbort = () => controller.abort(outer?.reason);

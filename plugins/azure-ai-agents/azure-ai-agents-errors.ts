@@ -1,4 +1,4 @@
-import { isRestError } from '@azure/core-rest-pipeline';
+import { isRestError } from './azure-peers.js';
 import {
   AbortError,
   ConnectionError,

@@ -1,5 +1,7 @@
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
-import { Observable } from 'rxjs/internal/Observable';
+// The declarations name rxjs's public Observable type; the class comes from its own module.
+import type { Observable } from 'rxjs';
+import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import type { AIAgent } from '../agents/ai-agent.js';
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
 import type { ChatMessage } from '../messages/chat-message.js';
@@ -80,7 +82,7 @@ export class AgentThreadChannel implements AgentChannel {
   }
 
   invokeStream(agent: AIAgent, options: ChannelInvokeOptions = {}): Observable<AgentRunResponseUpdate> {
-    return new Observable<AgentRunResponseUpdate>((subscriber) => {
+    return new RxObservable<AgentRunResponseUpdate>((subscriber) => {
       const updates: AgentRunResponseUpdate[] = [];
       const inner = agent.runStream(this.#input(agent), { thread: this.#thread, signal: options.signal }).subscribe({
         next: (update) => {

@@ -1,8 +1,9 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type OpenAI from 'openai';
-import { Observable } from 'rxjs/internal/Observable';
-import type { Subscriber } from 'rxjs';
+// The declarations name rxjs's public Observable type; the class comes from its own module.
+import type { Observable, Subscriber } from 'rxjs';
+import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import {
   AbortError,
   ConnectionError,
@@ -373,7 +374,7 @@ export class OpenAIAssistantAgent extends AIAgent {
    * the run. Unsubscribing aborts the request and cancels the remote run.
    */
   runStream(input: AgentInput, options: OpenAIAssistantRunOptions = {}): Observable<AgentRunResponseUpdate> {
-    return new Observable<AgentRunResponseUpdate>((subscriber) => {
+    return new RxObservable<AgentRunResponseUpdate>((subscriber) => {
       const controller = ownController();
       const unlink = linkSignal(options.signal, controller);
       const live: { runId?: string; threadId?: string; done: boolean } = { done: false };
