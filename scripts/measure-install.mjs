@@ -7,7 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import process from 'node:process';
 
+const print = (line) => process.stdout.write(`${line}\n`);
 const repo = resolve(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'skein-install-'));
 
@@ -44,7 +46,7 @@ function measure(label, spec) {
 const packed = JSON.parse(npm(repo, ['pack', '--ignore-scripts', '--json', '--pack-destination', work]));
 const tarball = join(work, packed[0].filename);
 const rows = [measure('`openai` alone', 'openai'), measure('`@openai/agents` alone', '@openai/agents'), measure('`skein` (tarball)', tarball)];
-console.log('| install into a fresh app (empty cache) | packages | node_modules | time | install scripts |');
-console.log('|---|---|---|---|---|');
-for (const r of rows) console.log(`| ${r.label} | ${r.packages} | ${r.mb.toFixed(1)} MB | ${r.seconds.toFixed(1)} s | ${r.scripts.length ? r.scripts.join(', ') : 'none'} |`);
+print('| install into a fresh app (empty cache) | packages | node_modules | time | install scripts |');
+print('|---|---|---|---|---|');
+for (const r of rows) print(`| ${r.label} | ${r.packages} | ${r.mb.toFixed(1)} MB | ${r.seconds.toFixed(1)} s | ${r.scripts.length ? r.scripts.join(', ') : 'none'} |`);
 rmSync(work, { recursive: true, force: true });
