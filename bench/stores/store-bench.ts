@@ -2,7 +2,8 @@
  * `npm run bench:stores`: per store, the latency of appending one turn and of reading the last
  * 20 messages at thread lengths 10, 1,000 and 10,000, and the ratio between the longest and the
  * shortest (near 1 means the cost does not grow with the thread). Not a test: it asserts nothing.
- * Redis and PostgreSQL are measured when they answer at REDIS_URL / DATABASE_URL.
+ * SQLite is measured with `durability: 'full'` (the default) and `'normal'`, on the driver this
+ * Node picks. Redis and PostgreSQL are measured when they answer at REDIS_URL / DATABASE_URL.
  */
 import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -74,15 +75,19 @@ const dir = mkdtempSync(join(tmpdir(), 'skein-bench-'));
 try {
   console.log(`Store benchmark: median of ${SAMPLES} appends (one 2-message turn) and reads of the last 20 messages.`);
   await bench('in-memory', async () => new InMemoryChatMessageStoreFactory());
-  await bench('sqlite (file, WAL)', async () => new SqliteChatMessageStoreFactory({ path: join(dir, 'bench.db') }));
+  // Durability costs a disk sync per append (`full`, the default) or only at checkpoints (`normal`).
+  for (const durability of ['full', 'normal'] as const) {
+    const path = join(dir, `bench-${durability}.db`);
+    await bench(`sqlite (file, WAL, durability ${durability}, ${new SqliteChatMessageStoreFactory({ path }).driver})`, async () => new SqliteChatMessageStoreFactory({ path, durability }));
+  }
   await bench(`redis (${REDIS_URL})`, async () => {
-    const f = new RedisChatMessageStoreFactory({ url: REDIS_URL, keyPrefix: `skein-${RUN}:`, connectTimeoutMs: 2000 });
+    const f = new RedisChatMessageStoreFactory({ url: REDIS_URL, keyPrefix: `skein-${RUN}:`, connectTimeoutMs: 2000, durabilityCheck: false });
     await f.create().listMessages();
     return f;
   });
-  const pgFactory = new PostgresChatMessageStoreFactory({ connectionString: DATABASE_URL, schema: `skein_${RUN}`, connectTimeoutMs: 2000 });
+  const pgFactory = new PostgresChatMessageStoreFactory({ connectionString: DATABASE_URL, schema: `skein_${RUN}`, connectTimeoutMs: 2000, durabilityCheck: false });
   await bench(`postgres (${pgFactory.redactedConnectionString})`, async () => {
-    const f = new PostgresChatMessageStoreFactory({ connectionString: DATABASE_URL, schema: `skein_${RUN}` });
+    const f = new PostgresChatMessageStoreFactory({ connectionString: DATABASE_URL, schema: `skein_${RUN}`, durabilityCheck: false });
     await f.migrate();
     return f;
   });

@@ -15,7 +15,11 @@ import {
   StoreError,
   defaultSerializationRegistry,
   checkRetentionOptions,
+  DurabilityCheckOnce,
+  processWarningStoreLogger,
   redactUrl,
+  type StoreDurabilityReport,
+  type StoreLogger,
   readStoreKey,
   scrubSecrets,
   scrubbedCause,
@@ -65,6 +69,14 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** Connect timeout in ms. Default 5000. */
   connectTimeoutMs?: number;
+  /**
+   * Read the server's durability settings (`synchronous_commit`, `fsync`, `full_page_writes`, as
+   * the store's session sees them) after the first successful call and warn once when
+   * acknowledged turns could be lost on a server crash or power loss. Default true.
+   */
+  durabilityCheck?: boolean;
+  /** Where warnings go; default: the container's bound StoreLogger, else a Node process warning. */
+  logger?: StoreLogger;
 }
 
 export interface MigrationResult {
@@ -98,6 +110,17 @@ export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
 /**
  * Makes PostgreSQL-backed stores: a thread row holds the version, a message row per message; a
  * serialized thread holds only its key. Call `migrate()` once (it is idempotent) before use.
+ * After its first successful call it checks the session's durability settings and warns once
+ * through `logger` when acknowledged turns could be lost (`durabilityCheck: false` turns that off).
+ *
+ * @example
+ * ```ts
+ * const factory = new PostgresChatMessageStoreFactory({ connectionString: process.env.DATABASE_URL, schema: 'skein' });
+ * await factory.migrate();
+ * const store = factory.create();
+ * await store.addMessages([{ role: 'user', contents: [{ kind: 'text', text: 'Hi' }] }]);
+ * await factory.close();
+ * ```
  */
 export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory {
   readonly type = POSTGRES_STORE_ID;
@@ -106,8 +129,14 @@ export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory 
   readonly options: Readonly<PostgresStoreOptions>;
   readonly schema: string;
   serializationRegistry: SerializationRegistry;
+  /** Where this factory's warnings go (the `logger` option, the container's StoreLogger, or a process warning). */
+  logger: StoreLogger;
   readonly #connectionString: string;
   #pool: Pool | undefined;
+  readonly #durability = new DurabilityCheckOnce(
+    () => this.checkDurability(),
+    () => this.logger,
+  );
 
   constructor(options: PostgresStoreOptions = {}) {
     const schema = options.schema ?? 'skein';
@@ -120,11 +149,28 @@ export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory 
     // Public and easily logged: keep the address, never the password.
     this.options = { ...options, ...(options.connectionString === undefined ? {} : { connectionString: redactUrl(options.connectionString, '(unparseable connection string)') }) };
     this.serializationRegistry = options.serializationRegistry ?? defaultSerializationRegistry();
+    this.logger = options.logger ?? processWarningStoreLogger;
   }
 
   /** The server address with any password masked: safe for logs and messages. */
   get redactedConnectionString(): string {
     return redactUrl(this.#connectionString, '(unparseable connection string)');
+  }
+
+  /**
+   * Reads the durability settings a session of this store sees (server, database and role
+   * settings, and `options` in the connection) and says what an acknowledged turn is exposed to.
+   * The store runs this once by itself unless `durabilityCheck: false`.
+   */
+  async checkDurability(): Promise<StoreDurabilityReport> {
+    const row = await this.#call(async (pool) => {
+      const { rows } = await pool.query<Record<string, string>>(
+        `SELECT ${DURABILITY_SETTINGS.map((name) => `current_setting('${name}') AS ${name}`).join(', ')}`,
+      );
+      return rows[0] ?? {};
+    });
+    const settings = Object.fromEntries(DURABILITY_SETTINGS.map((name) => [name, String(row[name] ?? '')]));
+    return { settings, warning: postgresDurabilityWarning(this.redactedConnectionString, settings) };
   }
 
   /**
@@ -193,6 +239,12 @@ export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory 
    * `write`: the call appends a turn, so a failure whose outcome is unknown says so.
    */
   async run<T>(fn: (pool: PostgresPool) => Promise<T>, write = false): Promise<T> {
+    const result = await this.#call(fn, write);
+    if (this.options.durabilityCheck !== false) await this.#durability.afterSuccess();
+    return result;
+  }
+
+  async #call<T>(fn: (pool: PostgresPool) => Promise<T>, write = false): Promise<T> {
     try {
       return await fn(this.#poolOrNew());
     } catch (error) {
@@ -330,6 +382,29 @@ export class PostgresChatMessageStore implements ChatMessageStore {
 /** Said when an append failed after it may have reached the server. */
 export const UNKNOWN_OUTCOME = UNKNOWN_APPEND_OUTCOME;
 
+const DURABILITY_SETTINGS = ['synchronous_commit', 'fsync', 'full_page_writes'] as const;
 
-
-
+/** What the settings expose an acknowledged turn to; undefined when nothing (commits flushed, pages protected). */
+export function postgresDurabilityWarning(server: string, settings: Readonly<Record<string, string>>): string | undefined {
+  const risks: string[] = [];
+  const fixes: string[] = [];
+  if (settings.synchronous_commit === 'off') {
+    risks.push(
+      'synchronous_commit is off, so a commit is acknowledged before it reaches disk and the turns acknowledged in the last moments (up to 3 × wal_writer_delay, 600 ms by default) are lost if the PostgreSQL server or the machine crashes',
+    );
+    fixes.push("set synchronous_commit = on (it can come from postgresql.conf, ALTER DATABASE / ALTER ROLE ... SET, or the connection's options)");
+  }
+  if (settings.fsync === 'off') {
+    risks.push('fsync is off, so PostgreSQL never forces its writes to disk: an OS crash or power loss can lose acknowledged turns and corrupt the database');
+    fixes.push('set fsync = on in postgresql.conf and reload');
+  }
+  if (settings.full_page_writes === 'off') {
+    risks.push('full_page_writes is off, so a power loss in the middle of a page write can leave a torn page that recovery cannot repair');
+    fixes.push('set full_page_writes = on in postgresql.conf and reload');
+  }
+  if (risks.length === 0) return undefined;
+  return (
+    `Skein PostgreSQL store at ${server}: ${risks.join('; ')}. To keep every acknowledged turn, ${fixes.join('; ')}. ` +
+    'If this is intended, pass `durabilityCheck: false` to the PostgreSQL store to skip this check.'
+  );
+}

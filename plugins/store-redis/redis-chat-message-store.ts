@@ -14,7 +14,11 @@ import {
   StoreError,
   defaultSerializationRegistry,
   checkRetentionOptions,
+  DurabilityCheckOnce,
+  processWarningStoreLogger,
   redactUrl,
+  type StoreDurabilityReport,
+  type StoreLogger,
   readStoreKey,
   scrubSecrets,
   scrubbedCause,
@@ -46,6 +50,15 @@ export interface RedisStoreOptions {
    * server). Default 30000. For an append the outcome is then unknown; see the error text.
    */
   commandTimeoutMs?: number;
+  /**
+   * Read the server's persistence settings (`CONFIG GET appendonly`, `appendfsync`, `save`) after
+   * the first successful call and warn once when acknowledged turns could be lost on a server
+   * crash or power loss. Default true; turn it off once you have checked (or for a managed
+   * service that forbids CONFIG, which is reported as "could not read").
+   */
+  durabilityCheck?: boolean;
+  /** Where warnings go; default: the container's bound StoreLogger, else a Node process warning. */
+  logger?: StoreLogger;
 }
 
 
@@ -78,7 +91,18 @@ type AppendCommand = (listKey: string, versionKey: string, ...args: string[]) =>
 
 /**
  * Makes Redis-backed stores: a thread is a list of JSON messages plus a version counter (under
- * one hash tag, so it also works on a cluster); a serialized thread holds only its key.
+ * one hash tag, so it also works on a cluster); a serialized thread holds only its key. After
+ * its first successful call it checks the server's persistence and warns once through `logger`
+ * when acknowledged turns could be lost (`durabilityCheck: false` turns that off).
+ *
+ * @example
+ * ```ts
+ * const factory = new RedisChatMessageStoreFactory({ url: 'redis://127.0.0.1:6379', logger: { warn: (m) => console.warn(m) } });
+ * const store = factory.create();
+ * await store.addMessages([{ role: 'user', contents: [{ kind: 'text', text: 'Hi' }] }]);
+ * const { settings, warning } = await factory.checkDurability(); // { appendonly: 'yes', appendfsync: 'always', ... }
+ * await factory.close();
+ * ```
  */
 export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
   readonly type = REDIS_STORE_ID;
@@ -86,9 +110,15 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
   /** The options given, with the password in `url` masked. */
   readonly options: Readonly<RedisStoreOptions>;
   serializationRegistry: SerializationRegistry;
+  /** Where this factory's warnings go (the `logger` option, the container's StoreLogger, or a process warning). */
+  logger: StoreLogger;
   readonly #url: string;
   #redis: Redis | undefined;
   #connecting: Promise<void> | undefined;
+  readonly #durability = new DurabilityCheckOnce(
+    () => this.checkDurability(),
+    () => this.logger,
+  );
 
   constructor(options: RedisStoreOptions = {}) {
     checkRetentionOptions(REDIS_STORE_ID, options, 'integer'); // EXPIRE takes whole seconds
@@ -96,11 +126,36 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
     // Public and easily logged: keep the address, never the password.
     this.options = { ...options, ...(options.url === undefined ? {} : { url: redactUrl(options.url) }) };
     this.serializationRegistry = options.serializationRegistry ?? defaultSerializationRegistry();
+    this.logger = options.logger ?? processWarningStoreLogger;
   }
 
   /** The server address with any password masked: safe for logs and messages. */
   get redactedUrl(): string {
     return redactUrl(this.#url);
+  }
+
+  /**
+   * Reads the server's persistence settings and says what an acknowledged turn is exposed to
+   * (the store runs this once by itself unless `durabilityCheck: false`). A server that refuses
+   * CONFIG (ACL, or a managed service that renames it) gives empty settings and a warning saying
+   * the check could not be made.
+   */
+  async checkDurability(): Promise<StoreDurabilityReport> {
+    const replies = await this.#call(async (redis) => {
+      const pipeline = redis.pipeline();
+      for (const name of PERSISTENCE_SETTINGS) pipeline.config('GET', name);
+      return (await pipeline.exec()) ?? [];
+    });
+    const settings: Record<string, string> = {};
+    for (const [i, [error, reply]] of replies.entries()) {
+      if (error) {
+        if (!(error instanceof Error && error.name === 'ReplyError')) throw this.#storeError(error);
+        return { settings: {}, warning: redisUncheckedWarning(this.redactedUrl, scrubSecrets(error.message, this.#url)) };
+      }
+      const [, value] = reply as [string?, string?];
+      settings[PERSISTENCE_SETTINGS[i]!] = value ?? '';
+    }
+    return { settings, warning: redisPersistenceWarning(this.redactedUrl, settings) };
   }
 
   create(): RedisChatMessageStore {
@@ -149,14 +204,24 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
    * `write`: the call appends a turn, so a failure whose outcome is unknown says so.
    */
   async run<T>(fn: (redis: Redis) => Promise<T>, write = false): Promise<T> {
+    const result = await this.#call(fn, write);
+    if (this.options.durabilityCheck !== false) await this.#durability.afterSuccess();
+    return result;
+  }
+
+  async #call<T>(fn: (redis: Redis) => Promise<T>, write = false): Promise<T> {
     try {
       return await fn(await this.#client());
     } catch (error) {
-      if (error instanceof SkeinError) throw error;
-      const message = scrubSecrets(error instanceof Error ? error.message : String(error), this.#url);
-      const hint = write && !neverSent(error) ? ` ${UNKNOWN_OUTCOME}` : '';
-      throw new StoreError(REDIS_STORE_ID, `Redis store at ${this.redactedUrl} failed: ${message}${hint}`, { cause: scrubbedCause(error, this.#url) });
+      throw this.#storeError(error, write);
     }
+  }
+
+  #storeError(error: unknown, write = false): SkeinError {
+    if (error instanceof SkeinError) return error;
+    const message = scrubSecrets(error instanceof Error ? error.message : String(error), this.#url);
+    const hint = write && !neverSent(error) ? ` ${UNKNOWN_OUTCOME}` : '';
+    return new StoreError(REDIS_STORE_ID, `Redis store at ${this.redactedUrl} failed: ${message}${hint}`, { cause: scrubbedCause(error, this.#url) });
   }
 
   async #client(): Promise<Redis> {
@@ -295,6 +360,35 @@ export class RedisChatMessageStore implements ChatMessageStore {
 export const UNKNOWN_OUTCOME = UNKNOWN_APPEND_OUTCOME;
 
 class NotConnectedError extends Error {}
+
+const PERSISTENCE_SETTINGS = ['appendonly', 'appendfsync', 'save'] as const;
+const TURN_OFF = 'If this is intended, pass `durabilityCheck: false` to the Redis store to skip this check.';
+const FIX = 'To keep every acknowledged turn, run Redis with `appendonly yes` and `appendfsync always` (in redis.conf, or `CONFIG SET appendonly yes` then `CONFIG SET appendfsync always` and `CONFIG REWRITE`).';
+
+/** What the persistence settings expose an acknowledged turn to; undefined when nothing (AOF, fsync at every write). */
+export function redisPersistenceWarning(server: string, settings: Readonly<Record<string, string>>): string | undefined {
+  const aof = settings.appendonly === 'yes';
+  const fsync = settings.appendfsync ?? '';
+  if (aof && fsync === 'always') return undefined;
+  const save = (settings.save ?? '').trim();
+  const risk = !aof
+    ? save === ''
+      ? 'keeps threads only in memory (appendonly no, and no RDB snapshots: save ""), so every stored turn is lost when the Redis server restarts or crashes'
+      : `persists only RDB snapshots (appendonly no, save "${save}"), so the turns acknowledged since the last snapshot are lost if the Redis server crashes or the machine loses power`
+    : fsync === 'everysec'
+      ? 'syncs its append-only file to disk once a second (appendfsync everysec), so the turns acknowledged in the last second or so are lost if the machine crashes or loses power (a crash of the Redis process alone loses nothing)'
+      : `leaves syncing its append-only file to the operating system (appendfsync ${fsync || 'unknown'}), so the turns acknowledged in the last 30 seconds or so are lost if the machine crashes or loses power`;
+  return `Skein Redis store at ${server}: the server ${risk}. ${FIX} ${TURN_OFF}`;
+}
+
+function redisUncheckedWarning(server: string, reason: string): string {
+  return (
+    `Skein Redis store at ${server}: could not read the server's persistence settings (CONFIG GET was refused: ${reason}), so it cannot tell ` +
+    'whether acknowledged turns survive a Redis restart, a crash or a power loss. Check that the server (or your managed service\'s ' +
+    'persistence setting) keeps an append-only file synced at every write (`appendonly yes`, `appendfsync always`), then pass ' +
+    '`durabilityCheck: false` to the Redis store to skip this check.'
+  );
+}
 
 /** Failures that prove the command never reached Redis (or Redis refused it): nothing was written. */
 function neverSent(error: unknown): boolean {

@@ -1,6 +1,9 @@
 import { SerializationError, StoreError, ThreadConflictError } from '../errors/skein-error.js';
 import type { JsonObject } from '../serialization/json.js';
 import { checkShape } from '../serialization/shape.js';
+import type { StoreLogger } from './store-logger.js';
+
+export * from './store-logger.js';
 
 /** What a database store key may look like (it travels in serialized threads). */
 export const STORE_KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,200}$/;
@@ -34,4 +37,51 @@ export function checkRetentionOptions(store: string, options: { maxMessages?: nu
   }
   const ttlOk = options.ttlSeconds === undefined || (options.ttlSeconds > 0 && (ttl === 'number' || Number.isInteger(options.ttlSeconds)));
   if (!ttlOk) throw new StoreError(store, `ttlSeconds must be a positive ${ttl === 'integer' ? 'integer' : 'number'}, found ${options.ttlSeconds}.`);
+}
+
+/** What a store found out about the durability of its server. */
+export interface StoreDurabilityReport {
+  /** The server settings read (e.g. `appendonly`, `synchronous_commit`); empty when they could not be read. */
+  readonly settings: Readonly<Record<string, string>>;
+  /** What is at risk and how to fix it; undefined when an acknowledged turn survives a server crash and a power loss. */
+  readonly warning?: string;
+}
+
+/**
+ * Runs a store's durability check once per factory, after its first successful call (so a down
+ * server fails that call with its own error, not the check's), and logs the warning, if any,
+ * once. A check that fails (the connection dropped) runs again after the next successful call.
+ */
+export class DurabilityCheckOnce {
+  #done = false;
+  #running: Promise<void> | undefined;
+
+  constructor(
+    private readonly check: () => Promise<StoreDurabilityReport>,
+    private readonly logger: () => StoreLogger,
+  ) {}
+
+  /** Whether the check has run (and logged what it found). */
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /** Call after each successful store call; cheap once done. Never throws. */
+  async afterSuccess(): Promise<void> {
+    if (this.#done) return;
+    this.#running ??= this.check().then(
+      (report) => {
+        this.#done = true;
+        try {
+          if (report.warning) this.logger().warn(report.warning);
+        } catch {
+          // A logger that throws must not fail the store call it rides on.
+        }
+      },
+      () => {
+        this.#running = undefined;
+      },
+    );
+    await this.#running;
+  }
 }

@@ -50,7 +50,7 @@ describe('Emulator: Chat Completions through the openai SDK', () => {
       content: 'You said: "Hello there" (I have seen 0 earlier messages.)',
       refusal: null,
     });
-    expect(completion.usage).to.deep.equal({ prompt_tokens: 2, completion_tokens: 10, total_tokens: 12 });
+    expect(completion.usage).to.deep.include({ prompt_tokens: 2, completion_tokens: 10, total_tokens: 12 });
   });
 
   it('records the request the SDK sent', async () => {
@@ -129,7 +129,7 @@ describe('Emulator: Chat Completions through the openai SDK', () => {
       for await (const chunk of stream) chunks.push(chunk);
       const last = chunks[chunks.length - 1];
       expect(last.choices).to.deep.equal([]);
-      expect(last.usage).to.deep.equal({ prompt_tokens: 4, completion_tokens: 5, total_tokens: 9 });
+      expect(last.usage).to.deep.include({ prompt_tokens: 4, completion_tokens: 5, total_tokens: 9 });
       expect(chunks.slice(0, -1).every((chunk) => chunk.usage === null)).to.equal(true);
     });
   });

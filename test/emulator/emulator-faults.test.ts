@@ -1,17 +1,11 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { Emulator } from '../../src/testing/emulator/index.js';
+import { rejection } from './sdk-fixture.js';
 
 const CHAT_PATH = '/v1/chat/completions';
 const hello = { model: 'm', messages: [{ role: 'user' as const, content: 'Hello' }] };
 const longReply = { model: 'm', messages: [{ role: 'user' as const, content: 'one two three four five six seven' }] };
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => expect.fail('expected the call to fail'),
-    (error: unknown) => error,
-  );
-}
 
 async function drain(stream: AsyncIterable<unknown>): Promise<number> {
   let count = 0;
@@ -228,13 +222,15 @@ describe('Emulator: faults, aborts, auth and routing', () => {
         query: { x: '1' },
         headers: emulator.requests[0].headers,
         body: undefined,
+        requestId: 'req_1',
       });
+      expect(response.headers.get('x-request-id')).to.equal('req_1');
     });
 
     it('answers a wrong method with 405', async () => {
-      const response = await fetch(`${emulator.openaiBaseURL}/chat/completions`);
+      const response = await fetch(`${emulator.openaiBaseURL}/chat/completions`, { method: 'PUT' });
       expect(response.status).to.equal(405);
-      expect(response.headers.get('allow')).to.equal('POST');
+      expect(response.headers.get('allow')).to.equal('POST, GET');
     });
 
     it('answers an invalid JSON body with a clear 400', async () => {

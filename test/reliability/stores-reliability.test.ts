@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inspect } from 'node:util';
 import type { Container } from 'inversify';
-import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -39,7 +38,8 @@ import { SqliteChatMessageStoreFactory, sqliteStorePlugin } from 'skein/store-sq
 import { Emulator, type Fault } from 'skein/testing';
 import { closedPort } from '../stores/fault-proxy.js';
 import { redisServerInstalled, startPrivateRedis } from '../stores/private-redis.js';
-import { DATABASE_URL, REDIS_URL, RUN_ID, postgresAvailable, redisAvailable, tempDir, withService } from '../stores/services.js';
+import { DATABASE_URL, REDIS_URL, RUN_ID, dropSchema, postgresAvailable, redisAvailable, tempDir, withService } from '../stores/services.js';
+import { openRawSqlite } from '../stores/raw-sqlite.js';
 import { rejection, until } from './providers.js';
 
 const WORKER = join(fileURLToPath(new URL('.', import.meta.url)), 'fixtures', 'store-agent-worker.js');
@@ -76,11 +76,10 @@ function sqliteCase(): StoreCase {
     setup: async () => {},
     teardown: async () => dir.remove(),
     readDirect: async (key) => {
-      const db = new Database(path, { readonly: true, fileMustExist: true });
+      const db = openRawSqlite(path, { readonly: true });
       try {
         return db
-          .prepare<[string], { body: string }>('SELECT body FROM skein_messages WHERE thread_key = ? ORDER BY seq')
-          .all(key)
+          .all<{ body: string }>('SELECT body FROM skein_messages WHERE thread_key = ? ORDER BY seq', key)
           .map((r) => JSON.parse(r.body) as ChatMessage);
       } finally {
         db.close();
@@ -480,12 +479,7 @@ describe('reliability with a durable store: a password in the connection URL nev
       change(url);
       return url.toString();
     };
-    after(async () => {
-      const admin = new pg.Client({ connectionString: DATABASE_URL });
-      await admin.connect();
-      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await admin.end();
-    });
+    after(() => dropSchema(schema));
 
     it('postgres://user:s3cr3t-xyz@...: the password appears in no thread, error, stack, cause or console output', async () => {
       // The local server trusts its clients, so it never asks for the password; a refused login

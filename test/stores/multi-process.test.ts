@@ -6,9 +6,9 @@ import { type ChatMessageStoreFactory, messageText } from 'skein';
 import { PostgresChatMessageStoreFactory } from 'skein/store-postgres';
 import { RedisChatMessageStoreFactory } from 'skein/store-redis';
 import { SqliteChatMessageStoreFactory } from 'skein/store-sqlite';
-import pg from 'pg';
 import { Redis } from 'ioredis';
-import { DATABASE_URL, REDIS_URL, RUN_ID, postgresAvailable, redisAvailable, tempDir, withService } from './services.js';
+import { SQLITE_DRIVERS } from './raw-sqlite.js';
+import { DATABASE_URL, REDIS_URL, RUN_ID, dropSchema, postgresAvailable, redisAvailable, tempDir, withService } from './services.js';
 
 const WORKER = join(fileURLToPath(new URL('.', import.meta.url)), 'fixtures', 'append-worker.js');
 const TURNS = 25;
@@ -66,17 +66,19 @@ async function raceTwoProcesses(store: string, config: Record<string, string>, f
 describe('Stores across processes: two app instances append to one thread', function () {
   this.timeout(60_000);
 
-  it('SQLite file: every turn lands once, none interleaved', async () => {
-    const dir = tempDir();
-    const path = join(dir.path, 'shared.db');
-    const factory = new SqliteChatMessageStoreFactory({ path });
-    try {
-      await raceTwoProcesses('sqlite', { path }, factory);
-    } finally {
-      factory.close();
-      dir.remove();
-    }
-  });
+  for (const driver of SQLITE_DRIVERS) {
+    it(`SQLite file (${driver}): every turn lands once, none interleaved`, async () => {
+      const dir = tempDir();
+      const path = join(dir.path, 'shared.db');
+      const factory = new SqliteChatMessageStoreFactory({ path, driver });
+      try {
+        await raceTwoProcesses('sqlite', { path, driver }, factory);
+      } finally {
+        factory.close();
+        dir.remove();
+      }
+    });
+  }
 
   withService('Redis', redisUp, 'start Redis on 127.0.0.1:6379 or set REDIS_URL', () => {
     const keyPrefix = `skein-test:${RUN_ID}:mp:`;
@@ -103,10 +105,7 @@ describe('Stores across processes: two app instances append to one thread', func
         await raceTwoProcesses('postgres', { connectionString: DATABASE_URL, schema }, factory);
       } finally {
         await factory.close();
-        const admin = new pg.Client({ connectionString: DATABASE_URL });
-        await admin.connect();
-        await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await admin.end();
+        await dropSchema(schema);
       }
     });
   });

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { ChatMessageStoreFactory, SerializationError, SerializationRegistry, StoreError, createContainer } from 'skein';
 import { runChatMessageStoreConformance } from 'skein/testing';
 import { POSTGRES_SCHEMA_VERSION, PostgresChatMessageStoreFactory, postgresStorePlugin } from 'skein/store-postgres';
-import { DATABASE_URL, RUN_ID, postgresAvailable, withService } from './services.js';
+import { DATABASE_URL, RUN_ID, closedAfterEach, postgresAvailable, withService } from './services.js';
 
 const up = await postgresAvailable();
 const schema = `skein_${RUN_ID}`;
@@ -36,15 +36,10 @@ withService('PostgreSQL store', up, 'start PostgreSQL on 127.0.0.1:5432 (databas
   );
 
   describe('PostgreSQL store specifics', () => {
-    const factories: PostgresChatMessageStoreFactory[] = [];
-    const make = (options: ConstructorParameters<typeof PostgresChatMessageStoreFactory>[0] = {}) => {
-      const f = new PostgresChatMessageStoreFactory({ connectionString: DATABASE_URL, schema, ...options });
-      factories.push(f);
-      return f;
-    };
-    afterEach(async () => {
-      for (const f of factories.splice(0)) await f.close();
-    });
+    const make = closedAfterEach(
+      (options: ConstructorParameters<typeof PostgresChatMessageStoreFactory>[0] = {}) =>
+        new PostgresChatMessageStoreFactory({ connectionString: DATABASE_URL, schema, ...options }),
+    );
 
 
     it('binds its factory as the "postgres" store and its thread type in a container', async () => {

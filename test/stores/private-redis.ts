@@ -1,20 +1,33 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { closedPort } from './fault-proxy.js';
+import { tempDir } from './services.js';
 
 /** Whether a `redis-server` binary is on the PATH. */
 export function redisServerInstalled(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
+/** Persistence without disk (the default) or an append-only file synced at every write. */
+export type PrivateRedisPersistence = 'none' | 'aof-always';
+
+const PERSISTENCE_ARGS: Readonly<Record<PrivateRedisPersistence, string[]>> = {
+  none: ['--save', '', '--appendonly', 'no'],
+  'aof-always': ['--save', '', '--appendonly', 'yes', '--appendfsync', 'always'],
+};
+
 /**
- * A throwaway `redis-server` on a free port that requires `password`, keeps nothing on disk and
- * is stopped by `stop()`. Resolves once it accepts connections.
+ * A throwaway `redis-server` on a free port that requires `password`, with the given persistence
+ * (its files in a temporary folder removed by `stop()`). Resolves once it accepts connections.
  */
-export async function startPrivateRedis(password: string): Promise<{ port: number; url: (pw: string) => string; stop(): Promise<void> }> {
+export async function startPrivateRedis(
+  password: string,
+  persistence: PrivateRedisPersistence = 'none',
+): Promise<{ port: number; url: (pw: string, user?: string) => string; stop(): Promise<void> }> {
   const port = await closedPort();
+  const dir = tempDir();
   const child: ChildProcess = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--requirepass', password, '--save', '', '--appendonly', 'no', '--protected-mode', 'no'],
+    ['--port', String(port), '--bind', '127.0.0.1', '--requirepass', password, '--dir', dir.path, ...PERSISTENCE_ARGS[persistence], '--protected-mode', 'no'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
@@ -27,11 +40,15 @@ export async function startPrivateRedis(password: string): Promise<{ port: numbe
   });
   return {
     port,
-    url: (pw) => `redis://:${encodeURIComponent(pw)}@127.0.0.1:${port}`,
+    url: (pw, user = '') => `redis://${encodeURIComponent(user)}:${encodeURIComponent(pw)}@127.0.0.1:${port}`,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
+        const done = () => {
+          dir.remove();
+          resolve();
+        };
+        if (child.exitCode !== null) return done();
+        child.once('exit', done);
         child.kill('SIGTERM');
       }),
   };

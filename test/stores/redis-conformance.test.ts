@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { ChatMessageStoreFactory, SerializationError, SerializationRegistry, SerializationRegistryImpl, StoreError, createContainer } from 'skein';
 import { runChatMessageStoreConformance } from 'skein/testing';
 import { RedisChatMessageStoreFactory, redisStorePlugin } from 'skein/store-redis';
-import { REDIS_URL, RUN_ID, redisAvailable, withService } from './services.js';
+import { REDIS_URL, RUN_ID, closedAfterEach, redisAvailable, withService } from './services.js';
 
 const up = await redisAvailable();
 const prefix = `skein-test:${RUN_ID}:`;
@@ -45,15 +45,9 @@ withService('Redis store', up, 'start Redis on 127.0.0.1:6379 or set REDIS_URL',
   });
 
   describe('Redis store specifics', () => {
-    const factories: RedisChatMessageStoreFactory[] = [];
-    const make = (options: ConstructorParameters<typeof RedisChatMessageStoreFactory>[0] = {}) => {
-      const f = new RedisChatMessageStoreFactory({ url: REDIS_URL, keyPrefix: prefix, ...options });
-      factories.push(f);
-      return f;
-    };
-    afterEach(async () => {
-      for (const f of factories.splice(0)) await f.close();
-    });
+    const make = closedAfterEach(
+      (options: ConstructorParameters<typeof RedisChatMessageStoreFactory>[0] = {}) => new RedisChatMessageStoreFactory({ url: REDIS_URL, keyPrefix: prefix, ...options }),
+    );
 
 
     it('binds its factory as the "redis" store and its thread type in a container', async () => {

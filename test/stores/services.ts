@@ -60,3 +60,27 @@ export function tempDir(): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), 'skein-stores-'));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
+
+/** Drops `schema` (and everything in it) through a connection of its own. */
+export async function dropSchema(schema: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: DATABASE_URL });
+  await admin.connect();
+  try {
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Wraps a factory maker so every factory it made in a test is closed after that test (call inside a describe). */
+export function closedAfterEach<A extends unknown[], F extends { close(): unknown }>(make: (...args: A) => F): (...args: A) => F {
+  const made: F[] = [];
+  afterEach(async () => {
+    for (const f of made.splice(0)) await f.close();
+  });
+  return (...args) => {
+    const f = make(...args);
+    made.push(f);
+    return f;
+  };
+}

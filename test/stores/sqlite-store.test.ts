@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import {
   type ChatMessage,
@@ -14,23 +13,20 @@ import {
   messageText,
 } from 'skein';
 import { SqliteChatMessageStoreFactory, sqliteStorePlugin } from 'skein/store-sqlite';
-import { tempDir } from './services.js';
+import { closedAfterEach, tempDir } from './services.js';
+import { openRawSqlite } from './raw-sqlite.js';
 
 const u = (t: string): ChatMessage => ({ role: 'user', contents: [{ kind: 'text', text: t }] });
 
 describe('SQLite store specifics', () => {
   let dir: ReturnType<typeof tempDir>;
-  const factories: SqliteChatMessageStoreFactory[] = [];
-  const make = (options: Partial<ConstructorParameters<typeof SqliteChatMessageStoreFactory>[0]> = {}) => {
-    const f = new SqliteChatMessageStoreFactory({ path: join(dir.path, 'db', 'threads.db'), ...options });
-    factories.push(f);
-    return f;
-  };
   beforeEach(() => (dir = tempDir()));
-  afterEach(() => {
-    for (const f of factories.splice(0)) f.close();
-    dir.remove();
-  });
+  // Registered before the folder's removal, so the factories close first.
+  const make = closedAfterEach(
+    (options: Partial<ConstructorParameters<typeof SqliteChatMessageStoreFactory>[0]> = {}) =>
+      new SqliteChatMessageStoreFactory({ path: join(dir.path, 'db', 'threads.db'), ...options }),
+  );
+  afterEach(() => dir.remove());
 
   it('binds its factory as the "sqlite" store and its thread type in a container', () => {
     const container = createContainer({ plugins: [sqliteStorePlugin({ path: join(dir.path, 'p.db') })] });
@@ -64,8 +60,8 @@ describe('SQLite store specifics', () => {
     const f = make();
     const store = f.create();
     await store.addMessages([u('hi')]);
-    const db = new Database(f.options.path);
-    db.prepare('UPDATE skein_messages SET body = ? WHERE thread_key = ?').run('{"role":"user","contents":[],"__proto__":{}}', store.key);
+    const db = openRawSqlite(f.options.path);
+    db.run('UPDATE skein_messages SET body = ? WHERE thread_key = ?', '{"role":"user","contents":[],"__proto__":{}}', store.key);
     db.close();
     const error = await store.listMessages().catch((e: unknown) => e);
     expect(error).to.be.instanceOf(SerializationError);

@@ -9,7 +9,6 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inspect } from 'node:util';
-import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -20,6 +19,7 @@ import { SqliteChatMessageStoreFactory } from 'skein/store-sqlite';
 import { type CutMode, FaultProxy, closedPort, postgresReplyDone, redisScriptReplyDone, silentServer } from './fault-proxy.js';
 import { redisServerInstalled, startPrivateRedis } from './private-redis.js';
 import { DATABASE_URL, REDIS_URL, RUN_ID, postgresAvailable, redisAvailable, tempDir, withService } from './services.js';
+import { openRawSqlite } from './raw-sqlite.js';
 
 const PASSWORD = 's3cr3t-xyz';
 const redisUp = await redisAvailable();
@@ -340,11 +340,10 @@ describe('Store failures: dropped connections, wrong credentials, servers down',
       return f;
     };
     const readDirect = (key: string) => {
-      const db = new Database(path, { readonly: true });
+      const db = openRawSqlite(path, { readonly: true });
       try {
         return db
-          .prepare<[string], { body: string }>('SELECT body FROM skein_messages WHERE thread_key = ? ORDER BY seq')
-          .all(key)
+          .all<{ body: string }>('SELECT body FROM skein_messages WHERE thread_key = ? ORDER BY seq', key)
           .map((r) => messageText(JSON.parse(r.body) as ChatMessage));
       } finally {
         db.close();
@@ -363,7 +362,7 @@ describe('Store failures: dropped connections, wrong credentials, servers down',
     it('a database locked by another writer past busyTimeoutMs: StoreError, nothing written, the retry lands once', async () => {
       const thread = make({ busyTimeoutMs: 20 }).create();
       await thread.addMessages(turnOf('first'));
-      const other = new Database(path);
+      const other = openRawSqlite(path);
       try {
         other.exec('BEGIN IMMEDIATE');
         const error = await failure(thread.addMessages(turnOf('second')));

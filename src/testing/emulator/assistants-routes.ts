@@ -96,6 +96,13 @@ export function registerAssistantsRoutes(registry: RouteRegistry, options: Assis
   on('POST', '/assistants/:id', (s, r, reply) => reply.json(200, s.updateAssistant(r.params.id, r.body)));
   on('DELETE', '/assistants/:id', (s, r, reply) => reply.json(200, s.deleteAssistant(r.params.id)));
   on('POST', '/threads', (s, r, reply, c) => reply.json(200, s.createThread(r.body, c)));
+  // Before `/threads/:id`, which would take "runs" for a thread id.
+  on('POST', '/threads/runs', (s, r, reply, c) => s.createThreadAndRun(r.body, reply, c));
+  on('POST', '/threads/:id', (s, r, reply) => reply.json(200, s.modify(s.thread(r.params.id).object, r.body, ['metadata', 'tool_resources'])));
+  on('POST', '/threads/:id/messages/:messageId', (s, r, reply) => reply.json(200, s.modify(s.message(r.params.id, r.params.messageId), r.body, ['metadata'])));
+  on('DELETE', '/threads/:id/messages/:messageId', (s, r, reply) => reply.json(200, s.deleteMessage(r.params.id, r.params.messageId)));
+  on('POST', '/threads/:id/runs/:runId', (s, r, reply) => reply.json(200, s.modify(s.run(r.params.id, r.params.runId).object, r.body, ['metadata'])));
+  on('GET', '/threads/:id/runs/:runId/steps/:stepId', (s, r, reply) => reply.json(200, s.step(r.params.id, r.params.runId, r.params.stepId, r.query)));
   on('GET', '/threads/:id', (s, r, reply) => reply.json(200, s.thread(r.params.id).object));
   on('DELETE', '/threads/:id', (s, r, reply) => reply.json(200, s.deleteThread(r.params.id)));
   on('POST', '/threads/:id/messages', (s, r, reply, c) => reply.json(200, s.addMessage(r.params.id, r.body, c)));
@@ -198,6 +205,40 @@ class AssistantsService {
     });
   }
 
+  /** Updates the named fields of a thread, message or run (the "modify" operations). */
+  modify(target: Json, body: unknown, fields: string[]): Json {
+    const b = record(body, 'body');
+    if (b.metadata !== undefined && b.metadata !== null && !isRecord(b.metadata)) throw new BadRequest('`metadata` must be an object.', 400, 'metadata');
+    if (fields.includes('tool_resources') && b.tool_resources !== undefined) this.checkToolResources(b.tool_resources);
+    Object.assign(target, pick(b, fields));
+    return target;
+  }
+
+  /** One step of a run, with file search contents only when asked, as in the list. */
+  step(threadId: string, runId: string, stepId: string, query: Record<string, string>): Json {
+    const found = this.steps(threadId, runId, query).find((s) => s.id === stepId);
+    if (!found) throw new BadRequest(`No run step found with id '${stepId}'.`, 404);
+    return found;
+  }
+
+  deleteMessage(threadId: string, messageId: string): Json {
+    const thread = this.thread(threadId);
+    this.message(threadId, messageId);
+    thread.messages = thread.messages.filter((m) => m.id !== messageId);
+    return { id: messageId, object: 'thread.message.deleted', deleted: true };
+  }
+
+  /** POST /threads/runs: a thread from `thread` and a run on it, checked first so bad input creates nothing. */
+  async createThreadAndRun(body: unknown, reply: RouteReply, context: RouteContext): Promise<void> {
+    const b = record(body, 'body');
+    if (typeof b.assistant_id !== 'string') throw new BadRequest('`assistant_id` is required.', 400, 'assistant_id');
+    this.assistant(b.assistant_id);
+    if (b.tools !== undefined) checkTools(b.tools);
+    const thread = this.createThread(b.thread ?? {}, context);
+    const { thread: _omitted, ...run } = b;
+    await this.createRun(thread.id as string, run, reply, context, thread);
+  }
+
   // ---- threads and messages
   createThread(body: unknown, context: RouteContext): Json {
     const b = body === undefined ? {} : record(body, 'body');
@@ -263,7 +304,7 @@ class AssistantsService {
   }
 
   // ---- runs
-  async createRun(threadId: string, body: unknown, reply: RouteReply, context: RouteContext): Promise<void> {
+  async createRun(threadId: string, body: unknown, reply: RouteReply, context: RouteContext, threadCreated?: Json): Promise<void> {
     const thread = this.thread(threadId);
     const b = record(body, 'body');
     if (typeof b.assistant_id !== 'string') throw new BadRequest('`assistant_id` is required.', 400, 'assistant_id');
@@ -315,7 +356,7 @@ class AssistantsService {
     };
     thread.runs.unshift(run);
     if (b.stream === true) {
-      await this.stream(thread, run, reply.sse(), context, true);
+      await this.stream(thread, run, reply.sse(), context, true, threadCreated);
       return;
     }
     reply.json(200, object, this.pollHeaders);
@@ -518,8 +559,9 @@ class AssistantsService {
   }
 
   /** Runs the run to its next stop (requires_action or an end) as Assistants SSE events. */
-  private async stream(thread: EmulatedThread, run: EmulatedRun, sse: SseStream, context: RouteContext, created: boolean): Promise<void> {
+  private async stream(thread: EmulatedThread, run: EmulatedRun, sse: SseStream, context: RouteContext, created: boolean, threadCreated?: Json): Promise<void> {
     const send = (event: string, data: unknown) => sse.send(data, event);
+    if (threadCreated && !(await send('thread.created', threadCreated))) return;
     if (created && !(await send('thread.run.created', run.object))) return;
     if (!(await send('thread.run.queued', run.object))) return;
     this.start(run);

@@ -1,13 +1,21 @@
 import { isToolCallsReply, type ModelMessage, type ModelReply, type ModelTool, type ModelToolCall } from './emulated-model.js';
 import type { SseStream } from './http-replies.js';
+import { InvalidRequestError } from './responses-routes.js';
 import type { RouteContext, RouteRegistry, RouteReply, RouteRequest } from './router.js';
+import { registerStoredChatCompletionsRoutes, storedChatCompletionsOf, type StoredChatCompletion } from './stored-chat-completions-routes.js';
 
 /** OpenAI Chat Completions: POST /v1/chat/completions, JSON or SSE. */
 export function registerChatCompletionsRoutes(registry: RouteRegistry): void {
-  registry.route('POST', '/v1/chat/completions', createChatCompletion);
+  const stored = storedChatCompletionsOf(registry);
+  const create = (request: RouteRequest, reply: RouteReply, context: RouteContext) => createChatCompletion(request, reply, context, stored);
+  registry.route('POST', '/v1/chat/completions', create);
   // Azure OpenAI: the same body under a deployment path, with ?api-version=.
-  registry.route('POST', '/openai/deployments/:deployment/chat/completions', createChatCompletion);
+  registry.route('POST', '/openai/deployments/:deployment/chat/completions', create);
+  registerStoredChatCompletionsRoutes(registry);
 }
+
+/** What every completion reports about how it was served (the SDKs and loggers read them). */
+const SERVED_BY = { service_tier: 'default', system_fingerprint: 'fp_emulator' } as const;
 
 interface ChatToolCall {
   id: string;
@@ -21,27 +29,23 @@ interface ChatCompletionRequest {
   tools: ModelTool[];
   stream: boolean;
   includeUsage: boolean;
+  store: boolean;
+  metadata: Record<string, string>;
+  /** The request's messages as sent, for the stored completion's message list. */
+  rawMessages: Record<string, unknown>[];
 }
 
 interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-}
-
-/** Thrown while reading a request; becomes a 400 error envelope naming the bad field. */
-class InvalidRequestError extends Error {
-  constructor(
-    message: string,
-    readonly param: string,
-  ) {
-    super(message);
-  }
+  prompt_tokens_details: { cached_tokens: number; audio_tokens: number };
+  completion_tokens_details: { reasoning_tokens: number; audio_tokens: number; accepted_prediction_tokens: number; rejected_prediction_tokens: number };
 }
 
 const ARGUMENT_FRAGMENT_LENGTH = 8;
 
-async function createChatCompletion(request: RouteRequest, reply: RouteReply, context: RouteContext): Promise<void> {
+async function createChatCompletion(request: RouteRequest, reply: RouteReply, context: RouteContext, stored: Map<string, StoredChatCompletion>): Promise<void> {
   let parsed: ChatCompletionRequest;
   try {
     parsed = parseRequest(request.body);
@@ -62,13 +66,8 @@ async function createChatCompletion(request: RouteRequest, reply: RouteReply, co
       )
     : undefined;
   const usage = computeUsage(parsed.messages, answer, context);
-  const completion = { id, model: parsed.model, created: Math.floor(Date.now() / 1000) };
-
-  if (parsed.stream) {
-    await streamCompletion(reply.sse(), completion, answer, toolCalls, parsed.includeUsage ? usage : undefined);
-    return;
-  }
-  reply.json(200, {
+  const completion = { id, model: parsed.model, created: Math.floor(Date.now() / 1000), ...SERVED_BY };
+  const whole = {
     ...completion,
     object: 'chat.completion',
     choices: [
@@ -85,13 +84,21 @@ async function createChatCompletion(request: RouteRequest, reply: RouteReply, co
       },
     ],
     usage,
-  });
+  };
+  // Kept when asked (`store: true`), streamed or not, for the stored-completions routes.
+  if (parsed.store) stored.set(id, { completion: { ...whole, metadata: parsed.metadata }, messages: parsed.rawMessages });
+
+  if (parsed.stream) {
+    await streamCompletion(reply.sse(), completion, answer, toolCalls, parsed.includeUsage ? usage : undefined);
+    return;
+  }
+  reply.json(200, whole);
 }
 
 /** The chunk order the SDK's stream helpers expect (see PROTOCOLS.md). */
 async function streamCompletion(
   stream: SseStream,
-  completion: { id: string; model: string; created: number },
+  completion: { id: string; model: string; created: number } & typeof SERVED_BY,
   answer: ModelReply,
   toolCalls: ChatToolCall[] | undefined,
   usage: Usage | undefined,
@@ -150,7 +157,13 @@ function computeUsage(messages: readonly ModelMessage[], answer: ModelReply, con
   const completion = isToolCallsReply(answer)
     ? answer.toolCalls.reduce((sum, call) => sum + count(`${call.name} ${call.arguments}`), 0)
     : count(answer.text);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  };
 }
 
 function parseRequest(body: unknown): ChatCompletionRequest {
@@ -169,7 +182,19 @@ function parseRequest(body: unknown): ChatCompletionRequest {
     tools,
     stream: body.stream === true,
     includeUsage: streamOptions.include_usage === true,
+    store: body.store === true,
+    metadata: parseMetadata(body.metadata),
+    rawMessages: body.messages as Record<string, unknown>[],
   };
+}
+
+/** `metadata`: up to 16 string values, as the service checks. */
+export function parseMetadata(metadata: unknown, param = 'metadata'): Record<string, string> {
+  if (metadata === undefined || metadata === null) return {};
+  if (!isRecord(metadata) || Object.keys(metadata).length > 16 || Object.values(metadata).some((v) => typeof v !== 'string')) {
+    throw new InvalidRequestError(`\`${param}\` must be an object of at most 16 string values.`, param);
+  }
+  return metadata as Record<string, string>;
 }
 
 function parseMessage(message: unknown, param: string): ModelMessage {

@@ -3,6 +3,7 @@ import {
   isRecord,
   listPage,
   parseInput,
+  resolveItemReferences,
   responsesStateOf,
   type StoredConversation,
 } from './responses-routes.js';
@@ -26,7 +27,7 @@ export function registerConversationsRoutes(registry: RouteRegistry): void {
   registry.route('POST', '/v1/conversations', (request, reply, context) => {
     const body: Record<string, unknown> = isRecord(request.body) ? request.body : {};
     try {
-      const items = body.items === undefined || body.items === null ? [] : parseInput(body.items, context.ids, 'items');
+      const items = body.items === undefined || body.items === null ? [] : resolveItemReferences(state, parseInput(body.items, context.ids, 'items'));
       const conversation: StoredConversation = {
         id: context.ids.next('conv_'),
         created_at: Math.floor(Date.now() / 1000),
@@ -70,7 +71,7 @@ export function registerConversationsRoutes(registry: RouteRegistry): void {
     try {
       const body: Record<string, unknown> = isRecord(request.body) ? request.body : {};
       if (!Array.isArray(body.items)) throw new InvalidRequestError('`items` is required and must be an array.', 'items');
-      const added = parseInput(body.items, context.ids, 'items');
+      const added = resolveItemReferences(state, parseInput(body.items, context.ids, 'items'));
       conversation.items.push(...added);
       reply.json(200, { object: 'list', data: added, first_id: added[0]?.id ?? null, last_id: added.at(-1)?.id ?? null, has_more: false });
     } catch (error) {

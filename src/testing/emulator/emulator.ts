@@ -28,6 +28,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** Parsed JSON, or undefined when there was no body, it was not JSON, or it was multipart. */
   body: unknown;
+  /** The `x-request-id` header of the reply (every reply carries one, errors included). */
+  requestId: string;
 }
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -114,6 +116,11 @@ export class Emulator implements RouteRegistry {
     this.router.route(method, pattern, handler);
   }
 
+  /** Every route the emulator serves, e.g. `{ method: 'POST', pattern: '/v1/responses' }`. */
+  get routes(): { method: string; pattern: string }[] {
+    return this.router.list();
+  }
+
   async stop(): Promise<void> {
     this.lifetime.abort();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -124,6 +131,10 @@ export class Emulator implements RouteRegistry {
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', this.url);
     const method = (request.method ?? 'GET').toUpperCase();
+    // Set before any reply is written, so every route, error and fault carries it (the SDKs
+    // expose it as `_request_id` / `requestID` on results and errors).
+    const requestId = this.ids.next('req_');
+    response.setHeader('x-request-id', requestId);
     const headers = flattenHeaders(request.headers);
     const query = Object.fromEntries(url.searchParams);
     const rawBody = await readBody(request);
@@ -134,7 +145,7 @@ export class Emulator implements RouteRegistry {
     // Multipart bodies (file uploads) reach their route as bytes; every other body must be JSON.
     const multipart = isMultipart(headers['content-type']);
     const parsed: ParsedBody = multipart ? { ok: true, value: undefined } : parseJson(rawBody.toString('utf8'));
-    this.requests.push({ method, path: url.pathname, query, headers, body: parsed.ok ? parsed.value : undefined });
+    this.requests.push({ method, path: url.pathname, query, headers, body: parsed.ok ? parsed.value : undefined, requestId });
 
     if (!this.isAuthorized(headers)) {
       sendError(response, 401, 'Incorrect API key provided. Send `Authorization: Bearer <the emulator apiKey>`.');

@@ -93,6 +93,9 @@ export function registerFilesRoutes(registry: RouteRegistry, state: FilesState =
   on('GET', '/vector_stores/:id/files', (r, reply) => reply.json(200, page(s.storeFiles(r.params.id, r.query.filter), r.query)));
   on('GET', '/vector_stores/:id/files/:fileId', (r, reply) => reply.json(200, s.retrieveStoreFile(r.params.id, r.params.fileId), poll));
   on('DELETE', '/vector_stores/:id/files/:fileId', (r, reply) => reply.json(200, s.detach(r.params.id, r.params.fileId)));
+  on('POST', '/vector_stores/:id/files/:fileId', (r, reply) => reply.json(200, s.updateStoreFile(r.params.id, r.params.fileId, r.body)));
+  on('GET', '/vector_stores/:id/files/:fileId/content', (r, reply) => reply.json(200, s.storeFileContent(r.params.id, r.params.fileId)));
+  on('POST', '/vector_stores/:id/search', (r, reply) => reply.json(200, s.search(r.params.id, r.body)));
   on('POST', '/vector_stores/:id/file_batches', (r, reply, c) => reply.json(200, s.createBatch(r.params.id, r.body, c), poll));
   on('GET', '/vector_stores/:id/file_batches/:batchId', (r, reply) => reply.json(200, s.retrieveBatch(r.params.id, r.params.batchId), poll));
   on('POST', '/vector_stores/:id/file_batches/:batchId/cancel', (r, reply) => reply.json(200, s.cancelBatch(r.params.id, r.params.batchId)));
@@ -125,8 +128,6 @@ class FilesService {
       filename: file.filename,
       purpose,
       status: 'processed',
-      status_details: null,
-      expires_at: null,
     };
     this.state.files.set(object.id as string, { object, bytes: file.bytes });
     return object;
@@ -165,7 +166,8 @@ class FilesService {
       usage_bytes: 0,
       file_counts: {},
       status: 'completed',
-      expires_after: isRecord(b.expires_after) ? b.expires_after : null,
+      // Optional fields are left out rather than null, as the API's schemas type them.
+      ...(isRecord(b.expires_after) ? { expires_after: b.expires_after } : {}),
       expires_at: null,
       last_active_at: now(),
       metadata: isRecord(b.metadata) ? b.metadata : {},
@@ -220,7 +222,7 @@ class FilesService {
     const b = record(body, 'body');
     if (typeof b.file_id !== 'string' || !b.file_id) throw new FilesBadRequest("Missing required parameter: 'file_id'.", 400, 'file_id');
     this.file(b.file_id);
-    return this.addFile(store, b.file_id);
+    return this.addFile(store, b.file_id, b.attributes);
   }
 
   storeFiles(storeId: string, filter: string | undefined): Json[] {
@@ -231,6 +233,48 @@ class FilesService {
     const file = this.storeFile(storeId, fileId);
     this.process(file);
     return file;
+  }
+
+  /** POST /vector_stores/{id}/files/{fileId}: replaces the file's attributes (what search filters read). */
+  updateStoreFile(storeId: string, fileId: string, body: unknown): Json {
+    const file = this.storeFile(storeId, fileId);
+    file.attributes = attributes(record(body, 'body').attributes, true);
+    return file;
+  }
+
+  /** The parsed text of a processed file, one page (files here are small). */
+  storeFileContent(storeId: string, fileId: string): Json {
+    const file = this.storeFile(storeId, fileId);
+    const text = file.status === 'completed' ? this.file(fileId).bytes.toString('utf8') : '';
+    return { object: 'vector_store.file_content.page', data: text ? [{ type: 'text', text }] : [], has_more: false, next_page: null };
+  }
+
+  /**
+   * POST /vector_stores/{id}/search: the sentences of completed files sharing keywords with the
+   * query, best first, one result per sentence (a "chunk"), narrowed by an attribute `filters`.
+   */
+  search(storeId: string, body: unknown): Json {
+    const store = this.store(storeId);
+    const b = record(body, 'body');
+    const queries = typeof b.query === 'string' ? [b.query] : Array.isArray(b.query) && b.query.every((q) => typeof q === 'string') ? (b.query as string[]) : undefined;
+    if (!queries || queries.length === 0) throw new FilesBadRequest('`query` is required: a string or an array of strings.', 400, 'query');
+    const max = b.max_num_results === undefined ? 10 : Number(b.max_num_results);
+    if (!Number.isInteger(max) || max < 1 || max > 50) throw new FilesBadRequest('`max_num_results` must be an integer from 1 to 50.', 400, 'max_num_results');
+    const filter = b.filters === undefined || b.filters === null ? () => true : attributeFilter(b.filters, 'filters');
+    const hits = searchFileHits(this.state, [storeId], queries.join(' ')).filter((hit) => filter((store.files.get(hit.fileId)?.attributes ?? {}) as Json));
+    return {
+      object: 'vector_store.search_results.page',
+      search_query: queries,
+      data: hits.slice(0, max).map((hit) => ({
+        file_id: hit.fileId,
+        filename: hit.filename,
+        score: hit.score,
+        attributes: store.files.get(hit.fileId)?.attributes ?? {},
+        content: [{ type: 'text', text: hit.sentence }],
+      })),
+      has_more: false,
+      next_page: null,
+    };
   }
 
   detach(storeId: string, fileId: string): Json {
@@ -304,7 +348,7 @@ class FilesService {
     return found;
   }
 
-  private addFile(store: EmulatedVectorStore, fileId: string): Json {
+  private addFile(store: EmulatedVectorStore, fileId: string, attributesOf?: unknown): Json {
     const existing = store.files.get(fileId);
     if (existing) return existing;
     const file: Json = {
@@ -316,7 +360,7 @@ class FilesService {
       status: 'in_progress',
       last_error: null,
       chunking_strategy: { type: 'static', static: { max_chunk_size_tokens: 800, chunk_overlap_tokens: 400 } },
-      attributes: {},
+      attributes: attributes(attributesOf, false),
     };
     store.files.set(fileId, file);
     store.object.last_active_at = now();
@@ -369,10 +413,14 @@ function stem(word: string): string {
  * `question` (ties: the earlier store, file and sentence), or undefined when none shares one.
  */
 export function searchFiles(state: FilesState, storeIds: readonly string[], question: string): FileSearchHit | undefined {
+  return searchFileHits(state, storeIds, question)[0];
+}
+
+/** Every sentence of the completed files in `storeIds` sharing a keyword with `question`, best first (ties in file order). */
+export function searchFileHits(state: FilesState, storeIds: readonly string[], question: string): FileSearchHit[] {
   const wanted = keywords(question);
-  if (wanted.length === 0) return undefined;
-  let best: FileSearchHit | undefined;
-  let bestCount = 0;
+  if (wanted.length === 0) return [];
+  const hits: FileSearchHit[] = [];
   for (const storeId of new Set(storeIds)) {
     const store = state.vectorStores.get(storeId);
     if (!store) continue;
@@ -383,14 +431,51 @@ export function searchFiles(state: FilesState, storeIds: readonly string[], ques
       for (const sentence of sentences(file.bytes.toString('utf8'))) {
         const have = new Set(keywords(sentence));
         const count = wanted.filter((w) => have.has(w)).length;
-        if (count > bestCount) {
-          bestCount = count;
-          best = { fileId: vsFile.id as string, filename: file.object.filename as string, sentence, score: count / wanted.length };
-        }
+        if (count > 0) hits.push({ fileId: vsFile.id as string, filename: file.object.filename as string, sentence, score: count / wanted.length });
       }
     }
   }
-  return best;
+  // A stable sort keeps the earlier store, file and sentence first among equals.
+  return hits.sort((a, b) => b.score - a.score);
+}
+
+/** File attributes: at most 16 keys, values string, number or boolean. */
+function attributes(value: unknown, required: boolean): Json {
+  if (value === undefined || value === null) {
+    if (required) throw new FilesBadRequest('`attributes` is required: an object of at most 16 string, number or boolean values.', 400, 'attributes');
+    return {};
+  }
+  if (!isRecord(value) || Object.keys(value).length > 16 || Object.values(value).some((v) => !['string', 'number', 'boolean'].includes(typeof v))) {
+    throw new FilesBadRequest('`attributes` must be an object of at most 16 string, number or boolean values.', 400, 'attributes');
+  }
+  return value;
+}
+
+const COMPARISONS: Record<string, (a: unknown, b: unknown) => boolean> = {
+  eq: (a, b) => a === b,
+  ne: (a, b) => a !== b,
+  gt: (a, b) => typeof a === typeof b && (a as number) > (b as number),
+  gte: (a, b) => typeof a === typeof b && (a as number) >= (b as number),
+  lt: (a, b) => typeof a === typeof b && (a as number) < (b as number),
+  lte: (a, b) => typeof a === typeof b && (a as number) <= (b as number),
+  in: (a, b) => Array.isArray(b) && b.includes(a),
+  nin: (a, b) => Array.isArray(b) && !b.includes(a),
+};
+
+/** A comparison (`{type, key, value}`) or compound (`{type: and|or, filters}`) attribute filter. */
+function attributeFilter(filter: unknown, param: string): (attrs: Json) => boolean {
+  if (!isRecord(filter)) throw new FilesBadRequest(`\`${param}\` must be a comparison or compound filter object.`, 400, param);
+  if (filter.type === 'and' || filter.type === 'or') {
+    if (!Array.isArray(filter.filters)) throw new FilesBadRequest(`\`${param}.filters\` must be an array of filters.`, 400, `${param}.filters`);
+    const parts = filter.filters.map((f, i) => attributeFilter(f, `${param}.filters[${i}]`));
+    return filter.type === 'and' ? (attrs) => parts.every((p) => p(attrs)) : (attrs) => parts.some((p) => p(attrs));
+  }
+  const compare = typeof filter.type === 'string' && Object.hasOwn(COMPARISONS, filter.type) ? COMPARISONS[filter.type] : undefined;
+  if (!compare || typeof filter.key !== 'string') {
+    throw new FilesBadRequest(`\`${param}\` must be {type: eq|ne|gt|gte|lt|lte|in|nin, key, value} or {type: and|or, filters}; got type ${JSON.stringify(filter.type)}.`, 400, param);
+  }
+  const { key, value } = filter;
+  return (attrs) => compare(attrs[key], value);
 }
 
 function sentences(text: string): string[] {

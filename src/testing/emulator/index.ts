@@ -42,6 +42,7 @@ export {
   FilesState,
   registerFilesRoutes,
   searchFiles,
+  searchFileHits,
   type EmulatedFile,
   type EmulatedFileBatch,
   type EmulatedVectorStore,

@@ -1,6 +1,7 @@
 import { isToolCallsReply, type ModelMessage, type ModelReply, type ModelTool } from './emulated-model.js';
 import type { SseStream } from './http-replies.js';
 import type { IdGenerator } from './id-generator.js';
+import { registryState } from './registry-state.js';
 import type { RouteContext, RouteRegistry, RouteReply, RouteRequest } from './router.js';
 
 /**
@@ -12,6 +13,7 @@ import type { RouteContext, RouteRegistry, RouteReply, RouteRequest } from './ro
 export function registerResponsesRoutes(registry: RouteRegistry): void {
   const state = responsesStateOf(registry);
   registry.route('POST', '/v1/responses', (request, reply, context) => createResponse(state, request, reply, context));
+  registry.route('POST', '/v1/responses/input_tokens', (request, reply, context) => countInputTokens(state, request, reply, context));
   registry.route('GET', '/v1/responses/:id', (request, reply) => {
     const stored = state.responses.get(request.params.id!);
     if (!stored) return responseNotFound(reply, request.params.id!);
@@ -55,17 +57,8 @@ export class ResponsesState {
   readonly conversations = new Map<string, StoredConversation>();
 }
 
-const states = new WeakMap<RouteRegistry, ResponsesState>();
-
 /** The Responses/Conversations state of one emulator (shared by both route sets). */
-export function responsesStateOf(registry: RouteRegistry): ResponsesState {
-  let state = states.get(registry);
-  if (!state) {
-    state = new ResponsesState();
-    states.set(registry, state);
-  }
-  return state;
-}
+export const responsesStateOf = registryState(() => new ResponsesState());
 
 type ResponseObject = Record<string, unknown> & { id: string; output: StoredItem[] };
 
@@ -99,37 +92,67 @@ interface ResponseRequest {
 
 const ARGUMENT_FRAGMENT_LENGTH = 8;
 
-async function createResponse(state: ResponsesState, request: RouteRequest, reply: RouteReply, context: RouteContext): Promise<void> {
-  let parsed: ResponseRequest;
-  let history: StoredItem[];
-  let conversation: StoredConversation | undefined;
-  try {
-    parsed = parseRequest(request.body, context.ids);
-    ({ history, conversation } = historyFor(state, parsed));
-    assertToolOutputs([...history, ...parsed.input]);
-  } catch (error) {
-    if (!(error instanceof InvalidRequestError)) throw error;
-    reply.error(error.status, error.message, { param: error.param, ...(error.code ? { code: error.code } : {}) });
-    return;
-  }
+/** A request read against the stored state: what the model sees, and where the turn is kept. */
+interface PreparedTurn {
+  parsed: ResponseRequest;
+  conversation: StoredConversation | undefined;
+  messages: ModelMessage[];
+}
 
+/** Reads a create (or input-token count) request, resolves its history and references; throws InvalidRequestError. */
+function prepareTurn(state: ResponsesState, body: unknown, context: RouteContext): PreparedTurn {
+  const parsed = parseRequest(body, context.ids);
+  parsed.input = resolveItemReferences(state, parsed.input);
+  const { history, conversation } = historyFor(state, parsed);
+  assertToolOutputs([...history, ...parsed.input]);
   const messages: ModelMessage[] = [];
   if (parsed.instructions) messages.push({ role: 'system', text: parsed.instructions });
   for (const item of [...history, ...parsed.input]) {
     const message = toModelMessage(item);
     if (message) messages.push(message);
   }
+  return { parsed, conversation, messages };
+}
+
+/** Runs `read`, answering an InvalidRequestError as the service's error envelope. */
+function withInvalidRequest<T>(reply: RouteReply, read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof InvalidRequestError)) throw error;
+    reply.error(error.status, error.message, { param: error.param, ...(error.code ? { code: error.code } : {}) });
+    return undefined;
+  }
+}
+
+/** POST /v1/responses/input_tokens: the input tokens a create with this body would count. */
+function countInputTokens(state: ResponsesState, request: RouteRequest, reply: RouteReply, context: RouteContext): void {
+  const turn = withInvalidRequest(reply, () => prepareTurn(state, request.body, context));
+  if (!turn) return;
+  reply.json(200, { object: 'response.input_tokens', input_tokens: inputTokenCount(turn.messages, context) });
+}
+
+function inputTokenCount(messages: readonly ModelMessage[], context: RouteContext): number {
+  return messages.reduce((sum, m) => sum + context.model.countTokens(m.text), 0);
+}
+
+async function createResponse(state: ResponsesState, request: RouteRequest, reply: RouteReply, context: RouteContext): Promise<void> {
+  const turn = withInvalidRequest(reply, () => prepareTurn(state, request.body, context));
+  if (!turn) return;
+  const { parsed, conversation, messages } = turn;
   const answer = context.model.reply(messages, parsed.tools);
   const output = outputItems(answer, context.ids);
-  const inputTokens = messages.reduce((sum, m) => sum + context.model.countTokens(m.text), 0);
+  const inputTokens = inputTokenCount(messages, context);
   const outputTokens = isToolCallsReply(answer)
     ? answer.toolCalls.reduce((sum, c) => sum + context.model.countTokens(`${c.name} ${c.arguments}`), 0)
     : context.model.countTokens(answer.text);
 
+  const createdAt = Math.floor(Date.now() / 1000);
   const response: ResponseObject = {
     id: context.ids.next('resp_'),
     object: 'response',
-    created_at: Math.floor(Date.now() / 1000),
+    created_at: createdAt,
+    completed_at: createdAt,
     status: 'completed',
     background: false,
     error: null,
@@ -141,6 +164,10 @@ async function createResponse(state: ResponsesState, request: RouteRequest, repl
     output,
     parallel_tool_calls: true,
     previous_response_id: parsed.previousResponseId ?? null,
+    prompt_cache_key: null,
+    reasoning: { effort: null, summary: null },
+    safety_identifier: null,
+    service_tier: 'default',
     conversation: conversation ? { id: conversation.id } : null,
     store: parsed.store,
     temperature: parsed.temperature,
@@ -151,7 +178,8 @@ async function createResponse(state: ResponsesState, request: RouteRequest, repl
     truncation: 'disabled',
     usage: {
       input_tokens: inputTokens,
-      input_tokens_details: { cached_tokens: 0 },
+      // Nothing is cached by the emulator; both counts are required by the API (code sums them).
+      input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
       output_tokens: outputTokens,
       output_tokens_details: { reasoning_tokens: 0 },
       total_tokens: inputTokens + outputTokens,
@@ -231,7 +259,10 @@ function outputItems(answer: ModelReply, ids: IdGenerator): StoredItem[] {
 async function streamResponse(stream: SseStream, response: ResponseObject): Promise<void> {
   let sequence = 0;
   const send = (type: string, payload: Record<string, unknown>) => stream.send({ type, sequence_number: sequence++, ...payload }, type);
-  const inProgress = { ...response, status: 'in_progress', output: [], usage: null };
+  // A snapshot before the end: no output, no completion time, no usage yet (the spec types usage
+  // as an object, so it is left out rather than null).
+  const { usage: _usage, ...rest } = response;
+  const inProgress = { ...rest, status: 'in_progress', completed_at: null, output: [] };
   if (!(await send('response.created', { response: inProgress }))) return;
   if (!(await send('response.in_progress', { response: inProgress }))) return;
 
@@ -340,9 +371,47 @@ function parseItem(item: unknown, ids: IdGenerator, param: string): StoredItem {
         throw new InvalidRequestError(`${param}: a function_call_output needs call_id and output.`, param);
       }
       return { id: ids.next('fco_'), type: 'function_call_output', status: 'completed', call_id: item.call_id, output: item.output };
+    case 'item_reference':
+      if (typeof item.id !== 'string') throw new InvalidRequestError(`${param}: an item_reference needs the id of a stored item.`, `${param}.id`);
+      // Resolved against the stored items by resolveItemReferences once the state is at hand.
+      return { id: item.id, type: 'item_reference', param };
     default:
       throw new InvalidRequestError(`${param}.type ${JSON.stringify(type)} is not supported by the emulator.`, `${param}.type`);
   }
+}
+
+/**
+ * Replaces each `item_reference` by the stored item it names (an input or output item of a
+ * stored response, or a conversation item), as the service does: clients that keep their own
+ * history (the Vercel AI SDK) send earlier output items back by reference.
+ */
+export function resolveItemReferences(state: ResponsesState, input: StoredItem[]): StoredItem[] {
+  if (!input.some((item) => item.type === 'item_reference')) return input;
+  return input.map((item) => {
+    if (item.type !== 'item_reference') return item;
+    const found = findStoredItem(state, item.id);
+    if (!found) {
+      throw new InvalidRequestError(
+        `Item with id '${item.id}' not found. An item_reference must name an item of a stored response (store: true) or of a conversation.`,
+        String(item.param),
+        404,
+        'not_found',
+      );
+    }
+    return found;
+  });
+}
+
+function findStoredItem(state: ResponsesState, id: string): StoredItem | undefined {
+  for (const stored of state.responses.values()) {
+    const found = stored.response.output.find((i) => i.id === id) ?? stored.inputItems.find((i) => i.id === id);
+    if (found) return found;
+  }
+  for (const conversation of state.conversations.values()) {
+    const found = conversation.items.find((i) => i.id === id);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 function toModelMessage(item: StoredItem): ModelMessage | undefined {
@@ -379,9 +448,9 @@ function parseTools(tools: readonly unknown[]): ModelTool[] {
   });
 }
 
-/** A cursor page over items: `order` (default desc), `limit` (default 20), `after` (an item id). */
-export function listPage(items: readonly StoredItem[], request: RouteRequest, reply: RouteReply): void {
-  const ordered = request.query.order === 'asc' ? [...items] : [...items].reverse();
+/** A cursor page over items kept oldest first: `order` (default desc), `limit` (default 20), `after` (an item id). */
+export function listPage(items: readonly { id?: unknown }[], request: RouteRequest, reply: RouteReply, defaultOrder: 'asc' | 'desc' = 'desc'): void {
+  const ordered = (request.query.order ?? defaultOrder) === 'asc' ? [...items] : [...items].reverse();
   const limit = Math.min(Math.max(Number.parseInt(request.query.limit ?? '20', 10) || 20, 1), 100);
   let start = 0;
   if (request.query.after !== undefined) {

@@ -61,6 +61,11 @@ export class Router implements RouteRegistry {
     this.routes.push({ method: method.toUpperCase(), segments: splitPath(pattern), handler });
   }
 
+  /** Every registered route as `METHOD /pattern`, in registration order. */
+  list(): { method: string; pattern: string }[] {
+    return this.routes.map((route) => ({ method: route.method, pattern: `/${route.segments.join('/')}` }));
+  }
+
   match(method: string, path: string): RouteMatch {
     const segments = splitPath(path);
     const allowed: string[] = [];
