@@ -111,17 +111,32 @@ describe('the published package, installed from its tarball into a fresh app', f
     expect(stdout).to.match(/^Usage: skein <command>/);
   });
 
-  it('rejects importing an entry point whose peer is missing with a ConfigurationError naming the npm install line', async () => {
+  it('rejects importing each entry point whose peer is missing with a ConfigurationError naming the npm install line', async () => {
+    const expected: Record<string, string> = {
+      'skein/store-redis': 'npm install ioredis',
+      'skein/store-postgres': 'npm install pg',
+      'skein/a2a': 'npm install @a2a-js/sdk express',
+      'skein/azure-ai-agents': 'npm install @azure/ai-agents @azure/core-auth @azure/core-rest-pipeline',
+      'skein/telemetry': 'npm install @opentelemetry/api',
+    };
     const probe = join(app, 'missing-peer.mjs');
     await writeFile(
       probe,
       `import { ConfigurationError } from 'skein';
-try { await import('skein/store-redis'); console.log('imported'); }
-catch (error) { console.log(error instanceof ConfigurationError, error.message); }`,
+const results = {};
+for (const entry of ${JSON.stringify(Object.keys(expected))}) {
+  try { await import(entry); results[entry] = 'imported'; }
+  catch (error) { results[entry] = { configurationError: error instanceof ConfigurationError, message: error.message }; }
+}
+console.log(JSON.stringify(results));`,
     );
     const { stdout } = await run(process.execPath, [probe], { cwd: app });
-    expect(stdout).to.match(/^true skein\/store-redis needs the package "ioredis"/);
-    expect(stdout).to.include('npm install ioredis');
+    const results = JSON.parse(stdout) as Record<string, { configurationError: boolean; message: string }>;
+    for (const [entry, line] of Object.entries(expected)) {
+      expect(results[entry]?.configurationError, `${entry}: ${JSON.stringify(results[entry])}`).to.equal(true);
+      expect(results[entry]!.message).to.match(new RegExp(`^${entry} needs the package`));
+      expect(results[entry]!.message.endsWith(line), results[entry]!.message).to.equal(true);
+    }
   });
 
   describe('the README examples (pasted as they are)', () => {
