@@ -19,6 +19,8 @@ export * from './threads/chat-message-store.js';
 export * from './threads/in-memory-chat-message-store.js';
 export * from './threads/thread-factory.js';
 export * from './threads/chat-reducer.js';
+export * from './threads/thread-history.js';
+export * from './threads/summarizing-reducer.js';
 export * from './tools/ai-tool.js';
 export * from './tools/function-tool.js';
 export * from './tools/ai-tool-set.js';

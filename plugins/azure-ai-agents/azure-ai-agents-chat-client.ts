@@ -37,6 +37,7 @@ import {
   type FunctionResultContent,
   NotFoundError,
   ServiceError,
+  type ServiceThreadFork,
   SkeinError,
   type ThreadKind,
   type UsageDetails,
@@ -45,6 +46,7 @@ import {
 import { isRestError } from './azure-peers.js';
 import { foundryMessageDrafts, foundryMessages } from './foundry-message-content.js';
 import { listEveryPage } from './foundry-paging.js';
+import { foundryThreadMessages, seededFoundryThread } from './foundry-thread-history.js';
 import { FoundryRunError, FoundryRunTimeoutError, listAll, reportCredentialFailures, toSkeinError } from './azure-ai-agents-errors.js';
 
 export const AZURE_AI_AGENTS_CLIENT_ID = 'azure-ai-agents';
@@ -188,6 +190,24 @@ export class AzureAIAgentsChatClient implements ChatClient {
         this.#boundById.delete(id);
       }
       this.#bound = undefined;
+    } catch (error) {
+      throw toSkeinError(this.providerId, error, options.signal);
+    }
+  }
+
+  /** The thread's messages, every page, oldest first (see foundry-thread-history.ts). */
+  async getServiceThreadMessages(serviceThreadId: string, options: { signal?: AbortSignal } = {}): Promise<ChatMessage[]> {
+    try {
+      return await foundryThreadMessages(this.client, serviceThreadId, options.signal);
+    } catch (error) {
+      throw toSkeinError(this.providerId, error, options.signal);
+    }
+  }
+
+  /** A new Foundry thread seeded with the first `count` messages; the original is untouched. */
+  async forkServiceThread(_serviceThreadId: string, options: { count: number; messages: readonly ChatMessage[]; signal?: AbortSignal }): Promise<ServiceThreadFork> {
+    try {
+      return { serviceThreadId: await seededFoundryThread(this.client, options.messages.slice(0, options.count), options.signal) };
     } catch (error) {
       throw toSkeinError(this.providerId, error, options.signal);
     }

@@ -362,6 +362,33 @@ export class PostgresChatMessageStore implements ChatMessageStore {
     return { key: this.key };
   }
 
+  /** A new thread (a new key) with a copy of the first `count` messages, in one statement; this one is unchanged. */
+  async fork(count: number): Promise<PostgresChatMessageStore> {
+    const s = `"${this.factory.schema}"`;
+    const key = randomUUID();
+    const limit = Math.max(0, Math.floor(count));
+    const rows =
+      limit === 0
+        ? []
+        : await this.factory.run(async (pool) =>
+            (
+              await pool.query<{ version: string }>(
+                `WITH src AS (
+                   SELECT body, row_number() OVER (ORDER BY seq) AS ord FROM ${s}.skein_messages WHERE thread_key = $1 ORDER BY seq LIMIT $3
+                 ), thread AS (
+                   INSERT INTO ${s}.skein_threads (key, version, updated_at)
+                   SELECT $2, n, now() FROM (SELECT count(*) AS n FROM src) c WHERE n > 0 RETURNING version
+                 ), msgs AS (
+                   INSERT INTO ${s}.skein_messages (thread_key, seq, body) SELECT $2, src.ord, src.body FROM src, thread RETURNING 1
+                 )
+                 SELECT version FROM thread`,
+                [this.key, key, limit],
+              )
+            ).rows,
+          );
+    return new PostgresChatMessageStore(this.factory, key, Number(rows[0]?.version ?? 0));
+  }
+
   async clear(): Promise<void> {
     await this.factory.run((pool) => pool.query(`DELETE FROM "${this.factory.schema}".skein_threads WHERE key = $1`, [this.key]));
     this.seenVersion = 0;

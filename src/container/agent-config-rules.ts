@@ -8,8 +8,17 @@ const isInt = (v: unknown) => Number.isInteger(v);
 function isHistoryLimit(value: unknown): boolean {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
   const entries = Object.entries(value);
-  return entries.length > 0 && entries.every(([k, v]) => (k === 'maxMessages' || k === 'maxTokens') && Number.isInteger(v) && (v as number) > 0);
+  const positive = (v: unknown) => Number.isInteger(v) && (v as number) > 0;
+  return entries.length > 0 && entries.every(([k, v]) => ((k === 'maxMessages' || k === 'maxTokens') && positive(v)) || (k === 'summarize' && isSummarize(v)));
 }
+
+function isSummarize(value: unknown): boolean {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
+  const { maxMessages, keep, ...rest } = value as Record<string, unknown>;
+  if (Object.keys(rest).length || !Number.isInteger(maxMessages) || (maxMessages as number) < 2) return false;
+  return keep === undefined || (Number.isInteger(keep) && (keep as number) >= 1 && (keep as number) < (maxMessages as number));
+}
+
 
 /** The core agent keys: how each is checked, and the type a `${VAR}` there becomes. */
 const AGENT_FIELD_RULES: Record<string, FieldRule> = {
@@ -25,7 +34,7 @@ const AGENT_FIELD_RULES: Record<string, FieldRule> = {
   maxToolIterations: { check: (v) => isInt(v) && (v as number) >= 0, expected: 'a non-negative integer', type: 'integer' },
   concurrency: { check: (v) => v === 'queue' || v === 'reject', expected: '"queue" or "reject"', type: 'string' },
   keepPartial: { check: (v) => typeof v === 'boolean', expected: 'true or false', type: 'boolean' },
-  history: { check: isHistoryLimit, expected: 'an object with a positive integer maxMessages and/or maxTokens', type: 'integer' },
+  history: { check: isHistoryLimit, expected: 'an object with a positive integer maxMessages and/or maxTokens, and/or summarize: { maxMessages (2 or more), keep (1 to maxMessages - 1) }', type: 'integer' },
 };
 
 /**

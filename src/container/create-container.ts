@@ -12,6 +12,7 @@ import { ChatMessageStoreFactory } from '../threads/chat-message-store.js';
 import { InMemoryChatMessageStoreFactory } from '../threads/in-memory-chat-message-store.js';
 import { DefaultThreadFactory, ThreadFactory } from '../threads/thread-factory.js';
 import { type ChatReducer, MessageCountReducer, TokenBudgetReducer } from '../threads/chat-reducer.js';
+import { SummarizingReducer } from '../threads/summarizing-reducer.js';
 import { AITool } from '../tools/ai-tool.js';
 import { type AIToolSet, isToolSet } from '../tools/ai-tool-set.js';
 import { AgentFactory } from './agent-factory.js';
@@ -215,8 +216,9 @@ export function providerOptions(config: AgentConfig): Record<string, unknown> | 
   return extras.length ? Object.fromEntries(extras) : undefined;
 }
 
-/** The reducer an agent's `history` config asks for (a token budget wins when both are given). */
+/** The reducer an agent's `history` config asks for (summarize wins, then a token budget, then a count). */
 function historyReducer(history: AgentConfig['history']): ChatReducer | undefined {
+  if (history?.summarize !== undefined) return new SummarizingReducer(history.summarize);
   if (history?.maxTokens !== undefined) return new TokenBudgetReducer({ maxTokens: history.maxTokens });
   if (history?.maxMessages !== undefined) return new MessageCountReducer(history.maxMessages);
   return undefined;

@@ -11,6 +11,10 @@ import {
   AIAgent,
   type AgentInput,
   type ChatMessage,
+  type ForkThreadOptions,
+  forkCount,
+  type GetMessagesOptions,
+  pageMessages,
   type SerializationRegistry,
   ThreadCompatibilityError,
   type ThreadConcurrency,
@@ -28,7 +32,9 @@ import {
   type OpenAIAssistantDefinition,
   type OpenAIThreadCreationOptions,
   parseExecutionOptions,
+  readThreadState,
   threadExecutionOptions,
+  updateThreadState,
 } from './openai-assistant-definition.js';
 import { AssistantDeletedError } from './openai-assistant-errors.js';
 import { assistantsOfThisDefinition, provisionAssistant } from './openai-assistant-provisioning.js';
@@ -327,6 +333,32 @@ export class OpenAIAssistantAgent extends AIAgent {
   async getThreadMessages(thread: AgentThread, signal?: AbortSignal): Promise<ChatMessage[]> {
     this.#checkThread(thread);
     return this.#threads.messages(thread, signal);
+  }
+
+  /** The thread's messages (every page), oldest first, with `limit` / `before` paging. */
+  override async getMessages(thread: AgentThread, options: GetMessagesOptions = {}): Promise<ChatMessage[]> {
+    return pageMessages(await this.getThreadMessages(thread, options.signal), options);
+  }
+
+  /**
+   * A new assistant thread seeded with the messages up to and including `at` (text, images and
+   * attached files, by file id: the files are shared, not copied). Run steps (tool calls) are not
+   * messages, so they are not copied. The fork keeps the origin's run defaults and assistant; the
+   * files Skein uploaded for the origin stay the origin's (deleting the fork leaves them).
+   */
+  override async forkThread(thread: AgentThread, options: ForkThreadOptions = {}): Promise<AgentThread> {
+    this.#checkThread(thread);
+    const release = await thread.acquire('queue');
+    try {
+      const messages = await this.#threads.messages(thread, options.signal);
+      const count = forkCount(messages, options.at);
+      const { executionOptions, assistantId } = readThreadState(thread.state);
+      const fork = await this.#threads.create({ messages: messages.slice(0, count) }, options.signal, assistantId ?? this.#definition.id);
+      if (executionOptions) updateThreadState(fork, { executionOptions });
+      return fork;
+    } finally {
+      release();
+    }
   }
 
   /** Throws ThreadCompatibilityError when `thread` is not an assistant thread of this agent. */
