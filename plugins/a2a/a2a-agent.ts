@@ -1,5 +1,13 @@
 import { type AgentCard, TaskState } from '@a2a-js/sdk';
-import { type Client, ClientFactory, DefaultAgentCardResolver, type RequestOptions } from '@a2a-js/sdk/client';
+import {
+  type Client,
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  type RequestOptions,
+  RestTransportFactory,
+} from '@a2a-js/sdk/client';
 import type { SendMessageRequest } from '@a2a-js/sdk';
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
 import { Observable } from 'rxjs/internal/Observable';
@@ -15,6 +23,8 @@ import {
   type ChatMessage,
   ConnectionError,
   type JsonObject,
+  NotFoundError,
+  ServiceError,
   SerializationError,
   type SerializationRegistry,
   type ThreadConcurrency,
@@ -40,6 +50,8 @@ import {
 } from './a2a-errors.js';
 import { isTerminalState, stateName, toA2AMessage } from './a2a-mapping.js';
 import { TaskTracker } from './task-tracker.js';
+import { type A2ACredentials, answerSecurity, describeRequirements } from './a2a-credentials.js';
+import { a2aFetch } from './a2a-http.js';
 
 export interface A2AAgentOptions {
   /** The agent card URL (`https://host/.well-known/agent-card.json`, or any `.json` URL), or the agent's base URL. */
@@ -47,10 +59,19 @@ export interface A2AAgentOptions {
   /** Recorded in the threads this agent makes; a thread of another A2A agent is refused. */
   name?: string;
   description?: string;
-  /** `fetch` for the card and every call (auth, proxies, tests). */
+  /**
+   * `fetch` for the card and every call, JSON-RPC, HTTP+JSON and v0.3 alike (auth, proxies,
+   * tests). Not used by a custom `clientFactory`'s transports: give those their own `fetchImpl`.
+   */
   fetch?: typeof fetch;
-  /** HTTP headers sent with every call (e.g. `Authorization`). */
+  /** HTTP headers sent with every request, the card's included (e.g. `Authorization`). */
   headers?: Record<string, string>;
+  /**
+   * Authentication: headers of your own per request, and a token function answering the security
+   * schemes the remote card requires (bearer, API key, OAuth 2 client credentials via
+   * `clientCredentialsToken`, OpenID Connect). See docs/a2a.md.
+   */
+  credentials?: A2ACredentials;
   /**
    * How `run` follows a task: `stream` (SendStreamingMessage), `poll` (SendMessage returning at
    * once, then GetTask), or `auto` (stream when the card says the agent streams). `runStream`
@@ -62,7 +83,11 @@ export interface A2AAgentOptions {
   /** What a second run on a busy thread does. Default `queue`. */
   concurrency?: ThreadConcurrency;
   serializationRegistry?: SerializationRegistry;
-  /** The SDK client factory (custom transports, interceptors). */
+  /**
+   * The SDK client factory (custom transports, interceptors). By default Skein builds one with
+   * JSON-RPC and HTTP+JSON transports over `fetch`, with the v0.3 compatibility layer on, so a
+   * remote whose card declares protocol 0.3 is spoken to in 0.3.
+   */
   clientFactory?: ClientFactory;
   /**
    * Agent-run middleware wraps each turn (`run`, `runStream`) inside the thread's lock: it may
@@ -120,6 +145,8 @@ export class A2AAgent extends AIAgent {
   readonly #registry: SerializationRegistry;
   readonly #middleware: MiddlewarePipeline;
   #connection: Promise<{ client: Client; card: AgentCard }> | undefined;
+  #card: AgentCard | undefined;
+  readonly #fetch: typeof fetch;
 
   constructor(options: A2AAgentOptions) {
     super();
@@ -130,6 +157,21 @@ export class A2AAgent extends AIAgent {
     this.#options = options;
     this.#registry = options.serializationRegistry ?? defaultSerializationRegistry();
     this.#middleware = new MiddlewarePipeline({ agentRun: options.middleware?.agentRun });
+    this.#fetch = a2aFetch({
+      fetch: options.fetch,
+      headers: options.headers,
+      credentials: options.credentials,
+      // Asked per request (the card's schemes, once it is known), so tokens can rotate.
+      auth: async () => (this.#card ? answerSecurity(this.#card, options.credentials) : undefined),
+      what: `A2A call to ${options.url}`,
+      authHint: () => this.#authHint(),
+    });
+  }
+
+  #authHint(): string | undefined {
+    const card = this.#card;
+    if (!card || (card.securityRequirements ?? []).length === 0) return undefined;
+    return `the remote agent's card requires ${describeRequirements(card)}; answer it through the A2AAgent \`credentials\` option`;
   }
 
   /** The remote agent card (fetched once; a failed fetch is retried on the next call). */
@@ -157,7 +199,7 @@ export class A2AAgent extends AIAgent {
     const open = readOpenTask(thread.state, '$.state.a2a');
     if (open) {
       const { client } = await this.#connect();
-      await this.#cancelRemote(client, open.taskId);
+      await this.#cancelRemote(client, open.taskId, true);
       setOpenTask(thread, undefined);
     }
   }
@@ -269,7 +311,7 @@ export class A2AAgent extends AIAgent {
     };
     if (signal.aborted) throw new AbortError(undefined, { cause: signal.reason });
     signal.addEventListener('abort', onAbort, { once: true });
-    const call: RequestOptions = { signal: controller.signal, serviceParameters: this.#options.headers };
+    const call: RequestOptions = { signal: controller.signal };
     try {
       if (stream) {
         for await (const event of client.sendMessageStream(request, call)) {
@@ -300,12 +342,20 @@ export class A2AAgent extends AIAgent {
     }
   }
 
-  /** Best effort: the task may have ended meanwhile; the caller's abort is reported either way. */
-  async #cancelRemote(client: Client, taskId: string): Promise<void> {
+  /**
+   * Best effort after an abort (the abort is what the caller hears about). With `strict`
+   * (deleteThread) an HTTP or connection failure is thrown, typed; a task that already ended or
+   * that the remote no longer knows is simply gone.
+   */
+  async #cancelRemote(client: Client, taskId: string, strict = false): Promise<void> {
     try {
-      await client.cancelTask({ tenant: '', id: taskId, metadata: undefined }, { serviceParameters: this.#options.headers });
-    } catch {
-      // Not cancelable (already terminal) or unreachable: nothing more this client can do.
+      await client.cancelTask({ tenant: '', id: taskId, metadata: undefined });
+    } catch (error) {
+      if (!strict) return;
+      const typed = toSkeinError(error, undefined, `A2A cancel of task ${taskId} at ${this.url}`);
+      if (typed instanceof NotFoundError && typed.status === undefined) return;
+      if (/TaskNotCancelable/.test(typed.message)) return;
+      throw typed;
     }
   }
 
@@ -367,39 +417,43 @@ export class A2AAgent extends AIAgent {
 
   async #createClient(signal?: AbortSignal): Promise<{ client: Client; card: AgentCard }> {
     const { base, path } = cardLocation(this.url);
-    const fetchImpl = this.#options.fetch;
-    const headers = this.#options.headers;
-    const cardFetch: typeof fetch = (input, init) => {
-      const merged = { ...init, signal, headers: { ...(init?.headers as Record<string, string> | undefined), ...headers } };
-      return fetchImpl ? fetchImpl(input, merged) : fetch(input, merged);
-    };
+    const cardFetch: typeof fetch = (input, init) => this.#fetch(input, { ...init, signal });
     let card: AgentCard;
     try {
-      card = await new DefaultAgentCardResolver({ fetchImpl: cardFetch }).resolve(base, path);
+      card = await new DefaultAgentCardResolver({ fetchImpl: cardFetch, legacyCompat: { enabled: true } }).resolve(base, path);
     } catch (error) {
       if (signal?.aborted) throw new AbortError(undefined, { cause: error });
-      const message = error instanceof Error ? error.message : String(error);
-      const status = /: (\d{3})$/.exec(message)?.[1];
-      if (status !== undefined) {
-        throw new A2AAgentCardError(this.url, `No A2A agent card at ${this.url} (HTTP ${status}). Check the URL: it should be the agent card URL or the agent's base URL.`, {
-          status: Number(status),
+      if (error instanceof NotFoundError) {
+        throw new A2AAgentCardError(this.url, `No A2A agent card at ${this.url} (HTTP 404). Check the URL: it should be the agent card URL or the agent's base URL.`, {
+          status: 404,
           cause: error,
         });
       }
+      if (error instanceof ServiceError) throw error;
       if (error instanceof SyntaxError) {
         throw new A2AAgentCardError(this.url, `${this.url} did not answer with an A2A agent card (not JSON: ${error.message}).`, { cause: error });
       }
       throw new ConnectionError(A2A_PROVIDER_ID, `Could not fetch the A2A agent card at ${this.url}: ${causeText(error)}`, { cause: error });
     }
     if (typeof card?.name !== 'string' || !Array.isArray(card.supportedInterfaces)) {
-      throw new A2AAgentCardError(this.url, `${this.url} answered JSON that is not an A2A 1.0 agent card (it needs "name" and "supportedInterfaces").`);
+      throw new A2AAgentCardError(this.url, `${this.url} answered JSON that is not an A2A agent card (it needs "name" and "supportedInterfaces", or a 0.3 card's "url").`);
     }
+    this.#card = card;
     try {
-      const factory = this.#options.clientFactory ?? new ClientFactory();
-      return { client: await factory.createFromAgentCard(card), card };
+      return { client: await this.#clientFactory().createFromAgentCard(card), card };
     } catch (error) {
       throw new A2AAgentCardError(this.url, `The A2A agent card at ${this.url} offers no transport this client speaks: ${causeText(error)}`, { cause: error });
     }
+  }
+
+  #clientFactory(): ClientFactory {
+    if (this.#options.clientFactory) return this.#options.clientFactory;
+    const transport = { fetchImpl: this.#fetch, legacyCompat: { enabled: true } };
+    return new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory(transport), new RestTransportFactory(transport)],
+      }),
+    );
   }
 }
 

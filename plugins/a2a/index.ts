@@ -4,6 +4,7 @@ export * from './a2a-agent.js';
 export * from './a2a-server.js';
 export * from './a2a-context-store.js';
 export * from './a2a-errors.js';
+export * from './a2a-credentials.js';
 export * from './a2a-mapping.js';
 export * from './a2a-plugin.js';
 export * from './skein-agent-executor.js';
