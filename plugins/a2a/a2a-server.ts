@@ -209,11 +209,11 @@ export class A2AServer {
             res.locals[USER_KEY] = user;
             return next();
           }
-          res.status(401).setHeader('WWW-Authenticate', this.#challenge()).json({ error: { code: 401, message: 'Authentication required.' } });
+          res.status(401).setHeader('WWW-Authenticate', this.#challenge()).json(UNAUTHENTICATED);
         },
         (error: unknown) => {
           this.#logger.warn(`A2AServer "${this.card.name}": the userBuilder refused a request: ${error instanceof Error ? error.message : String(error)}`);
-          res.status(401).setHeader('WWW-Authenticate', this.#challenge()).json({ error: { code: 401, message: 'Authentication required.' } });
+          res.status(401).setHeader('WWW-Authenticate', this.#challenge()).json(UNAUTHENTICATED);
         },
       );
     };
@@ -249,6 +249,7 @@ export class A2AServer {
 }
 
 const USER_KEY = 'skeinA2AUser';
+const UNAUTHENTICATED = { error: { code: 401, message: "Authentication required (HTTP 401): send the credentials the agent card's securitySchemes ask for." } };
 
 function isWildcard(host: string): boolean {
   return host === '' || host === '0.0.0.0' || host === '::' || host === '[::]' || host === '0:0:0:0:0:0:0:0';
