@@ -77,11 +77,13 @@ async function main(): Promise<void> {
     console.log(`\n(saved thread: ${saved})\n`);
     const restarted = createContainer(config()).get(agentToken('concierge')) as AzureAIAgent;
     const resumed = await restarted.deserializeThread(JSON.parse(saved));
+    // Definitions are idempotent: the new container finds the Foundry agent the first one created.
+    console.log(`(same Foundry agent: ${(await restarted.getFoundryAgentId()) === (await agent.getFoundryAgentId())})`);
     console.log("> What's my name?");
     console.log((await restarted.run("What's my name?", { thread: resumed })).text);
 
     await restarted.deleteThread(resumed);
-    await agent.deleteAgentDefinition();
+    // One explicit delete removes the definition's agent, whichever container asks.
     await restarted.deleteAgentDefinition();
   } finally {
     await conn.stop();

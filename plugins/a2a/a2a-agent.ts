@@ -281,9 +281,9 @@ export class A2AAgent extends AIAgent {
     try {
       throwIfAborted(signal);
       const open = readOpenTask(thread.state, 'thread.state.a2a');
-      const { client, card } = await this.#connect(signal);
+      // Built first: input A2A cannot carry is refused before any request (the card's included).
       const message = toA2AMessage(input, { contextId: thread.serviceThreadId, taskId: open?.taskId });
-      if (message.parts.length === 0) throw new TypeError('An A2A message needs at least one text, data or uri content.');
+      const { client, card } = await this.#connect(signal);
       const authorName = this.name ?? card.name;
       const tracker = new TaskTracker(open, onUpdate && ((contents) => onUpdate(toUpdate(contents, authorName))));
       const request: SendMessageRequest = { tenant: '', message, configuration: undefined, metadata: undefined };

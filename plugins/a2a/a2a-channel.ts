@@ -1,6 +1,7 @@
 import {
   AgentThread,
   AgentThreadChannel,
+  type AgentThreadChannelState,
   type AgentChannel,
   type AIAgent,
   type ChannelProvider,
@@ -39,7 +40,7 @@ export class A2AChannelProvider implements ChannelProvider {
     return this.#channel(agent, serialized.key, await AgentThreadChannel.readState(serialized, agent, context));
   }
 
-  #channel(agent: AIAgent, key: string, state: { thread: AgentThread; pending?: ChatMessage[]; transcript?: ChatMessage[] }): AgentChannel {
+  #channel(agent: AIAgent, key: string, state: AgentThreadChannelState): AgentChannel {
     return new AgentThreadChannel({ type: A2A_CHANNEL_TYPE, key, owner: agent, newThread: sharedThread, toInput: asOneMessage, ...state });
   }
 }

@@ -140,3 +140,16 @@ export function causeText(error: unknown): string {
   if (cause instanceof Error) return `${error.message} (${cause.message})`;
   return error.message;
 }
+
+/**
+ * The input of an A2A run cannot be sent as A2A parts (a content kind A2A has no part for, or no
+ * content at all). Thrown before any request: nothing reached the remote agent.
+ */
+export class A2AInputError extends SkeinError {
+  constructor(
+    message: string,
+    readonly kind?: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Artifact, type Message, type Part, Role, TaskState } from '@a2a-js/sdk';
 import type { AIContent, ChatMessage } from 'skein';
-import type { A2ATaskStateName } from './a2a-errors.js';
+import { A2AInputError, type A2ATaskStateName } from './a2a-errors.js';
 
 /** A task state the remote will not move on from without this client (or at all). */
 export function isFinalState(state: TaskState | undefined): boolean {
@@ -99,18 +99,101 @@ export function partsText(parts: readonly Part[] | undefined): string {
   return text;
 }
 
-/** The A2A message a run sends: every input message's contents, as one user message. */
+/**
+ * The A2A message a run sends: every input message's contents, as one user message (see
+ * `toInputParts`). Throws `A2AInputError` when there is nothing to send or a content has no part.
+ */
 export function toA2AMessage(input: readonly ChatMessage[], ids: { contextId?: string; taskId?: string }): Message {
+  const parts = toInputParts(input.flatMap((m) => m.contents));
+  if (parts.length === 0) {
+    throw new A2AInputError('An A2A message needs at least one text, data or uri content; the input has none (an empty text is not sent).');
+  }
   return {
     messageId: randomUUID(),
     contextId: ids.contextId ?? '',
     taskId: ids.taskId ?? '',
     role: Role.ROLE_USER,
-    parts: toParts(input.flatMap((m) => m.contents)),
+    parts,
     metadata: undefined,
     extensions: [],
     referenceTaskIds: [],
   };
+}
+
+/** Kinds that are not message content: they stay inside Skein (tool loop, usage, approvals). */
+const NOT_CONTENT = new Set(['function-call', 'function-result', 'usage', 'reasoning', 'error', 'function-approval-request', 'function-approval-response']);
+
+const EXTENSIONS: Record<string, string> = {
+  'text/plain': 'txt', 'text/markdown': 'md', 'text/csv': 'csv', 'text/html': 'html', 'application/json': 'json', 'application/pdf': 'pdf',
+  'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'audio/mpeg': 'mp3', 'audio/wav': 'wav',
+};
+const MEDIA_TYPES: Record<string, string> = { ...Object.fromEntries(Object.entries(EXTENSIONS).map(([type, ext]) => [ext, type])), jpeg: 'image/jpeg' };
+
+/**
+ * Skein contents -> the parts of a message sent to a remote agent. Text as `text` parts; JSON
+ * data (`application/json`, `*+json`) as a structured `data` part; other bytes as a `raw` file
+ * part and URLs (`data:` URLs become bytes) as a `url` file part, each with a file name and media
+ * type: `additionalProperties.filename` when the content has one, else from the URL's last
+ * segment or made up from the media type (`file-2.pdf`). A content kind A2A has no part for
+ * (a plugin's own kind) is refused with `A2AInputError`, never dropped.
+ */
+export function toInputParts(contents: readonly AIContent[]): Part[] {
+  const parts: Part[] = [];
+  contents.forEach((c, index) => {
+    const named = typeof c.additionalProperties?.filename === 'string' ? c.additionalProperties.filename : undefined;
+    switch (c.kind) {
+      case 'text':
+        if (c.text !== '') parts.push(textPart(c.text));
+        return;
+      case 'data':
+        parts.push(dataPart(c.data, c.mediaType, named ?? madeUpName(index, c.mediaType)));
+        return;
+      case 'uri': {
+        const inline = /^data:([^;,]+)(?:;[^,]*)?;base64,(.*)$/s.exec(c.uri);
+        if (inline) {
+          parts.push(dataPart(inline[2]!, c.mediaType ?? inline[1]!, named ?? madeUpName(index, c.mediaType ?? inline[1]!)));
+          return;
+        }
+        const filename = named ?? urlFileName(c.uri);
+        const mediaType = c.mediaType ?? MEDIA_TYPES[filename.split('.').pop()?.toLowerCase() ?? ''] ?? '';
+        parts.push({ content: { $case: 'url', value: c.uri }, metadata: undefined, filename, mediaType });
+        return;
+      }
+      default:
+        if (NOT_CONTENT.has(c.kind)) return;
+        throw new A2AInputError(
+          `contents[${index}]: A2A has no part for content kind "${c.kind}"; send it as text, data (bytes with a media type) or a uri.`,
+          c.kind,
+        );
+    }
+  });
+  return parts;
+}
+
+function dataPart(data: string, mediaType: string, filename: string): Part {
+  const bytes = Buffer.from(data, 'base64');
+  if (mediaType === 'application/json' || mediaType.endsWith('+json')) {
+    try {
+      return { content: { $case: 'data', value: JSON.parse(bytes.toString('utf8')) as unknown }, metadata: undefined, filename: '', mediaType };
+    } catch {
+      // Not JSON after all: the bytes go as a file, unchanged.
+    }
+  }
+  return { content: { $case: 'raw', value: bytes }, metadata: undefined, filename, mediaType };
+}
+
+function madeUpName(index: number, mediaType: string): string {
+  const ext = EXTENSIONS[mediaType] ?? (mediaType.split('/')[1]?.replace(/^.*[.+]/, '').replace(/[^a-z0-9]/gi, '') || 'bin');
+  return `file-${index + 1}.${ext}`;
+}
+
+function urlFileName(uri: string): string {
+  try {
+    const last = new URL(uri).pathname.split('/').pop() ?? '';
+    return decodeURIComponent(last);
+  } catch {
+    return '';
+  }
 }
 
 /** An A2A message received by a hosted agent, as the Skein input message. */

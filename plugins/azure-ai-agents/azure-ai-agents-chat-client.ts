@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   Agent,
@@ -5,19 +6,18 @@ import type {
   AgentsClient,
   FunctionToolDefinition,
   MessageDeltaChunk,
-  MessageInputContentBlockUnion,
   RequiredFunctionToolCall,
   RunsCreateRunOptionalParams,
   RunStepDeltaChunk,
   RunStepDeltaToolCallObject,
   SubmitToolOutputsAction,
-  ThreadMessageOptions,
   ThreadRun,
   ToolDefinitionUnion,
   ToolOutput,
 } from '@azure/ai-agents';
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
 import { Observable } from 'rxjs/internal/Observable';
+import { isRestError } from '@azure/core-rest-pipeline';
 import {
   AbortError,
   type AIContent,
@@ -28,6 +28,7 @@ import {
   type ChatResponseUpdate,
   ConfigurationError,
   ConnectionError,
+  definitionFingerprint,
   type FunctionResultContent,
   NotFoundError,
   ServiceError,
@@ -36,7 +37,8 @@ import {
   type UsageDetails,
   functionResultText,
 } from 'skein';
-import { FoundryRunError, FoundryRunTimeoutError, toSkeinError } from './azure-ai-agents-errors.js';
+import { foundryMessageDrafts, foundryMessages } from './foundry-message-content.js';
+import { FoundryRunError, FoundryRunTimeoutError, listAll, reportCredentialFailures, toSkeinError } from './azure-ai-agents-errors.js';
 
 export const AZURE_AI_AGENTS_CLIENT_ID = 'azure-ai-agents';
 
@@ -53,6 +55,12 @@ export interface FoundryAgentDefinition {
   topP?: number;
   metadata?: Record<string, string>;
 }
+
+/**
+ * Foundry run parameters a caller may set as provider options (`ChatOptions.additionalProperties`,
+ * or keys of the agent config): each goes to every run as is.
+ */
+export const FOUNDRY_RUN_OPTIONS = ['topP', 'maxPromptTokens', 'truncationStrategy', 'responseFormat', 'parallelToolCalls', 'metadata'] as const;
 
 /** What to do when a new turn finds a run of an earlier turn still active on the thread. */
 export type ActiveRunPolicy = 'cancel' | 'wait';
@@ -73,9 +81,20 @@ export interface AzureAIAgentsChatClientOptions {
   providerId?: string;
 }
 
+/**
+ * Run metadata key holding a tag Skein gives each run it creates: when the caller aborts after the
+ * service created the run but before its id came back, the run is found by this tag and cancelled.
+ */
+export const RUN_TAG_METADATA_KEY = 'skein_run';
+
+/** Foundry agent metadata key holding the fingerprint of the definition the agent was made from. */
+export const DEFINITION_METADATA_KEY = 'skein_definition';
+
 const ACTIVE_STATUSES = new Set(['queued', 'in_progress', 'requires_action', 'cancelling']);
 const RUNNING_STATUSES = new Set(['queued', 'in_progress', 'cancelling']);
 const DEFAULT_POLL_INTERVAL_MS = 500;
+/** The largest page the agents list serves. */
+const AGENT_PAGE = 100;
 const DEFAULT_RUN_TIMEOUT_MS = 10 * 60_000;
 
 interface BoundAgent {
@@ -93,6 +112,17 @@ interface RunStart {
   pendingRunId?: string;
   outputs?: ToolOutput[];
   runOptions: RunsCreateRunOptionalParams;
+  /** The new run's tag (its `skein_run` metadata). */
+  tag?: string;
+}
+
+/** What an abort has to stop: the run by id, or (its id not known yet) by tag. */
+interface RunInFlight {
+  threadId?: string;
+  runId?: string;
+  tag?: string;
+  /** The request that creates the run was sent. */
+  requested: boolean;
 }
 
 /**
@@ -119,6 +149,7 @@ export class AzureAIAgentsChatClient implements ChatClient {
       throw new ConfigurationError('Give AzureAIAgentsChatClient either `agentId` (an existing Foundry agent) or `definition` (one to create), not both.');
     }
     this.client = options.client;
+    reportCredentialFailures(options.client);
     this.#agentId = options.agentId;
     this.#definition = options.definition;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
@@ -132,12 +163,25 @@ export class AzureAIAgentsChatClient implements ChatClient {
     return (await this.#agent(options)).id;
   }
 
-  /** Deletes the Foundry agent definition (never done implicitly; threads are not touched). */
+  /**
+   * Deletes the Foundry agent (never done implicitly; threads are not touched): the configured
+   * `agentId`, or every Foundry agent made from a definition of this name (found on the service,
+   * so a process that never ran the agent deletes it too).
+   */
   async deleteAgent(options: { signal?: AbortSignal } = {}): Promise<void> {
-    const id = this.#agentId ?? (this.#bound ? (await this.#bound).id : undefined);
-    if (id === undefined) return;
     try {
-      await this.client.deleteAgent(id, { abortSignal: options.signal });
+      const ids = new Set<string>();
+      if (this.#agentId !== undefined) ids.add(this.#agentId);
+      else {
+        if (this.#bound) ids.add((await this.#bound).id);
+        if (this.#definition?.name !== undefined) {
+          for (const agent of await this.#agentsOfDefinition(this.#definition.name, undefined, options.signal)) ids.add(agent.id);
+        }
+      }
+      for (const id of ids) {
+        await this.client.deleteAgent(id, { abortSignal: options.signal });
+        this.#boundById.delete(id);
+      }
       this.#bound = undefined;
     } catch (error) {
       throw toSkeinError(this.providerId, error, options.signal);
@@ -154,20 +198,20 @@ export class AzureAIAgentsChatClient implements ChatClient {
 
   async getResponse(messages: readonly ChatMessage[], options: ChatOptions = {}): Promise<ChatResponse> {
     const signal = options.signal;
-    let threadId: string | undefined;
-    let runId: string | undefined;
+    const inFlight: RunInFlight = { requested: false };
     try {
       const start = await this.#prepare(messages, options);
-      threadId = start.threadId;
+      const threadId = start.threadId;
+      Object.assign(inFlight, { threadId, runId: start.pendingRunId, tag: start.tag, requested: true });
       let run = start.pendingRunId
         ? await this.client.runs.submitToolOutputs(threadId, start.pendingRunId, start.outputs!, { abortSignal: signal })
         : await this.client.runs.create(threadId, start.agent.id, { ...start.runOptions, abortSignal: signal });
-      runId = run.id;
+      inFlight.runId = run.id;
       run = await this.#poll(run, signal);
       if (start.pendingRunId && options.toolChoice === 'none' && run.status === 'requires_action') return await this.#stopAtToolLimit(run);
       return await this.#toResponse(run, start.agent, signal);
     } catch (error) {
-      if (signal?.aborted && threadId !== undefined && runId !== undefined) await this.#cancelQuietly(threadId, runId);
+      if (signal?.aborted) await this.#cancelInFlight(inFlight);
       throw this.#toError(error, signal, options.conversationId);
     }
   }
@@ -179,8 +223,7 @@ export class AzureAIAgentsChatClient implements ChatClient {
       const onOuterAbort = () => controller.abort(outer?.reason);
       if (outer?.aborted) controller.abort(outer.reason);
       else outer?.addEventListener('abort', onOuterAbort, { once: true });
-      let threadId: string | undefined;
-      let runId: string | undefined;
+      const inFlight: RunInFlight = { requested: false };
       let settled = false;
       let events: AsyncDisposable | undefined;
       // The SDK does not end an event stream it already receives when the signal aborts, so
@@ -190,13 +233,13 @@ export class AzureAIAgentsChatClient implements ChatClient {
         settled = true;
         controller.abort(new AbortError('The stream was unsubscribed.'));
         if (events) Promise.resolve(events[Symbol.asyncDispose]()).catch(() => {});
-        if (threadId !== undefined && runId !== undefined) void this.#cancelQuietly(threadId, runId);
+        void this.#cancelInFlight(inFlight);
       };
 
       (async () => {
         const start = await this.#prepare(messages, { ...options, signal: controller.signal });
-        threadId = start.threadId;
-        runId = start.pendingRunId;
+        const threadId = start.threadId;
+        Object.assign(inFlight, { threadId, runId: start.pendingRunId, tag: start.tag, requested: true });
         const stream = start.pendingRunId
           ? await this.client.runs.submitToolOutputs(threadId, start.pendingRunId, start.outputs!, { abortSignal: controller.signal }).stream()
           : await this.client.runs.create(threadId, start.agent.id, { ...start.runOptions, abortSignal: controller.signal }).stream();
@@ -208,7 +251,7 @@ export class AzureAIAgentsChatClient implements ChatClient {
         const translator = new RunEventTranslator(this.providerId, threadId, start.agent.id);
         for await (const event of stream) {
           if (subscriber.closed) return;
-          if (event.event === 'thread.run.created') runId = (event.data as ThreadRun).id;
+          if (event.event === 'thread.run.created') inFlight.runId = (event.data as ThreadRun).id;
           const { updates, done } = translator.next(event);
           for (const update of updates) subscriber.next(update);
           if (done) break;
@@ -245,8 +288,10 @@ export class AzureAIAgentsChatClient implements ChatClient {
   /** Thread, agent and the run's overrides; on a new turn also the active-run check and the new messages. */
   async #prepare(messages: readonly ChatMessage[], options: ChatOptions): Promise<RunStart> {
     const signal = options.signal;
-    const agent = await this.#agent(options);
     const results = functionResults(messages);
+    // Checked before any request: content Foundry cannot carry fails the turn with nothing sent.
+    const drafts = results.length > 0 ? [] : foundryMessageDrafts(messages);
+    const agent = await this.#agent(options);
     if (results.length > 0) {
       const threadId = options.conversationId;
       if (threadId === undefined) {
@@ -256,25 +301,17 @@ export class AzureAIAgentsChatClient implements ChatClient {
       this.#forgetPendingRun(pending.id);
       return { threadId, agent, pendingRunId: pending.id, outputs: results.map(toToolOutput), runOptions: {} };
     }
-    const threadId = options.conversationId ?? (await this.client.threads.create({ abortSignal: signal })).id;
-    if (options.conversationId !== undefined) await this.#settleActiveRun(threadId, signal);
-    const systemText: string[] = [];
     // The turn's messages go with the run (additionalMessages), not posted first: a run that
     // fails to be created leaves nothing of the turn on the thread.
-    const additionalMessages: ThreadMessageOptions[] = [];
-    for (const message of messages) {
-      if (message.role === 'system') {
-        systemText.push(textOf(message.contents));
-        continue;
-      }
-      if (message.role !== 'user' && message.role !== 'assistant') continue;
-      const content = inputContent(message.contents);
-      if (content.length === 0) continue;
-      additionalMessages.push({ role: message.role, content });
-    }
+    const additionalMessages = foundryMessages(drafts, agent.tools);
+    const threadId = options.conversationId ?? (await this.client.threads.create({ abortSignal: signal })).id;
+    if (options.conversationId !== undefined) await this.#settleActiveRun(threadId, signal);
+    const systemText = messages.filter((m) => m.role === 'system').map((m) => textOf(m.contents));
     const runOptions = this.#runOptions(agent, options, systemText);
     if (additionalMessages.length > 0) runOptions.additionalMessages = additionalMessages;
-    return { threadId, agent, runOptions };
+    const tag = randomUUID();
+    runOptions.metadata = { ...runOptions.metadata, [RUN_TAG_METADATA_KEY]: tag };
+    return { threadId, agent, runOptions, tag };
   }
 
   #runOptions(agent: BoundAgent, options: ChatOptions, systemText: string[]): RunsCreateRunOptionalParams {
@@ -292,22 +329,32 @@ export class AzureAIAgentsChatClient implements ChatClient {
     if (options.temperature !== undefined) run.temperature = options.temperature;
     if (options.topP !== undefined) run.topP = options.topP;
     if (options.maxOutputTokens !== undefined) run.maxCompletionTokens = options.maxOutputTokens;
+    const provided = options.additionalProperties ?? {};
+    for (const key of FOUNDRY_RUN_OPTIONS) {
+      if (provided[key] !== undefined) (run as Record<string, unknown>)[key] = provided[key];
+    }
     return run;
   }
 
-  /** The bound Foundry agent: by id (per call or configured), or created once from the definition. */
+  /**
+   * The bound Foundry agent, in this order: the per-call `additionalProperties.agentId`; the agent
+   * a resumed thread was made with (its continuation; if that agent was deleted, the configured
+   * one); the configured `agentId`; else the agent of the definition (see `#fromDefinition`).
+   */
   #agent(options: ChatOptions): Promise<BoundAgent> {
     const perCall = options.additionalProperties?.agentId;
-    const id = typeof perCall === 'string' ? perCall : this.#agentId;
-    if (id !== undefined) {
-      let bound = this.#boundById.get(id);
-      if (!bound) {
-        bound = this.client.getAgent(id, { abortSignal: options.signal }).then(boundAgent);
-        bound.catch(() => this.#boundById.delete(id));
-        this.#boundById.set(id, bound);
-      }
-      return bound;
+    if (typeof perCall === 'string') return this.#byId(perCall, options.signal);
+    const recorded = options.conversationId !== undefined ? recordedAgentId(options) : undefined;
+    if (recorded !== undefined && recorded !== this.#agentId) {
+      return this.#byId(recorded, options.signal).catch((error: unknown) =>
+        isRestError(error) && error.statusCode === 404 ? this.#configured(options) : Promise.reject(error),
+      );
     }
+    return this.#configured(options);
+  }
+
+  #configured(options: ChatOptions): Promise<BoundAgent> {
+    if (this.#agentId !== undefined) return this.#byId(this.#agentId, options.signal);
     const definition = this.#definition;
     if (!definition) {
       return Promise.reject(
@@ -315,22 +362,74 @@ export class AzureAIAgentsChatClient implements ChatClient {
       );
     }
     if (!this.#bound) {
-      const tools = [...(definition.tools ?? []), ...(options.tools ?? []).map(toFunctionTool)];
-      this.#bound = this.client
-        .createAgent(definition.model, {
-          name: definition.name,
-          description: definition.description,
-          instructions: definition.instructions ?? options.instructions,
-          tools,
-          temperature: definition.temperature,
-          topP: definition.topP,
-          metadata: definition.metadata,
-          abortSignal: options.signal,
-        })
-        .then(boundAgent);
+      this.#bound = this.#fromDefinition(definition, options).then(boundAgent);
       this.#bound.catch(() => (this.#bound = undefined));
     }
     return this.#bound;
+  }
+
+  #byId(id: string, signal: AbortSignal | undefined): Promise<BoundAgent> {
+    let bound = this.#boundById.get(id);
+    if (!bound) {
+      bound = this.client.getAgent(id, { abortSignal: signal }).then(boundAgent);
+      bound.catch(() => this.#boundById.delete(id));
+      this.#boundById.set(id, bound);
+    }
+    return bound;
+  }
+
+  /**
+   * Definitions are idempotent: the Foundry agent made from a definition carries its name and the
+   * definition's fingerprint (metadata `skein_definition`). The same definition finds that agent
+   * in every process; a changed one updates it in place; only when none exists is one created.
+   * Two processes creating at once both see the duplicates afterwards and agree on the oldest;
+   * the other deletes its own.
+   */
+  async #fromDefinition(definition: FoundryAgentDefinition, options: ChatOptions): Promise<Agent> {
+    const signal = options.signal;
+    const fields = {
+      name: definition.name,
+      description: definition.description,
+      instructions: definition.instructions ?? options.instructions,
+      tools: [...(definition.tools ?? []), ...(options.tools ?? []).map(toFunctionTool)],
+      temperature: definition.temperature,
+      topP: definition.topP,
+    };
+    const fingerprint = definitionFingerprint({ model: definition.model, ...fields, metadata: definition.metadata });
+    const metadata = { ...definition.metadata, [DEFINITION_METADATA_KEY]: fingerprint };
+    const made = await this.#agentsOfDefinition(definition.name, fingerprint, signal);
+    const same = made.filter((a) => a.metadata?.[DEFINITION_METADATA_KEY] === fingerprint);
+    if (same.length > 0) return oldest(same);
+    if (made.length > 0) return this.client.updateAgent(oldest(made).id, { model: definition.model, ...fields, metadata, abortSignal: signal });
+    const created = await this.client.createAgent(definition.model, { ...fields, metadata, abortSignal: signal });
+    const twins = (await this.#agentsOfDefinition(definition.name, fingerprint, signal)).filter((a) => a.metadata?.[DEFINITION_METADATA_KEY] === fingerprint);
+    const keep = twins.length > 0 ? oldest(twins) : created;
+    if (keep.id !== created.id) await this.client.deleteAgent(created.id, { abortSignal: signal }).catch(() => {});
+    return keep;
+  }
+
+  /**
+   * Every agent of the project. The SDK's pager stops after the first page (it follows a
+   * `nextLink` the service never sends, not `has_more`), so pages are walked with `after`.
+   */
+  async #allAgents(signal: AbortSignal | undefined): Promise<Agent[]> {
+    const agents: Agent[] = [];
+    for (let after: string | undefined; ; ) {
+      const page = await listAll((o) => this.client.listAgents({ limit: AGENT_PAGE, order: 'asc', after, abortSignal: signal, ...o }));
+      agents.push(...page);
+      if (page.length < AGENT_PAGE) return agents;
+      after = page[page.length - 1]!.id;
+    }
+  }
+
+  /** Foundry agents made from a definition of this name (any version); unnamed: of this very definition. */
+  async #agentsOfDefinition(name: string | undefined, fingerprint: string | undefined, signal: AbortSignal | undefined): Promise<Agent[]> {
+    const all = await this.#allAgents(signal);
+    return all.filter((a) => {
+      const made = a.metadata?.[DEFINITION_METADATA_KEY];
+      if (made === undefined) return false;
+      return name !== undefined ? a.name === name : made === fingerprint;
+    });
   }
 
   /** Polls until the run needs tool outputs or has ended; past the timeout the run is cancelled. */
@@ -360,7 +459,8 @@ export class AzureAIAgentsChatClient implements ChatClient {
     }
     if (status === 'completed' || status === 'incomplete') {
       const messages: ChatMessage[] = [];
-      for await (const m of this.client.messages.list(run.threadId, { runId: run.id, order: 'asc', abortSignal: signal })) {
+      const listed = await listAll((o) => this.client.messages.list(run.threadId, { runId: run.id, order: 'asc', abortSignal: signal, ...o }));
+      for (const m of listed) {
         if (m.role !== 'assistant') continue;
         messages.push({ role: 'assistant', contents: outputContents(m.content), messageId: m.id, createdAt: m.createdAt.toISOString() });
       }
@@ -382,7 +482,7 @@ export class AzureAIAgentsChatClient implements ChatClient {
   /** The run in `requires_action` that asked for these calls (newest runs first). */
   async #findPendingRun(threadId: string, results: FunctionResultContent[], signal: AbortSignal | undefined): Promise<ThreadRun> {
     const wanted = new Set(results.map((r) => r.callId));
-    for await (const run of this.client.runs.list(threadId, { order: 'desc', limit: 20, abortSignal: signal })) {
+    for (const run of await listAll((o) => this.client.runs.list(threadId, { order: 'desc', limit: 20, abortSignal: signal, ...o }), 20)) {
       if (run.status !== 'requires_action') continue;
       if (requiredCalls(run).some((c) => wanted.has(c.callId))) return run;
     }
@@ -393,17 +493,18 @@ export class AzureAIAgentsChatClient implements ChatClient {
 
   /** An active run of an earlier turn blocks new messages: cancel it (or wait for it) first. */
   async #settleActiveRun(threadId: string, signal: AbortSignal | undefined): Promise<void> {
-    let latest: ThreadRun | undefined;
-    for await (const run of this.client.runs.list(threadId, { order: 'desc', limit: 1, abortSignal: signal })) {
-      latest = run;
-      break;
-    }
+    let latest = await this.#newestRun(threadId, signal);
     if (!latest || !ACTIVE_STATUSES.has(latest.status)) return;
     if (this.activeRun === 'cancel' || latest.status === 'requires_action') {
       if (latest.status !== 'cancelling') await this.#cancelQuietly(threadId, latest.id);
       latest = await this.client.runs.get(threadId, latest.id, { abortSignal: signal });
     }
     await this.#poll(latest, signal);
+  }
+
+  async #newestRun(threadId: string, signal?: AbortSignal): Promise<ThreadRun | undefined> {
+    const [newest] = await listAll((o) => this.client.runs.list(threadId, { order: 'desc', limit: 1, abortSignal: signal, ...o }), 1);
+    return newest;
   }
 
   /** If the caller aborts while the tool loop runs the calls, the waiting run is cancelled. */
@@ -418,6 +519,24 @@ export class AzureAIAgentsChatClient implements ChatClient {
   }
 
   readonly #pendingCancels = new Map<string, () => void>();
+
+  /**
+   * After an abort: cancels the run of the call. Its id may not have come back (the service
+   * created the run, the reply was still on its way; or a stream ended before
+   * `thread.run.created`): then the thread's newest runs are searched for the call's tag.
+   */
+  async #cancelInFlight(inFlight: RunInFlight): Promise<void> {
+    const { threadId, runId, tag } = inFlight;
+    if (threadId === undefined || !inFlight.requested) return;
+    if (runId !== undefined) return this.#cancelQuietly(threadId, runId);
+    try {
+      const newest = await listAll((o) => this.client.runs.list(threadId, { order: 'desc', limit: 5, ...o }), 5);
+      const run = newest.find((r) => r.metadata?.[RUN_TAG_METADATA_KEY] === tag);
+      if (run && ACTIVE_STATUSES.has(run.status) && run.status !== 'cancelling') await this.#cancelQuietly(threadId, run.id);
+    } catch {
+      // The thread is gone or the service unreachable: no run of this call can go on there.
+    }
+  }
 
   async #cancelQuietly(threadId: string, runId: string): Promise<void> {
     try {
@@ -543,6 +662,17 @@ function runError(provider: string, run: ThreadRun): FoundryRunError {
   return new FoundryRunError(provider, run.threadId, run.id, status, run.lastError?.code, `Foundry run ${run.id} on thread ${run.threadId} ended "${status}"${reason}. ${advice}`);
 }
 
+/** The oldest agent (then the smallest id): every process picks the same one of a set. */
+function oldest(agents: readonly Agent[]): Agent {
+  return [...agents].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))[0]!;
+}
+
+/** The Foundry agent id a service thread's continuation recorded (ChatAgent passes it back). */
+function recordedAgentId(options: ChatOptions): string | undefined {
+  const continuation = options.additionalProperties?.continuation as { agentId?: unknown } | undefined;
+  return typeof continuation?.agentId === 'string' ? continuation.agentId : undefined;
+}
+
 function boundAgent(agent: Agent): BoundAgent {
   return { id: agent.id, model: agent.model, instructions: agent.instructions ?? undefined, tools: agent.tools ?? [] };
 }
@@ -577,19 +707,6 @@ function textOf(contents: readonly AIContent[]): string {
   let text = '';
   for (const c of contents) if (c.kind === 'text') text += c.text;
   return text;
-}
-
-function inputContent(contents: readonly AIContent[]): string | MessageInputContentBlockUnion[] {
-  if (contents.every((c) => c.kind === 'text' || c.kind === 'function-call' || c.kind === 'usage')) return textOf(contents);
-  const blocks: MessageInputContentBlockUnion[] = [];
-  for (const c of contents) {
-    if (c.kind === 'text') blocks.push({ type: 'text', text: c.text } as MessageInputContentBlockUnion);
-    else if (c.kind === 'uri') blocks.push({ type: 'image_url', imageUrl: { url: c.uri } } as MessageInputContentBlockUnion);
-    else if (c.kind === 'data' && c.mediaType.startsWith('image/')) {
-      blocks.push({ type: 'image_url', imageUrl: { url: `data:${c.mediaType};base64,${c.data}` } } as MessageInputContentBlockUnion);
-    }
-  }
-  return blocks;
 }
 
 function outputContents(content: readonly { type: string }[]): AIContent[] {

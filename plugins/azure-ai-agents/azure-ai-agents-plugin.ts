@@ -2,6 +2,7 @@ import { AgentsClient, type AgentsClientOptionalParams } from '@azure/ai-agents'
 import type { TokenCredential } from '@azure/core-auth';
 import type { ResolutionContext } from 'inversify';
 import {
+  AGENT_CONFIG_KEYS,
   AgentFactory,
   type AgentConfig,
   AgentRunMiddleware,
@@ -18,9 +19,9 @@ import {
   type SkeinPlugin,
   ThreadFactory,
 } from 'skein';
-import { AzureAIAgent } from './azure-ai-agent.js';
+import { AzureAIAgent, type AzureAIAgentOptions } from './azure-ai-agent.js';
 import { FoundryChannelProvider } from './foundry-channel.js';
-import { type ActiveRunPolicy, AZURE_AI_AGENTS_CLIENT_ID, AzureAIAgentsChatClient } from './azure-ai-agents-chat-client.js';
+import { type ActiveRunPolicy, AZURE_AI_AGENTS_CLIENT_ID, AzureAIAgentsChatClient, FOUNDRY_RUN_OPTIONS } from './azure-ai-agents-chat-client.js';
 
 export const AZURE_AI_AGENTS_PLUGIN_ID = 'azure-ai-agents';
 
@@ -81,6 +82,7 @@ function defaults(options: AzureAIAgentsPluginOptions) {
 }
 
 function createAzureAIAgent(name: string, config: AgentConfig, context: ResolutionContext, options: AzureAIAgentsPluginOptions): AIAgent {
+  checkFoundryKeys(name, config);
   const agentId = optional(config, 'agentId', 'string', name);
   if (agentId === undefined && config.model === undefined) {
     throw new ConfigurationError(`agents.${name}: a Foundry agent needs \`agentId\` (an existing agent) or \`model\` (to create one).`);
@@ -93,7 +95,8 @@ function createAzureAIAgent(name: string, config: AgentConfig, context: Resoluti
     description: config.description,
     instructions: config.instructions,
     tools: resolveTools(name, config, context),
-    chatOptions: { temperature: config.temperature, maxOutputTokens: config.maxOutputTokens },
+    foundryTools: config.foundryTools as AzureAIAgentOptions['foundryTools'],
+    chatOptions: { temperature: config.temperature, maxOutputTokens: config.maxOutputTokens, additionalProperties: runOptionsOf(config) },
     pollIntervalMs: optional(config, 'pollIntervalMs', 'number', name) ?? options.pollIntervalMs,
     runTimeoutMs: optional(config, 'runTimeoutMs', 'number', name) ?? options.runTimeoutMs,
     activeRun: (optional(config, 'activeRun', 'string', name) as ActiveRunPolicy | undefined) ?? options.activeRun,
@@ -115,4 +118,70 @@ function optional<T extends 'string' | 'number'>(config: AgentConfig, key: strin
   if (value === undefined) return undefined;
   if (typeof value !== type) throw new ConfigurationError(`agents.${agent}.${key}: expected a ${type}, found ${JSON.stringify(value)}.`);
   return value as T extends 'string' ? string : number;
+}
+
+/** Agent config keys this plugin reads itself, beside the core's. */
+const FOUNDRY_AGENT_KEYS = new Set(['agentId', 'pollIntervalMs', 'runTimeoutMs', 'activeRun', 'foundryTools']);
+
+/** Core keys that mean nothing for an agent whose history Foundry keeps: saying so beats ignoring them. */
+const NOT_FOR_FOUNDRY: Record<string, string> = {
+  messageStore: 'Foundry keeps the history in its own threads; remove `messageStore`',
+  history: 'Foundry decides what of its thread the model reads; use `truncationStrategy` (e.g. { type: "last_messages", lastMessages: 10 }) or `maxPromptTokens` instead',
+  keepPartial: 'a Foundry run keeps or drops its own partial answer; remove `keepPartial`',
+};
+
+const RUN_OPTION_TYPES: Record<(typeof FOUNDRY_RUN_OPTIONS)[number], (value: unknown) => boolean> = {
+  topP: (v) => typeof v === 'number' && v >= 0 && v <= 1,
+  maxPromptTokens: (v) => Number.isInteger(v) && (v as number) > 0,
+  truncationStrategy: (v) => isRecord(v) && (v.type === 'auto' || v.type === 'last_messages'),
+  responseFormat: (v) => typeof v === 'string' || isRecord(v),
+  parallelToolCalls: (v) => typeof v === 'boolean',
+  metadata: (v) => isRecord(v) && Object.values(v).every((m) => typeof m === 'string'),
+};
+
+const RUN_OPTION_EXPECTED: Record<(typeof FOUNDRY_RUN_OPTIONS)[number], string> = {
+  topP: 'a number from 0 to 1',
+  maxPromptTokens: 'a positive integer',
+  truncationStrategy: '{ type: "auto" } or { type: "last_messages", lastMessages: N }',
+  responseFormat: '"auto", "none" or a response format object',
+  parallelToolCalls: 'a boolean',
+  metadata: 'an object of string values',
+};
+
+/**
+ * Every key of a Foundry agent's config is used or reported: core keys, this plugin's own, and
+ * the Foundry run parameters (sent with each run). Anything else is a typo or a setting Foundry
+ * does not have, and is reported with the keys that are accepted, all problems at once.
+ */
+function checkFoundryKeys(name: string, config: AgentConfig): void {
+  const problems: string[] = [];
+  const runOptions = new Set<string>(FOUNDRY_RUN_OPTIONS);
+  for (const [key, value] of Object.entries(config)) {
+    if (value === undefined) continue;
+    if (key in NOT_FOR_FOUNDRY) problems.push(`agents.${name}.${key}: not used by a Foundry agent: ${NOT_FOR_FOUNDRY[key]}.`);
+    else if (runOptions.has(key)) {
+      const k = key as (typeof FOUNDRY_RUN_OPTIONS)[number];
+      if (!RUN_OPTION_TYPES[k](value)) problems.push(`agents.${name}.${key}: expected ${RUN_OPTION_EXPECTED[k]}, found ${JSON.stringify(value)}.`);
+    } else if (key === 'foundryTools') {
+      if (!Array.isArray(value) || !value.every((t) => isRecord(t) && typeof t.type === 'string')) {
+        problems.push(`agents.${name}.foundryTools: expected an array of Foundry tool definitions like { type: "code_interpreter" }, found ${JSON.stringify(value)}.`);
+      }
+    } else if (!AGENT_CONFIG_KEYS.has(key) && !FOUNDRY_AGENT_KEYS.has(key)) {
+      problems.push(
+        `agents.${name}.${key}: not a Foundry agent setting. Expected one of the common keys, ${[...FOUNDRY_AGENT_KEYS].join(', ')}, ` +
+          `or a Foundry run parameter (${FOUNDRY_RUN_OPTIONS.join(', ')}); remove it or fix its spelling.`,
+      );
+    }
+  }
+  if (problems.length > 0) throw new ConfigurationError(problems);
+}
+
+/** The Foundry run parameters of a config, passed to each run as provider options. */
+function runOptionsOf(config: AgentConfig): Record<string, unknown> | undefined {
+  const entries = FOUNDRY_RUN_OPTIONS.filter((key) => config[key] !== undefined).map((key) => [key, config[key]] as const);
+  return entries.length ? Object.fromEntries(entries) : undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,12 +1,15 @@
 import {
   AgentThread,
   AgentThreadChannel,
+  type AgentThreadChannelState,
   type AgentChannel,
   type AIAgent,
   type ChannelProvider,
   type ChannelRestoreContext,
   type ChatMessage,
   type SerializedChannel,
+  withAttribution,
+  withoutAttribution,
 } from 'skein';
 import { AzureAIAgent } from './azure-ai-agent.js';
 import { toSkeinError } from './azure-ai-agents-errors.js';
@@ -39,13 +42,15 @@ export class FoundryChannelProvider implements ChannelProvider {
     return this.#channel(agent as AzureAIAgent, serialized.key, await AgentThreadChannel.readState(serialized, agent, context));
   }
 
-  #channel(agent: AzureAIAgent, key: string, state: { thread: AgentThread; pending?: ChatMessage[] }): AgentChannel {
+  #channel(agent: AzureAIAgent, key: string, state: AgentThreadChannelState): AgentChannel {
     return new AgentThreadChannel({
       type: FOUNDRY_CHANNEL_TYPE,
       key,
       owner: agent,
       newThread: () => sharedThread(agent),
-      readHistory: (thread, signal) => readFoundryThread(agent, thread.serviceThreadId, signal),
+      // Thread messages have no author field: other participants' words name their author in the text.
+      toInput: (messages) => messages.map(withAttribution),
+      readHistory: async (thread, signal) => (await readFoundryThread(agent, thread.serviceThreadId, signal)).map(withoutAttribution),
       ...state,
     });
   }

@@ -20,10 +20,10 @@ export function toChatCompletionMessages(messages: readonly ChatMessage[], instr
   for (const message of messages) {
     switch (message.role) {
       case 'system':
-        out.push({ role: 'system', content: textOf(message.contents) });
+        out.push(withName({ role: 'system', content: textOf(message.contents) }, message));
         break;
       case 'user':
-        out.push({ role: 'user', content: userContent(message.contents) });
+        out.push(withName({ role: 'user', content: userContent(message.contents) }, message));
         break;
       case 'assistant':
         out.push(assistantMessage(message.contents));
@@ -34,6 +34,31 @@ export function toChatCompletionMessages(messages: readonly ChatMessage[], instr
     }
   }
   return out;
+}
+
+/** The largest `name` the API takes, and the characters kept (others become `_`). */
+const MAX_PARTICIPANT_NAME = 64;
+const NOT_IN_NAME = /[^a-zA-Z0-9_-]+/g;
+
+/**
+ * The Chat Completions `name` for a message's author, so the model can tell participants of one
+ * role apart (another agent's words reach it as a user message). The API accepts only
+ * `^[a-zA-Z0-9_-]{1,64}$`-like names and rejects the whole request otherwise, so the name is
+ * sanitised: accents dropped (`José` -> `Jose`), every run of other characters replaced by one
+ * `_` (`Data Analyst` -> `Data_Analyst`), cut to 64 characters. A name with nothing left (e.g.
+ * only non-Latin letters) is not sent. The message's own `authorName` is not changed.
+ */
+export function participantName(authorName: string | undefined): string | undefined {
+  if (authorName === undefined) return undefined;
+  const latin = authorName.trim().normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
+  const name = latin.replace(NOT_IN_NAME, '_').slice(0, MAX_PARTICIPANT_NAME);
+  return /[a-zA-Z0-9]/.test(name) ? name : undefined;
+}
+
+/** Adds the author's `name` to a user or system message (the agent's own replies need none). */
+function withName<T extends OpenAI.Chat.Completions.ChatCompletionUserMessageParam | OpenAI.Chat.Completions.ChatCompletionSystemMessageParam>(param: T, message: ChatMessage): T {
+  const name = participantName(message.authorName);
+  return name === undefined ? param : { ...param, name };
 }
 
 function textOf(contents: readonly AIContent[]): string {

@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 import {
   AgentThread,
   AgentThreadChannel,
+  type AgentThreadChannelState,
   type AgentChannel,
   type AIAgent,
   ChatAgent,
@@ -9,6 +10,7 @@ import {
   type ChannelRestoreContext,
   type ChatMessage,
   type SerializedChannel,
+  withoutAttribution,
 } from 'skein';
 import { openAIServiceIdentity } from './openai-channel-key.js';
 import { toSkeinError } from './openai-errors.js';
@@ -43,7 +45,7 @@ export class OpenAIResponsesChannelProvider implements ChannelProvider {
     return this.#channel(agent as ResponsesAgent, serialized.key, await AgentThreadChannel.readState(serialized, agent, context));
   }
 
-  #channel(agent: ResponsesAgent, key: string, state: { thread: AgentThread; pending?: ChatMessage[] }): AgentChannel {
+  #channel(agent: ResponsesAgent, key: string, state: AgentThreadChannelState): AgentChannel {
     const client = agent.chatClient;
     return new AgentThreadChannel({
       type: OPENAI_RESPONSES_CHANNEL_TYPE,
@@ -61,7 +63,7 @@ function sharedThread(agent: ResponsesAgent): AgentThread {
   return new AgentThread({ origin: { provider: agent.chatClient.providerId } });
 }
 
-/** The messages of a conversation, or of a `previous_response_id` chain walked back to its start. */
+/** The messages of a conversation, or of a `previous_response_id` chain walked back to its start (replies with their response id). */
 export async function readResponsesHistory(client: OpenAIResponsesClient, id: string | undefined, signal?: AbortSignal): Promise<ChatMessage[]> {
   if (id === undefined) return [];
   const sdk = client.client;
@@ -82,9 +84,10 @@ export async function readResponsesHistory(client: OpenAIResponsesClient, id: st
         const message = itemMessage(item as unknown as Item);
         if (message) turn.push(message);
       }
+      // A reply carries its response id, as `run` returned it: the channel finds its last turn by it.
       for (const item of response.output) {
         const message = itemMessage(item as unknown as Item);
-        if (message) turn.push(message);
+        if (message) turn.push({ ...message, messageId: response.id });
       }
       turns.unshift(turn);
       current = response.previous_response_id;
@@ -108,5 +111,6 @@ function itemMessage(item: Item): ChatMessage | undefined {
   const text = typeof item.content === 'string' ? item.content : (item.content ?? []).map((p) => p.text ?? '').join('');
   const message: ChatMessage = { role: item.role, contents: [{ kind: 'text', text }] };
   if (item.id) message.messageId = item.id;
-  return message;
+  // Another participant's words were sent as `[name]: text`; read back, they are that author's text again.
+  return withoutAttribution(message);
 }

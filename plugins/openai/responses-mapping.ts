@@ -9,6 +9,7 @@ import {
   ServiceError,
   type UsageDetails,
   functionResultText,
+  withAttribution,
 } from 'skein';
 
 type InputItem = OpenAI.Responses.ResponseInputItem;
@@ -30,7 +31,8 @@ export function toResponsesInput(messages: readonly ChatMessage[]): InputItem[] 
         items.push({ type: 'message', role: 'system', content: textOf(message.contents) });
         break;
       case 'user':
-        items.push({ type: 'message', role: 'user', content: userContent(message.contents) });
+        // Input messages have no `name`: a named author is said in the text (`[writer]: ...`).
+        items.push({ type: 'message', role: 'user', content: userContent(withAttribution(message).contents) });
         break;
       case 'assistant':
         items.push(...assistantItems(message.contents));

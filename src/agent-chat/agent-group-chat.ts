@@ -217,7 +217,9 @@ export class AgentGroupChat {
 
   /**
    * The same as a cold Observable of every agent's updates, tagged with the author and turn.
-   * Unsubscribing aborts the running turn; that turn then leaves no trace in any channel.
+   * Unsubscribing aborts the running turn and frees the chat at once: the turn adds nothing to
+   * the chat or to other channels, its input stays owed to its channel (sent exactly once later),
+   * and only its own service thread may keep what the service wrote before the run was cancelled.
    */
   invokeStream(options: AgentGroupChatInvokeOptions = {}): Observable<AgentChatUpdate> {
     return new Observable<AgentChatUpdate>((subscriber) => {
@@ -240,8 +242,14 @@ export class AgentGroupChat {
             failCurrent = reject;
             inner = participant.channel.invokeStream(agent, { signal, onProduced: (m) => (produced = m) }).subscribe({
               next: (update) => subscriber.next({ ...update, authorName: update.authorName ?? agent.name!, turn }),
-              error: reject,
-              complete: () => resolve(produced),
+              error: (error: unknown) => {
+                failCurrent = undefined;
+                reject(error);
+              },
+              complete: () => {
+                failCurrent = undefined;
+                resolve(produced);
+              },
             });
           }),
         controller.signal,
@@ -259,7 +267,12 @@ export class AgentGroupChat {
       return () => {
         controller.abort(new AbortError('The chat stream was unsubscribed; the running turn was discarded.'));
         inner?.unsubscribe();
-        failCurrent?.(new AbortError('The chat stream was unsubscribed; the running turn was discarded.'));
+        if (failCurrent) {
+          failCurrent(new AbortError('The chat stream was unsubscribed; the running turn was discarded.'));
+          // A discarded turn commits nothing, so the chat is free at once: the caller may go on
+          // right after unsubscribing (the agent's own run winds down behind its thread lock).
+          release();
+        }
       };
     });
   }
@@ -304,6 +317,7 @@ export class AgentGroupChat {
     for (let turn = 1; ; turn++) {
       throwIfAborted(signal);
       const agent = options.agent ?? (await this.selection.next({ agents: this.agents, history: this.#history, turn, signal }));
+      throwIfAborted(signal);
       const participant = this.#participant(agent);
       const produced = await runTurn(agent, participant, signal, turn);
       throwIfAborted(signal);

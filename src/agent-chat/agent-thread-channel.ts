@@ -1,7 +1,9 @@
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
 import { Observable } from 'rxjs/internal/Observable';
+import type { Subscription } from 'rxjs';
 import type { AIAgent } from '../agents/ai-agent.js';
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
+import { SerializationError } from '../errors/skein-error.js';
 import type { ChatMessage } from '../messages/chat-message.js';
 import type { JsonValue } from '../serialization/json.js';
 import { checkShape } from '../serialization/shape.js';
@@ -9,6 +11,7 @@ import type { AgentThread } from '../threads/agent-thread.js';
 import type { AgentChannel, ChannelInvokeOptions, SerializedChannel } from './agent-channel.js';
 import type { ChannelProvider, ChannelRestoreContext } from './channel-provider.js';
 import { authoredBy, messagesFromUpdates, viewFor } from './chat-message-view.js';
+import { deliveredCount, idsOf, newestIds } from './pending-delivery.js';
 
 export const AGENT_THREAD_CHANNEL_TYPE = 'agent-thread-channel';
 
@@ -34,13 +37,27 @@ export interface AgentThreadChannelOptions {
   toInput?: (messages: ChatMessage[]) => ChatMessage[];
   pending?: readonly ChatMessage[];
   transcript?: readonly ChatMessage[];
+  /** A turn with waiting messages did not finish, so the service may hold some of them. */
+  unsettled?: boolean;
+  /** Service ids of the newest messages the channel knows the thread holds. */
+  known?: readonly string[];
 }
+
+/** What a channel over an agent thread saves and reads back (besides its envelope). */
+export type AgentThreadChannelState = Pick<AgentThreadChannelOptions, 'thread' | 'pending' | 'transcript' | 'unsettled' | 'known'>;
 
 /**
  * A channel over an agent thread the service keeps (an assistant thread, a Responses chain or
  * conversation, a Foundry thread, an A2A context). Messages others produced wait in `pending`
- * and go to the service as the input of the next turn: one request instead of one per message,
- * and a failed turn keeps them for the next.
+ * and go to the service as the input of the next turn: one request instead of one per message.
+ *
+ * Each waiting message reaches the thread exactly once. A committed turn delivered them all. A
+ * turn that failed or was aborted may or may not have delivered them (the service takes the
+ * input with the run, before the run can fail), so the channel is then "unsettled": before its
+ * next turn (or history read) it reads the thread and drops what already arrived
+ * (`deliveredCount`). The flag and the point to search from are saved with the channel, so
+ * this holds across serialize / resume too. A channel that cannot read its thread (A2A) sends
+ * them again.
  */
 export class AgentThreadChannel implements AgentChannel {
   readonly type: string;
@@ -49,6 +66,9 @@ export class AgentThreadChannel implements AgentChannel {
   #thread: AgentThread;
   #pending: ChatMessage[];
   #transcript: ChatMessage[] | undefined;
+  #unsettled: boolean;
+  #known: string[];
+  #running = false;
   readonly #newThread: () => AgentThread;
   readonly #readHistory: AgentThreadChannelOptions['readHistory'];
   readonly #toInput: (messages: ChatMessage[]) => ChatMessage[];
@@ -63,6 +83,8 @@ export class AgentThreadChannel implements AgentChannel {
     this.#toInput = options.toInput ?? ((messages) => messages);
     this.#pending = [...(options.pending ?? [])];
     this.#transcript = options.readHistory ? undefined : [...(options.transcript ?? [])];
+    this.#unsettled = (options.unsettled ?? false) && options.readHistory !== undefined;
+    this.#known = [...(options.known ?? [])];
   }
 
   /** The shared thread (its `serviceThreadId` once the service made it). */
@@ -75,30 +97,56 @@ export class AgentThreadChannel implements AgentChannel {
   }
 
   async invoke(agent: AIAgent, options: ChannelInvokeOptions = {}): Promise<ChatMessage[]> {
-    const response = await agent.run(this.#input(agent), { thread: this.#thread, signal: options.signal });
-    return this.#commit(authoredBy(agent.name, response.messages));
+    await this.#settle(options.signal);
+    const input = this.#begin(agent);
+    try {
+      const response = await agent.run(input, { thread: this.#thread, signal: options.signal });
+      return this.#commit(authoredBy(agent.name, response.messages));
+    } finally {
+      this.#running = false;
+    }
   }
 
   invokeStream(agent: AIAgent, options: ChannelInvokeOptions = {}): Observable<AgentRunResponseUpdate> {
     return new Observable<AgentRunResponseUpdate>((subscriber) => {
-      const updates: AgentRunResponseUpdate[] = [];
-      const inner = agent.runStream(this.#input(agent), { thread: this.#thread, signal: options.signal }).subscribe({
-        next: (update) => {
-          updates.push(update);
-          subscriber.next(update);
+      let inner: Subscription | undefined;
+      const start = () => {
+        const updates: AgentRunResponseUpdate[] = [];
+        const input = this.#begin(agent);
+        inner = agent.runStream(input, { thread: this.#thread, signal: options.signal }).subscribe({
+          next: (update) => {
+            updates.push(update);
+            subscriber.next(update);
+          },
+          error: (error: unknown) => {
+            this.#running = false;
+            subscriber.error(error);
+          },
+          complete: () => {
+            this.#running = false;
+            options.onProduced?.(this.#commit(messagesFromUpdates(updates, agent.name)));
+            subscriber.complete();
+          },
+        });
+      };
+      this.#settle(options.signal).then(
+        () => {
+          if (!subscriber.closed) start();
         },
-        error: (error: unknown) => subscriber.error(error),
-        complete: () => {
-          options.onProduced?.(this.#commit(messagesFromUpdates(updates, agent.name)));
-          subscriber.complete();
-        },
-      });
-      return () => inner.unsubscribe();
+        (error: unknown) => subscriber.error(error),
+      );
+      return () => {
+        inner?.unsubscribe();
+        this.#running = false;
+      };
     });
   }
 
   async getHistory(options: ChannelInvokeOptions = {}): Promise<ChatMessage[]> {
-    const held = this.#readHistory ? await this.#readHistory(this.#thread, options.signal) : this.#transcript!;
+    if (!this.#readHistory) return [...this.#transcript!, ...this.#pending];
+    const held = await this.#readHistory(this.#thread, options.signal);
+    // While a turn runs its input is on its way; what arrived is sorted out after it ends.
+    if (this.#unsettled && !this.#running) this.#reconcile(held);
     return [...held, ...this.#pending];
   }
 
@@ -106,6 +154,8 @@ export class AgentThreadChannel implements AgentChannel {
     if (this.#thread.serviceThreadId !== undefined) await this.owner.deleteThread(this.#thread);
     this.#thread = this.#newThread();
     this.#pending = [];
+    this.#unsettled = false;
+    this.#known = [];
     if (this.#transcript) this.#transcript = [];
   }
 
@@ -119,6 +169,8 @@ export class AgentThreadChannel implements AgentChannel {
       pending: this.#pending as unknown as JsonValue[],
     };
     if (this.#transcript) out.transcript = this.#transcript as unknown as JsonValue[];
+    if (this.#unsettled) out.unsettled = true;
+    if (this.#known.length > 0) out.known = [...this.#known];
     return out;
   }
 
@@ -127,24 +179,48 @@ export class AgentThreadChannel implements AgentChannel {
     serialized: SerializedChannel,
     agent: AIAgent,
     context: ChannelRestoreContext,
-  ): Promise<{ thread: AgentThread; pending: ChatMessage[]; transcript?: ChatMessage[] }> {
+  ): Promise<AgentThreadChannelState & { pending: ChatMessage[] }> {
     const shape = checkShape(serialized, context.path, {
       required: { $type: 'string', version: 'number', key: 'string', agent: 'string', thread: 'object', pending: 'array' },
-      optional: { transcript: 'array' },
+      optional: { transcript: 'array', unsettled: 'boolean', known: 'array' },
     });
     const thread = await agent.deserializeThread(shape.thread);
     const pending = context.registry.readMessages(shape.pending, `${context.path}.pending`);
     const transcript = shape.transcript === undefined ? undefined : context.registry.readMessages(shape.transcript, `${context.path}.transcript`);
-    return { thread, pending, transcript };
+    const known = ((shape.known ?? []) as unknown[]).map((id, i) => {
+      if (typeof id !== 'string') throw new SerializationError(`${context.path}.known[${i}]`, `expected a message id (string), found ${typeof id}.`);
+      return id;
+    });
+    return { thread, pending, transcript, unsettled: shape.unsettled === true, known };
   }
 
-  #input(agent: AIAgent): ChatMessage[] {
-    return this.#pending.length ? this.#toInput(viewFor(agent.name, this.#pending)) : [];
+  /** The turn's input; from here until it commits, the waiting messages may be on their way to the service. */
+  #begin(agent: AIAgent): ChatMessage[] {
+    this.#running = true;
+    if (this.#pending.length === 0) return [];
+    if (this.#readHistory) this.#unsettled = true;
+    return this.#toInput(viewFor(agent.name, this.#pending));
+  }
+
+  /** After an unfinished turn: drops the waiting messages the thread already holds. */
+  async #settle(signal: AbortSignal | undefined): Promise<void> {
+    if (!this.#unsettled || !this.#readHistory) return;
+    this.#reconcile(await this.#readHistory(this.#thread, signal));
+  }
+
+  #reconcile(history: readonly ChatMessage[]): void {
+    this.#pending.splice(0, deliveredCount(history, this.#pending, this.#known));
+    const newest = newestIds(history);
+    if (newest.length > 0) this.#known = newest;
+    this.#unsettled = false;
   }
 
   #commit(produced: ChatMessage[]): ChatMessage[] {
     this.#transcript?.push(...this.#pending, ...produced);
     this.#pending = [];
+    this.#unsettled = false;
+    const ids = idsOf(produced);
+    if (ids.length > 0) this.#known = ids;
     return produced;
   }
 }

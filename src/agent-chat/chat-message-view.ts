@@ -1,6 +1,7 @@
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
 import { type ChatResponseUpdate, responseFromUpdates } from '../clients/chat-response.js';
 import type { ChatMessage } from '../messages/chat-message.js';
+import type { AIContent } from '../messages/content.js';
 
 /**
  * What other agents may see of a turn: user and assistant messages with text, text only.
@@ -67,4 +68,42 @@ function toChatUpdate(update: AgentRunResponseUpdate): ChatResponseUpdate {
 export function authoredBy(agentName: string | undefined, messages: readonly ChatMessage[]): ChatMessage[] {
   if (agentName === undefined) return [...messages];
   return messages.map((m) => (m.role === 'assistant' && m.authorName === undefined ? { ...m, authorName: agentName } : m));
+}
+
+/**
+ * A user message that names its author in its text, `[writer]: Nice to meet you`, for services
+ * whose messages have no author field (Responses input, Assistants and Foundry thread messages):
+ * without it another agent's words reach the model as the human's. Messages without an
+ * `authorName` (the human, usually) and non-user messages come back unchanged. The prefix goes on
+ * the first text part (or is the first part when there is none). `readAttribution` undoes it.
+ */
+export function withAttribution(message: ChatMessage): ChatMessage {
+  const name = message.role === 'user' ? message.authorName?.replace(/[\]\r\n]+/g, ' ').trim() : undefined;
+  if (!name) return message;
+  const prefix = `[${name}]: `;
+  const first = message.contents.findIndex((c) => c.kind === 'text');
+  const contents: AIContent[] =
+    first < 0
+      ? [{ kind: 'text', text: prefix.trimEnd() }, ...message.contents]
+      : message.contents.map((c, i) => (i === first && c.kind === 'text' ? { ...c, text: prefix + c.text } : c));
+  return { ...message, contents };
+}
+
+const ATTRIBUTION = /^\[([^\]\r\n]+)\]: /;
+
+/** A user message's text as `withAttribution` wrote it -> its author and its own text. */
+export function readAttribution(text: string): { authorName?: string; text: string } {
+  const match = ATTRIBUTION.exec(text);
+  return match ? { authorName: match[1]!, text: text.slice(match[0].length) } : { text };
+}
+
+/** A user message read back from a service: the attribution prefix becomes `authorName` again. */
+export function withoutAttribution(message: ChatMessage): ChatMessage {
+  if (message.role !== 'user' || message.authorName !== undefined) return message;
+  const first = message.contents.findIndex((c) => c.kind === 'text');
+  if (first < 0) return message;
+  const { authorName, text } = readAttribution((message.contents[first] as { text: string }).text);
+  if (authorName === undefined) return message;
+  const contents = message.contents.map((c, i) => (i === first && c.kind === 'text' ? { ...c, text } : c));
+  return { ...message, authorName, contents };
 }

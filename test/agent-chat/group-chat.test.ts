@@ -37,8 +37,9 @@ describe('AgentGroupChat: agents of different thread kinds in one conversation',
     const [w, r, a] = texts(produced) as [string, string, string];
     expect(w).to.equal('You said: "Tell me about otters" (I have seen 1 earlier messages.)');
     // Each agent's last input is the previous agent's reply, as a user turn by someone else.
-    expect(r).to.equal(`You said: "${w}" (I have seen 2 earlier messages.)`);
-    expect(a.startsWith(`You said: "${r}" (I have seen`)).to.equal(true);
+    // Responses input has no `name`: the writer's words arrive attributed in the text.
+    expect(r).to.equal(`You said: "[writer]: ${w}" (I have seen 2 earlier messages.)`);
+    expect(a.startsWith(`You said: "[reviewer]: ${r}" (I have seen`)).to.equal(true);
 
     // What the Responses channel sent: the user's and the writer's words as user input.
     const responsesInput = bodies(emulator, '/v1/responses').at(-1)!.input as { role: string; content: unknown }[];
@@ -54,7 +55,7 @@ describe('AgentGroupChat: agents of different thread kinds in one conversation',
     await chat.addChatMessage('what did we talk about');
     const [assistantAnswer] = await chat.invoke({ agent: agent(container, 'assistant') });
     expect(messageText(assistantAnswer!)).to.equal(
-      `We talked about: "Tell me about otters"; "${w}"; "${r}"; "what did we talk about"; "${messageText(writerAnswer!)}"`,
+      `We talked about: "Tell me about otters"; "[writer]: ${w}"; "[reviewer]: ${r}"; "what did we talk about"; "[writer]: ${messageText(writerAnswer!)}"`,
     );
 
     const all = ['Tell me about otters', w, r, a, 'what did we talk about', messageText(writerAnswer!), 'what did we talk about', messageText(assistantAnswer!)];
@@ -186,7 +187,7 @@ describe('AgentGroupChat: agents of different thread kinds in one conversation',
       ['reviewer', byAuthor('reviewer')],
       ['assistant', byAuthor('assistant')],
     ]);
-    expect(byAuthor('reviewer')).to.equal('You said: "Nice to meet you, Ada!" (I have seen 2 earlier messages.)');
+    expect(byAuthor('reviewer')).to.equal('You said: "[writer]: Nice to meet you, Ada!" (I have seen 2 earlier messages.)');
   });
 
   it('serializes mid-chat, resumes in a new container and continues where it stopped', async () => {
@@ -249,7 +250,7 @@ describe('AgentGroupChat: agents of different thread kinds in one conversation',
     expect(chat.isBusy).to.equal(false);
     // The rotation resumes with the reviewer, which gets what it missed.
     const produced = await chat.invoke({ agent: agent(container, 'reviewer') });
-    expect(messageText(produced[0]!)).to.equal('You said: "Nice to meet you, Ada!" (I have seen 2 earlier messages.)');
+    expect(messageText(produced[0]!)).to.equal('You said: "[writer]: Nice to meet you, Ada!" (I have seen 2 earlier messages.)');
   });
 
   it('reset clears every channel and deletes the service threads the chat made', async () => {

@@ -110,6 +110,46 @@ describe('Emulator: Foundry Agents wire format', () => {
     while (run.status !== 'completed') run = await client.runs.get(run.threadId, run.id);
     expect(await firstPage(client, run.threadId)).to.deep.equal(['Nice to meet you, Bo!', 'My name is Bo.']);
   });
+
+  it('keeps image blocks and attachments on messages, and refuses an image URL the service would not fetch', async () => {
+    const thread = await client.threads.create();
+    const message = await client.messages.create(thread.id, 'user', [
+      { type: 'text', text: 'Look' },
+      { type: 'image_url', imageUrl: { url: 'https://example.com/a.png' } },
+      { type: 'image_file', imageFile: { fileId: 'assistant-img' } },
+    ], { attachments: [{ fileId: 'assistant-doc', tools: [{ type: 'code_interpreter' }] }] });
+    expect(message.content.map((c) => c.type)).to.deep.equal(['text', 'image_url', 'image_file']);
+    expect(message.attachments?.map((a) => a.fileId)).to.deep.equal(['assistant-doc']);
+
+    const response = await fetch(`${base()}/threads/${thread.id}/messages?api-version=v1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://example.com/a.png' } }] }),
+    });
+    expect(response.status).to.equal(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).to.contain('http(s) URL or a base64 data URL');
+  });
+
+  it('a reply-phase latency fault lets the route do its work and holds the reply back', async () => {
+    const agent = await client.createAgent('gpt-4o');
+    const thread = await client.threads.create();
+    emulator.injectFault({ kind: 'latency', phase: 'reply', ms: 60_000, method: 'POST', path: `/api/projects/emulated/threads/${thread.id}/runs` });
+    const controller = new AbortController();
+    // The SDK sends the request when its result is awaited.
+    const pending = Promise.resolve(client.runs.create(thread.id, agent.id, { abortSignal: controller.signal }));
+    let runs: unknown[] = [];
+    while (runs.length === 0) {
+      runs = [];
+      for await (const run of client.runs.list(thread.id)) runs.push(run);
+    }
+    controller.abort();
+    try {
+      await pending;
+      expect.fail('expected the held reply to be aborted');
+    } catch (error) {
+      expect((error as Error).name).to.equal('AbortError');
+    }
+  });
 });
 
 async function firstPage(client: AgentsClient, threadId: string): Promise<string[]> {

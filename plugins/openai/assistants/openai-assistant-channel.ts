@@ -1,4 +1,4 @@
-import { AgentThread, AgentThreadChannel, type AgentChannel, type AIAgent, type ChannelProvider, type ChannelRestoreContext, type ChatMessage, type SerializedChannel } from 'skein';
+import { AgentThread, AgentThreadChannel, type AgentThreadChannelState, type AgentChannel, type AIAgent, type ChannelProvider, type ChannelRestoreContext, type SerializedChannel, withAttribution, withoutAttribution } from 'skein';
 import { openAIServiceIdentity } from '../openai-channel-key.js';
 import { OPENAI_ASSISTANTS_CLIENT_ID, OpenAIAssistantAgent } from './openai-assistant-agent.js';
 
@@ -7,7 +7,7 @@ export const OPENAI_ASSISTANT_CHANNEL_TYPE = 'openai-assistant-channel';
 /**
  * Group-chat channels for Assistants agents: every assistant on the same service (base URL and
  * API key identity) shares one assistant thread; other agents' messages are added to it with
- * the next run.
+ * the next run, as user messages that name their author (`[writer]: ...`).
  */
 export class OpenAIAssistantChannelProvider implements ChannelProvider {
   readonly channelTypes = [OPENAI_ASSISTANT_CHANNEL_TYPE];
@@ -28,13 +28,15 @@ export class OpenAIAssistantChannelProvider implements ChannelProvider {
     return this.#channel(agent as OpenAIAssistantAgent, serialized.key, await AgentThreadChannel.readState(serialized, agent, context));
   }
 
-  #channel(agent: OpenAIAssistantAgent, key: string, state: { thread: AgentThread; pending?: ChatMessage[] }): AgentChannel {
+  #channel(agent: OpenAIAssistantAgent, key: string, state: AgentThreadChannelState): AgentChannel {
     return new AgentThreadChannel({
       type: OPENAI_ASSISTANT_CHANNEL_TYPE,
       key,
       owner: agent,
       newThread: sharedThread,
-      readHistory: (thread, signal) => agent.getThreadMessages(thread, signal),
+      // Thread messages have no author field: other participants' words name their author in the text.
+      toInput: (messages) => messages.map(withAttribution),
+      readHistory: async (thread, signal) => (await agent.getThreadMessages(thread, signal)).map(withoutAttribution),
       ...state,
     });
   }

@@ -158,7 +158,8 @@ export class Emulator implements RouteRegistry {
     if (this.options.latencyMs) await this.delay(this.options.latencyMs);
 
     const fault = this.faults.take(url.pathname, method);
-    const sabotage = await this.applyFault(fault, response);
+    const replyDelay = fault?.kind === 'latency' && fault.phase === 'reply' ? fault.ms : 0;
+    const sabotage = replyDelay ? undefined : await this.applyFault(fault, response);
     if (sabotage === 'replied') return;
 
     const match = this.router.match(method, url.pathname);
@@ -173,7 +174,10 @@ export class Emulator implements RouteRegistry {
       return;
     }
     const routeRequest = { method, path: url.pathname, params: match.params, query, headers, body: parsed.value, rawBody };
-    await match.handler(routeRequest, this.createReply(response, sabotage), this.context);
+    const held: Promise<void>[] = [];
+    const hold = replyDelay ? (send: () => void) => void held.push(this.delay(replyDelay).then(send)) : undefined;
+    await match.handler(routeRequest, this.createReply(response, sabotage, hold), this.context);
+    await Promise.all(held);
     // The SDKs read until the socket closes, so a route that forgot to end must not hang them.
     if (!response.writableEnded && !response.destroyed) {
       if (response.headersSent) response.end();
@@ -210,13 +214,21 @@ export class Emulator implements RouteRegistry {
     }
   }
 
-  private createReply(response: ServerResponse, sabotage: StreamSabotage | undefined): RouteReply {
+  /** `hold`, when a reply-phase latency fault applies, sends the JSON reply later. */
+  private createReply(response: ServerResponse, sabotage: StreamSabotage | undefined, hold?: (send: () => void) => void): RouteReply {
     return {
       raw: response,
       json: (status, body, headers) => {
         // A stream fault on a plain JSON reply still breaks that reply, so it is never lost.
         if (sabotage?.kind === 'cut' || sabotage?.kind === 'stall') response.destroy();
         else if (sabotage?.kind === 'malformed') sendRawJson(response, 200, GARBAGE_JSON);
+        else if (hold) {
+          // The reply as it was when the route answered, whatever happens to the object meanwhile.
+          const text = JSON.stringify(body);
+          hold(() => {
+            if (!response.destroyed) sendRawJson(response, status, text, headers);
+          });
+        }
         else sendJson(response, status, body, headers);
       },
       error: (status, message, details) => sendError(response, status, message, details),

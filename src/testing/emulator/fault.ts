@@ -5,7 +5,12 @@
 export type Fault = FaultKind & { method?: string };
 type FaultKind =
   | { kind: 'status'; status: number; times?: number; path?: string; retryAfterSeconds?: number; message?: string }
-  | { kind: 'latency'; ms: number; times?: number; path?: string }
+  /**
+   * A slow reply. `phase: 'request'` (the default) waits before the route runs; `'reply'` lets the
+   * route do its work (a run is created) and holds its JSON reply back: a slow network on the
+   * way back, the window where the client gives up without the id of what it created.
+   */
+  | { kind: 'latency'; ms: number; times?: number; path?: string; phase?: 'request' | 'reply' }
   /** Destroys the socket mid-stream after N SSE events (no [DONE]). */
   | { kind: 'cut-stream'; afterEvents: number; times?: number; path?: string }
   /** Sends N SSE events, then holds the stream open until the client goes away. */

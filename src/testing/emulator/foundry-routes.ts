@@ -43,11 +43,21 @@ interface WireMessage {
   completed_at: number | null;
   incomplete_at: number | null;
   role: 'user' | 'assistant';
-  content: { type: 'text'; text: { value: string; annotations: unknown[] } }[];
+  content: WireContent[];
   assistant_id: string | null;
   run_id: string | null;
-  attachments: unknown[];
+  attachments: WireAttachment[];
   metadata: Record<string, string>;
+}
+
+type WireContent =
+  | { type: 'text'; text: { value: string; annotations: unknown[] } }
+  | { type: 'image_url'; image_url: { url: string; detail: string } }
+  | { type: 'image_file'; image_file: { file_id: string; detail: string } };
+
+interface WireAttachment {
+  file_id: string;
+  tools: { type: 'file_search' | 'code_interpreter' }[];
 }
 
 interface WireToolCall {
@@ -247,6 +257,9 @@ function updateAgent(request: RouteRequest, reply: RouteReply, _context: RouteCo
   if (typeof body.description === 'string') agent.description = body.description;
   if (typeof body.instructions === 'string') agent.instructions = body.instructions;
   if (body.tools !== undefined && body.tools !== null) agent.tools = parseTools(body.tools, 'tools');
+  if (typeof body.temperature === 'number') agent.temperature = body.temperature;
+  if (typeof body.top_p === 'number') agent.top_p = body.top_p;
+  if (body.response_format !== undefined && body.response_format !== null) agent.response_format = body.response_format;
   if (body.metadata) agent.metadata = metadataOf(body.metadata);
   reply.json(200, agent);
 }
@@ -299,7 +312,10 @@ function inputMessage(thread: ThreadState, context: RouteContext, input: unknown
   if (body.role !== 'user' && body.role !== 'assistant') {
     throw new FoundryRouteError(400, `${param}.role must be "user" or "assistant".`, `${param}.role`);
   }
-  return newMessage(thread, context, body.role, contentText(body.content, `${param}.content`), null, null);
+  const message = newMessage(thread, context, body.role, '', null, null);
+  message.content = inputContent(body.content, `${param}.content`);
+  message.attachments = inputAttachments(body.attachments, `${param}.attachments`);
+  return message;
 }
 
 function newMessage(
@@ -328,10 +344,39 @@ function newMessage(
   };
 }
 
-function contentText(content: unknown, param: string): string {
-  if (typeof content === 'string') return content;
+/** Content blocks as the service checks them: text, image_url (http(s) or a base64 data URL), image_file. */
+function inputContent(content: unknown, param: string): WireContent[] {
+  if (typeof content === 'string') return [{ type: 'text', text: { value: content, annotations: [] } }];
   if (!Array.isArray(content)) throw new FoundryRouteError(400, `${param} must be a string or an array of content blocks.`, param);
-  return content.map((block) => (isRecord(block) && block.type === 'text' && typeof block.text === 'string' ? block.text : '')).join('');
+  return content.map((block, i): WireContent => {
+    const where = `${param}[${i}]`;
+    if (!isRecord(block)) throw new FoundryRouteError(400, `${where} must be an object.`, where);
+    if (block.type === 'text' && typeof block.text === 'string') return { type: 'text', text: { value: block.text, annotations: [] } };
+    if (block.type === 'image_url' && isRecord(block.image_url) && typeof block.image_url.url === 'string') {
+      const url = block.image_url.url;
+      if (!/^https?:\/\//i.test(url) && !/^data:image\/(png|jpeg|gif|webp);base64,/i.test(url)) {
+        throw new FoundryRouteError(400, `${where}.image_url.url must be an http(s) URL or a base64 data URL of a png, jpeg, gif or webp image.`, `${where}.image_url.url`, 'invalid_image_url');
+      }
+      return { type: 'image_url', image_url: { url, detail: optionalString(block.image_url.detail) ?? 'auto' } };
+    }
+    if (block.type === 'image_file' && isRecord(block.image_file) && typeof block.image_file.file_id === 'string') {
+      return { type: 'image_file', image_file: { file_id: block.image_file.file_id, detail: optionalString(block.image_file.detail) ?? 'auto' } };
+    }
+    throw new FoundryRouteError(400, `${where} must be {type:"text", text}, {type:"image_url", image_url:{url}} or {type:"image_file", image_file:{file_id}}.`, where);
+  });
+}
+
+function inputAttachments(attachments: unknown, param: string): WireAttachment[] {
+  if (attachments === undefined || attachments === null) return [];
+  if (!Array.isArray(attachments)) throw new FoundryRouteError(400, `${param} must be an array.`, param);
+  return attachments.map((a, i): WireAttachment => {
+    const where = `${param}[${i}]`;
+    const tools = isRecord(a) && Array.isArray(a.tools) ? a.tools : undefined;
+    if (!isRecord(a) || typeof a.file_id !== 'string' || !tools || tools.length === 0 || !tools.every((t) => isRecord(t) && (t.type === 'file_search' || t.type === 'code_interpreter'))) {
+      throw new FoundryRouteError(400, `${where} must be {file_id, tools:[{type:"file_search"|"code_interpreter"}, ...]}.`, where);
+    }
+    return { file_id: a.file_id, tools: tools.map((t) => ({ type: (t as { type: 'file_search' | 'code_interpreter' }).type })) };
+  });
 }
 
 /** Newest first unless `order=asc`; `after`/`before` cursors and `limit` (default 20). */
@@ -602,7 +647,7 @@ async function streamRun(thread: ThreadState, run: RunState, reply: RouteReply, 
     if (!(await send('thread.run.requires_action', run.wire))) return;
   } else if (settled.message) {
     const message = settled.message;
-    const text = message.content[0]!.text.value;
+    const text = messageText(message);
     if (!(await send('thread.run.step.created', step('message_creation', { message_creation: { message_id: message.id } }, 'in_progress')))) return;
     const opening = { ...message, status: 'in_progress', content: [], completed_at: null, incomplete_at: null, incomplete_details: null };
     if (!(await send('thread.message.created', opening))) return;
@@ -673,7 +718,7 @@ function addUsage(a: WireRun['usage'], b: NonNullable<WireRun['usage']>): NonNul
 }
 
 function messageText(message: WireMessage): string {
-  return message.content.map((c) => c.text.value).join('');
+  return message.content.map((c) => (c.type === 'text' ? c.text.value : '')).join('');
 }
 
 function splitWords(text: string): string[] {
