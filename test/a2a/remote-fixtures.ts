@@ -23,6 +23,7 @@ function status(state: TaskState, message?: Message): TaskStatus {
  * A remote agent written directly on the SDK, for what a hosted Skein agent never does: ask for
  * input, reject, ask for auth, and hold a task open until it is canceled.
  *  - "weather": input-required ("Which city?"); the answer completes with "Weather in <city>: sunny".
+ *  - "files": a message with text, a data part, a file (bytes) and a file URL, both named.
  *  - "reject": rejected.  - "auth": auth-required.  - "hold": streams "started", waits for a cancel.
  */
 export class ScriptedExecutor implements AgentExecutor {
@@ -51,6 +52,16 @@ export class ScriptedExecutor implements AgentExecutor {
       bus.publish(AgentEvent.task({ ...request.task, status: status(TaskState.TASK_STATE_WORKING) }));
       bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: artifact('forecast', [textPart(`Weather in ${text}: sunny`)]), append: false, lastChunk: true, metadata: undefined }));
       bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_COMPLETED), metadata: undefined }));
+      return;
+    }
+    if (text === 'files') {
+      const parts: Message['parts'] = [
+        textPart('here you are'),
+        { content: { $case: 'data', value: { total: 3, items: ['a', 'b'] } }, metadata: undefined, filename: '', mediaType: 'application/json' },
+        { content: { $case: 'raw', value: Buffer.from('a,b\n1,2\n') }, metadata: undefined, filename: 'report.csv', mediaType: 'text/csv' },
+        { content: { $case: 'url', value: 'https://files.example/q3.pdf' }, metadata: undefined, filename: 'q3-summary.pdf', mediaType: 'application/pdf' },
+      ];
+      bus.publish(AgentEvent.message(agentMessage(parts, ids)));
       return;
     }
     if (!/weather|reject|auth|hold/.test(text)) {
