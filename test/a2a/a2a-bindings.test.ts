@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { type Message, Role, type Task, TaskState } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
+import { ClientFactory, ClientFactoryOptions, RestTransportFactory } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport, LegacyRestTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { expect } from 'chai';
 import express, { type RequestHandler } from 'express';
