@@ -10,3 +10,6 @@ export * from './a2a-plugin.js';
 export * from './skein-agent-executor.js';
 export * from './task-tracker.js';
 export * from './a2a-channel.js';
+export * from './redis-a2a-context-store.js';
+export * from './postgres-a2a-context-store.js';
+export * from './postgres-task-store.js';

@@ -1,0 +1,117 @@
+import { type ListTasksRequest, type ListTasksResponse, Task } from '@a2a-js/sdk';
+import type { TaskStore } from '@a2a-js/sdk/server';
+import pg from 'pg';
+import { StoreError } from 'skein';
+
+export interface PostgresTaskStoreOptions {
+  /** `postgres://user[:password]@host:port/db`. */
+  connectionString?: string;
+  /** Use this pool instead of making one; you end it. */
+  pool?: pg.Pool;
+  /** The schema of the `skein_a2a_tasks` table (created on first use). Default `skein`. */
+  schema?: string;
+}
+
+const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]*$/;
+const DEFAULT_PAGE_SIZE = 50;
+
+/**
+ * The SDK's `TaskStore` on PostgreSQL with `pg` (the SDK's own `DatabaseTaskStore` needs Kysely,
+ * which Skein does not depend on): tasks as the protocol's JSON in `<schema>.skein_a2a_tasks`,
+ * so every A2AServer process sharing it can get, continue and cancel any task.
+ *
+ * @example
+ * const server = new A2AServer({ agent, taskStore: new PostgresTaskStore({ connectionString }), contextStore });
+ */
+export class PostgresTaskStore implements TaskStore {
+  readonly #pool: pg.Pool;
+  readonly #owned: boolean;
+  readonly #schema: string;
+  readonly #table: string;
+  #ready: Promise<void> | undefined;
+
+  constructor(options: PostgresTaskStoreOptions = {}) {
+    const schema = options.schema ?? 'skein';
+    if (!SCHEMA_PATTERN.test(schema)) throw new StoreError('postgres', `schema must be a lower-case SQL identifier (letters, digits, "_"), found "${schema}".`);
+    if (!options.pool && !options.connectionString) throw new StoreError('postgres', 'PostgresTaskStore needs { connectionString } or { pool }.');
+    this.#owned = options.pool === undefined;
+    this.#pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: 5 });
+    if (this.#owned) this.#pool.on('error', () => {});
+    this.#schema = schema;
+    this.#table = `"${schema}".skein_a2a_tasks`;
+  }
+
+  async save(task: Task): Promise<void> {
+    await this.#query(
+      `INSERT INTO ${this.#table} (task_id, context_id, state, status_time, task) VALUES ($1, $2, $3, $4, $5::jsonb)
+       ON CONFLICT (task_id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, task = EXCLUDED.task, updated_at = now()`,
+      [task.id, task.contextId, task.status?.state ?? 0, task.status?.timestamp ?? '', JSON.stringify(Task.toJSON(task))],
+    );
+  }
+
+  async load(taskId: string): Promise<Task | undefined> {
+    const { rows } = await this.#query<{ task: unknown }>(`SELECT task FROM ${this.#table} WHERE task_id = $1`, [taskId]);
+    return rows[0] ? Task.fromJSON(rows[0].task) : undefined;
+  }
+
+  /** Newest status first; `pageToken` is an opaque offset. */
+  async list(params: ListTasksRequest): Promise<ListTasksResponse> {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (params.contextId) where.push(`context_id = $${args.push(params.contextId)}`);
+    if (params.status) where.push(`state = $${args.push(params.status)}`);
+    if (params.statusTimestampAfter) where.push(`status_time > $${args.push(new Date(params.statusTimestampAfter).toISOString())}`);
+    const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const pageSize = params.pageSize || DEFAULT_PAGE_SIZE;
+    const offset = params.pageToken ? Number(Buffer.from(params.pageToken, 'base64url').toString()) || 0 : 0;
+    const total = Number((await this.#query<{ n: string }>(`SELECT count(*) AS n FROM ${this.#table} ${filter}`, args)).rows[0]?.n ?? 0);
+    const { rows } = await this.#query<{ task: unknown }>(
+      `SELECT task FROM ${this.#table} ${filter} ORDER BY status_time DESC, task_id DESC LIMIT ${pageSize} OFFSET ${offset}`,
+      args,
+    );
+    const tasks = rows.map((r) => {
+      const task = Task.fromJSON(r.task);
+      return params.includeArtifacts ? task : { ...task, artifacts: [] };
+    });
+    const next = offset + tasks.length < total ? Buffer.from(String(offset + tasks.length)).toString('base64url') : '';
+    return { tasks, nextPageToken: next, pageSize, totalSize: total };
+  }
+
+  /** Ends the pool this store made (not a pool you passed in). */
+  async close(): Promise<void> {
+    if (this.#owned) await this.#pool.end();
+  }
+
+  async #query<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+    try {
+      this.#ready ??= this.#createTable().catch((error: unknown) => {
+        this.#ready = undefined;
+        throw error;
+      });
+      await this.#ready;
+      return await this.#pool.query<R>(sql, params);
+    } catch (error) {
+      if (error instanceof StoreError) throw error;
+      throw new StoreError('postgres', `The A2A task store's query failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+  }
+
+  async #createTable(): Promise<void> {
+    const client = await this.#pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`skein-a2a-tasks:${this.#schema}`]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.#schema}"`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${this.#table} (task_id text PRIMARY KEY, context_id text NOT NULL, state integer NOT NULL, status_time text NOT NULL, task jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
+      );
+      await client.query(`CREATE INDEX IF NOT EXISTS skein_a2a_tasks_context ON ${this.#table} (context_id)`);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
