@@ -11,7 +11,8 @@ import {
   ThreadConflictError,
   defaultSerializationRegistry,
 } from 'skein';
-import type { User } from '@a2a-js/sdk/server';
+import { STATE_HEADERS_KEY, type User } from '@a2a-js/sdk/server';
+import { ROOT_CONTEXT, type TextMapGetter, context as otelContext, propagation } from '@opentelemetry/api';
 import { approvalInput, approvalRequestParts, pendingCallIds } from './a2a-approvals.js';
 import type { A2AContextStore, StoredA2AContext } from './a2a-context-store.js';
 import { agentMessage, artifact, textPart, toParts } from './a2a-mapping.js';
@@ -176,8 +177,11 @@ export class SkeinAgentExecutor implements AgentExecutor {
     const approvals: FunctionApprovalRequestContent[] = [];
     const waiting = request.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED ? pendingCallIds(request.task.status.message) : [];
     const input = approvalInput(request.userMessage, waiting);
+    // The caller's W3C trace context (traceparent) parents this run's spans, so one trace shows both sides.
+    const traced = propagation.extract(ROOT_CONTEXT, requestHeaders(request), HEADER_GETTER);
     await new Promise<void>((resolve, reject) => {
-      this.#agent.runStream(input, { thread, signal }).subscribe({
+      const run = this.#agent.runStream(input, { thread, signal });
+      otelContext.with(traced, () => run.subscribe({
         next: (update) => {
           if (update.role !== undefined && update.role !== 'assistant') return;
           for (const c of update.contents) if (c.kind === 'function-approval-request') approvals.push(c);
@@ -190,7 +194,7 @@ export class SkeinAgentExecutor implements AgentExecutor {
         },
         error: reject,
         complete: resolve,
-      });
+      }));
     });
     const serialized: SerializedThread = await thread.serialize();
     // A database-backed thread serializes to the same key every turn: its store already committed the turn.
@@ -208,6 +212,18 @@ export class SkeinAgentExecutor implements AgentExecutor {
     return new AgentThread({ origin: fresh.origin, messageStore: this.#storeFactory.create(fresh.origin), state: fresh.state });
   }
 }
+
+type Headers = Record<string, string | string[] | undefined>;
+
+function requestHeaders(request: RequestContext): Headers {
+  const headers = request.context?.state.get(STATE_HEADERS_KEY);
+  return typeof headers === 'object' && headers !== null ? (headers as Headers) : {};
+}
+
+const HEADER_GETTER: TextMapGetter<Headers> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => carrier[key.toLowerCase()],
+};
 
 function status(state: TaskState, message?: TaskStatus['message']): TaskStatus {
   return { state, message, timestamp: new Date().toISOString() };
