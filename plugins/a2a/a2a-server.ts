@@ -1,5 +1,14 @@
 import { AGENT_CARD_PATH, AgentCard, type AgentSkill } from '@a2a-js/sdk';
-import { type A2ARequestHandler, DefaultRequestHandler, InMemoryTaskStore, type TaskStore, type User } from '@a2a-js/sdk/server';
+import {
+  type A2ARequestHandler,
+  DefaultPushNotificationSender,
+  DefaultRequestHandler,
+  InMemoryPushNotificationStore,
+  InMemoryTaskStore,
+  type PushNotificationStore,
+  type TaskStore,
+  type User,
+} from '@a2a-js/sdk/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { legacyAgentCardRouter } from '@a2a-js/sdk/compat/v0_3/server/express';
 import express, { type Express, type RequestHandler } from 'express';
@@ -58,6 +67,14 @@ export interface A2AServerOptions {
   provider?: { organization: string; url: string };
   documentationUrl?: string;
   iconUrl?: string;
+  /**
+   * Push notifications through the SDK (config set/get/list/delete; delivery by its
+   * `DefaultPushNotificationSender`): `true`, or the store of webhook configs (in memory by
+   * default: configs then live in this process only) and which webhook URLs callers may register
+   * (default: any https URL; the server POSTs there, so narrow it to what your network allows).
+   * Off by default; the card's `capabilities.pushNotifications` says which.
+   */
+  pushNotifications?: boolean | { store?: PushNotificationStore; webhookAllowed?: (url: URL) => boolean; timeoutMs?: number };
   /** Serve A2A 0.3 clients too, through the SDK's compatibility layer (default true). */
   legacyCompat?: boolean;
   /** Where failures (with their error id) and notices go; see `A2AServerLogger`. */
@@ -109,7 +126,7 @@ export class A2AServer {
       provider: options.provider,
       documentationUrl: options.documentationUrl,
       iconUrl: options.iconUrl,
-      capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+      capabilities: { streaming: true, pushNotifications: options.pushNotifications !== undefined && options.pushNotifications !== false, extensions: [] },
       securitySchemes: options.securitySchemes ?? {},
       securityRequirements: options.securityRequirements ?? [],
       defaultInputModes: ['text/plain', 'application/json'],
@@ -127,7 +144,11 @@ export class A2AServer {
       logger: this.#logger,
     });
     const taskStore = options.taskStore ?? new InMemoryTaskStore();
-    this.requestHandler = new OwnedRequestHandler(new DefaultRequestHandler(this.card, taskStore, this.executor), this.contextStore, taskStore);
+    const push = options.pushNotifications === true ? {} : options.pushNotifications || undefined;
+    const pushStore = push ? (push.store ?? new InMemoryPushNotificationStore()) : undefined;
+    const pushSender = pushStore ? new DefaultPushNotificationSender(pushStore, { timeout: push?.timeoutMs }) : undefined;
+    const inner = new DefaultRequestHandler(this.card, taskStore, this.executor, undefined, pushStore, pushSender);
+    this.requestHandler = new OwnedRequestHandler(inner, this.contextStore, taskStore, push ? (push.webhookAllowed ?? ((url) => url.protocol === 'https:')) : undefined);
     const legacyCompat = { enabled: this.#legacy };
     const userBuilder = this.#userBuilder(options.userBuilder);
     this.app = express();

@@ -16,7 +16,7 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
-import { TaskNotFoundError } from '@a2a-js/sdk/errors';
+import { RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import type { A2AContextStore } from './a2a-context-store.js';
 import { ownerOf } from './skein-agent-executor.js';
@@ -31,6 +31,8 @@ export class OwnedRequestHandler implements A2ARequestHandler {
     private readonly inner: A2ARequestHandler,
     private readonly contexts: A2AContextStore,
     private readonly tasks: TaskStore,
+    /** Which push-notification webhook URLs a caller may register (the server will POST to them); unset when push is off. */
+    private readonly webhookAllowed?: (url: URL) => boolean,
   ) {}
 
   getAgentCard(): Promise<AgentCard> {
@@ -63,6 +65,7 @@ export class OwnedRequestHandler implements A2ARequestHandler {
 
   async createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
     await this.#checkTask(params.taskId, context);
+    this.#checkWebhook(params);
     return this.inner.createTaskPushNotificationConfig(params, context);
   }
 
@@ -95,7 +98,21 @@ export class OwnedRequestHandler implements A2ARequestHandler {
     return { ...page, tasks: mine };
   }
 
+  #checkWebhook(config: TaskPushNotificationConfig | undefined): void {
+    if (!config?.url || !this.webhookAllowed) return;
+    let url: URL | undefined;
+    try {
+      url = new URL(config.url);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !this.webhookAllowed(url)) {
+      throw new RequestMalformedError(`Push notification URL ${JSON.stringify(config.url)} is not allowed by this server (https URLs only, unless the server allows more).`);
+    }
+  }
+
   async #checkMessage(params: SendMessageRequest, context: ServerCallContext): Promise<void> {
+    this.#checkWebhook(params.configuration?.taskPushNotificationConfig);
     const { contextId, taskId } = params.message ?? {};
     if (taskId) await this.#checkTask(taskId, context);
     if (contextId) {
