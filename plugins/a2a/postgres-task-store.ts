@@ -1,18 +1,11 @@
 import { type ListTasksRequest, type ListTasksResponse, Task } from '@a2a-js/sdk';
 import type { TaskStore } from '@a2a-js/sdk/server';
-import pg from 'pg';
-import { StoreError } from 'skein';
+import type pg from 'pg';
+import { PostgresTable, type PostgresTableOptions } from './postgres-table.js';
 
-export interface PostgresTaskStoreOptions {
-  /** `postgres://user[:password]@host:port/db`. */
-  connectionString?: string;
-  /** Use this pool instead of making one; you end it. */
-  pool?: pg.Pool;
-  /** The schema of the `skein_a2a_tasks` table (created on first use). Default `skein`. */
-  schema?: string;
-}
+/** `connectionString` or `pool`; `schema` (default `skein`) holds the `skein_a2a_tasks` table, created on first use. */
+export type PostgresTaskStoreOptions = PostgresTableOptions;
 
-const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]*$/;
 const DEFAULT_PAGE_SIZE = 50;
 
 /**
@@ -24,33 +17,25 @@ const DEFAULT_PAGE_SIZE = 50;
  * const server = new A2AServer({ agent, taskStore: new PostgresTaskStore({ connectionString }), contextStore });
  */
 export class PostgresTaskStore implements TaskStore {
-  readonly #pool: pg.Pool;
-  readonly #owned: boolean;
-  readonly #schema: string;
-  readonly #table: string;
-  #ready: Promise<void> | undefined;
+  readonly #table: PostgresTable;
 
   constructor(options: PostgresTaskStoreOptions = {}) {
-    const schema = options.schema ?? 'skein';
-    if (!SCHEMA_PATTERN.test(schema)) throw new StoreError('postgres', `schema must be a lower-case SQL identifier (letters, digits, "_"), found "${schema}".`);
-    if (!options.pool && !options.connectionString) throw new StoreError('postgres', 'PostgresTaskStore needs { connectionString } or { pool }.');
-    this.#owned = options.pool === undefined;
-    this.#pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: 5 });
-    if (this.#owned) this.#pool.on('error', () => {});
-    this.#schema = schema;
-    this.#table = `"${schema}".skein_a2a_tasks`;
+    this.#table = new PostgresTable(options, 'skein_a2a_tasks', 'A2A task store', (name) => [
+      `CREATE TABLE IF NOT EXISTS ${name} (task_id text PRIMARY KEY, context_id text NOT NULL, state integer NOT NULL, status_time text NOT NULL, task jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
+      `CREATE INDEX IF NOT EXISTS skein_a2a_tasks_context ON ${name} (context_id)`,
+    ]);
   }
 
   async save(task: Task): Promise<void> {
     await this.#query(
-      `INSERT INTO ${this.#table} (task_id, context_id, state, status_time, task) VALUES ($1, $2, $3, $4, $5::jsonb)
+      `INSERT INTO ${this.#table.name} (task_id, context_id, state, status_time, task) VALUES ($1, $2, $3, $4, $5::jsonb)
        ON CONFLICT (task_id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, task = EXCLUDED.task, updated_at = now()`,
       [task.id, task.contextId, task.status?.state ?? 0, task.status?.timestamp ?? '', JSON.stringify(Task.toJSON(task))],
     );
   }
 
   async load(taskId: string): Promise<Task | undefined> {
-    const { rows } = await this.#query<{ task: unknown }>(`SELECT task FROM ${this.#table} WHERE task_id = $1`, [taskId]);
+    const { rows } = await this.#query<{ task: unknown }>(`SELECT task FROM ${this.#table.name} WHERE task_id = $1`, [taskId]);
     return rows[0] ? Task.fromJSON(rows[0].task) : undefined;
   }
 
@@ -64,9 +49,9 @@ export class PostgresTaskStore implements TaskStore {
     const filter = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const pageSize = params.pageSize || DEFAULT_PAGE_SIZE;
     const offset = params.pageToken ? Number(Buffer.from(params.pageToken, 'base64url').toString()) || 0 : 0;
-    const total = Number((await this.#query<{ n: string }>(`SELECT count(*) AS n FROM ${this.#table} ${filter}`, args)).rows[0]?.n ?? 0);
+    const total = Number((await this.#query<{ n: string }>(`SELECT count(*) AS n FROM ${this.#table.name} ${filter}`, args)).rows[0]?.n ?? 0);
     const { rows } = await this.#query<{ task: unknown }>(
-      `SELECT task FROM ${this.#table} ${filter} ORDER BY status_time DESC, task_id DESC LIMIT ${pageSize} OFFSET ${offset}`,
+      `SELECT task FROM ${this.#table.name} ${filter} ORDER BY status_time DESC, task_id DESC LIMIT ${pageSize} OFFSET ${offset}`,
       args,
     );
     const tasks = rows.map((r) => {
@@ -79,39 +64,10 @@ export class PostgresTaskStore implements TaskStore {
 
   /** Ends the pool this store made (not a pool you passed in). */
   async close(): Promise<void> {
-    if (this.#owned) await this.#pool.end();
+    await this.#table.close();
   }
 
-  async #query<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
-    try {
-      this.#ready ??= this.#createTable().catch((error: unknown) => {
-        this.#ready = undefined;
-        throw error;
-      });
-      await this.#ready;
-      return await this.#pool.query<R>(sql, params);
-    } catch (error) {
-      if (error instanceof StoreError) throw error;
-      throw new StoreError('postgres', `The A2A task store's query failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-    }
-  }
-
-  async #createTable(): Promise<void> {
-    const client = await this.#pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`skein-a2a-tasks:${this.#schema}`]);
-      await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.#schema}"`);
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS ${this.#table} (task_id text PRIMARY KEY, context_id text NOT NULL, state integer NOT NULL, status_time text NOT NULL, task jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
-      );
-      await client.query(`CREATE INDEX IF NOT EXISTS skein_a2a_tasks_context ON ${this.#table} (context_id)`);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+  #query<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+    return this.#table.query<R>(sql, params);
   }
 }

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { type Message, Role, type Task, TaskState } from '@a2a-js/sdk';
+import { type Message, type Task, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, RestTransportFactory } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport, LegacyRestTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { expect } from 'chai';
@@ -10,20 +10,7 @@ import { ChatAgent } from 'skein';
 import { A2AAgent, A2ARunResponse, A2AServer, partsText } from 'skein/a2a';
 import { OpenAIChatClient } from 'skein/openai';
 import { Emulator } from 'skein/testing';
-import { ScriptedExecutor, startSdkServer } from './remote-fixtures.js';
-
-function message(text: string, contextId = ''): Message {
-  return {
-    messageId: randomUUID(),
-    contextId,
-    taskId: '',
-    role: Role.ROLE_USER,
-    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-}
+import { ScriptedExecutor, startSdkServer, userMessage } from './remote-fixtures.js';
 
 function answerText(result: Message | Task): string {
   if ('messageId' in result) return partsText(result.parts);
@@ -51,10 +38,10 @@ describe('A2AServer bindings: JSON-RPC, HTTP+JSON, and v0.3 clients through the 
   it('the SDK client over HTTP+JSON keeps a conversation and streams', async () => {
     const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new RestTransportFactory()], preferredTransports: ['HTTP+JSON'] });
     const client = await new ClientFactory(options).createFromUrl(server.url!);
-    const first = await client.sendMessage({ tenant: '', message: message('My name is Ada'), configuration: undefined, metadata: undefined });
+    const first = await client.sendMessage({ tenant: '', message: userMessage('My name is Ada'), configuration: undefined, metadata: undefined });
     const contextId = (first as Task).contextId;
     const events = [];
-    for await (const event of client.sendMessageStream({ tenant: '', message: message("What's my name?", contextId), configuration: undefined, metadata: undefined })) events.push(event);
+    for await (const event of client.sendMessageStream({ tenant: '', message: userMessage("What's my name?", { contextId }), configuration: undefined, metadata: undefined })) events.push(event);
     const final = events.map((e) => e.payload).filter((p) => p?.$case === 'statusUpdate').pop();
     expect(final?.$case === 'statusUpdate' && final.value.status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
     const text = events.map((e) => (e.payload?.$case === 'artifactUpdate' ? partsText(e.payload.value.artifact?.parts) : '')).join('');
@@ -87,9 +74,9 @@ describe('A2AServer bindings: JSON-RPC, HTTP+JSON, and v0.3 clients through the 
       new LegacyJsonRpcTransport({ endpoint: `${server.url}/a2a/jsonrpc` }),
       new LegacyRestTransport({ endpoint: `${server.url}/a2a/rest` }),
     ]) {
-      const first = await transport.sendMessage({ tenant: '', message: message('My name is Grace'), configuration: undefined, metadata: undefined });
+      const first = await transport.sendMessage({ tenant: '', message: userMessage('My name is Grace'), configuration: undefined, metadata: undefined });
       const contextId = 'messageId' in first ? first.contextId : first.contextId;
-      const second = await transport.sendMessage({ tenant: '', message: message("What's my name?", contextId), configuration: undefined, metadata: undefined });
+      const second = await transport.sendMessage({ tenant: '', message: userMessage("What's my name?", { contextId }), configuration: undefined, metadata: undefined });
       expect(answerText(second), transport.constructor.name).to.contain('Grace');
     }
   });

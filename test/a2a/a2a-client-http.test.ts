@@ -6,16 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { lastValueFrom } from 'rxjs';
 import { AuthenticationError, ConnectionError, NotFoundError, RateLimitError, ServiceError } from 'skein';
 import { A2AAgent, A2ARunResponse, clientCredentialsToken, type A2ACredentialRequest } from 'skein/a2a';
+import { rejection } from '../support/async-expectations.js';
 import { ScriptedExecutor, type SdkServerOptions, startSdkServer } from './remote-fixtures.js';
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the promise to reject');
-}
 
 /** What a gateway in front of the remote answers instead of it, for one kind of request. */
 interface Fault {

@@ -1,28 +1,15 @@
 import 'reflect-metadata';
-import { type Message, Role, TaskState } from '@a2a-js/sdk';
+import { TaskState } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { expect } from 'chai';
 import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
 import { ChatAgent } from 'skein';
 import { A2AServer } from 'skein/a2a';
 import { OpenAIChatClient } from 'skein/openai';
 import { Emulator } from 'skein/testing';
-
-function message(text: string): Message {
-  return {
-    messageId: randomUUID(),
-    contextId: '',
-    taskId: '',
-    role: Role.ROLE_USER,
-    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-}
+import { userMessage } from './remote-fixtures.js';
 
 /** A webhook receiver; resolves `completed` when a notification says the task completed. */
 async function startWebhook() {
@@ -62,7 +49,7 @@ describe('A2AServer push notifications (SDK client, SDK sender)', () => {
       const config = { tenant: '', id: '', taskId: '', url: hook.url, token: 'secret-1', authentication: undefined };
       const task = await client.sendMessage({
         tenant: '',
-        message: message('My name is Ada'),
+        message: userMessage('My name is Ada'),
         configuration: { acceptedOutputModes: [], taskPushNotificationConfig: config, returnImmediately: false },
         metadata: undefined,
       });
@@ -87,7 +74,7 @@ describe('A2AServer push notifications (SDK client, SDK sender)', () => {
       const client = await new ClientFactory().createFromUrl(server.url!);
       const config = { tenant: '', id: '', taskId: '', url: 'http://169.254.169.254/latest', token: '', authentication: undefined };
       const error = await client
-        .sendMessage({ tenant: '', message: message('hello'), configuration: { acceptedOutputModes: [], taskPushNotificationConfig: config, returnImmediately: false }, metadata: undefined })
+        .sendMessage({ tenant: '', message: userMessage('hello'), configuration: { acceptedOutputModes: [], taskPushNotificationConfig: config, returnImmediately: false }, metadata: undefined })
         .catch((e: unknown) => e);
       expect(String(error)).to.contain('not allowed');
     } finally {

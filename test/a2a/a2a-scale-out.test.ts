@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { type Message, Role, type Task, TaskState } from '@a2a-js/sdk';
+import { type Task, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import { expect } from 'chai';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -8,25 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { ThreadConflictError } from 'skein';
 import { type A2AContextStore, PostgresA2AContextStore, PostgresTaskStore, RedisA2AContextStore, partsText } from 'skein/a2a';
 import { Emulator } from 'skein/testing';
+import { userMessage } from './remote-fixtures.js';
 import { DATABASE_URL, REDIS_URL, RUN_ID, dropSchema, postgresAvailable, redisAvailable, withService } from '../stores/services.js';
 
 const INSTANCE = fileURLToPath(new URL('./a2a-instance.js', import.meta.url));
 
-function message(text: string, contextId = '', taskId = ''): Message {
-  return {
-    messageId: randomUUID(),
-    contextId,
-    taskId,
-    role: Role.ROLE_USER,
-    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
-}
-
 async function send(client: Client, text: string, contextId = ''): Promise<Task> {
-  const result = await client.sendMessage({ tenant: '', message: message(text, contextId), configuration: undefined, metadata: undefined });
+  const result = await client.sendMessage({ tenant: '', message: userMessage(text, { contextId }), configuration: undefined, metadata: undefined });
   if ('messageId' in result) throw new Error('expected a task');
   return result;
 }
@@ -138,8 +126,8 @@ withService('PostgresTaskStore', postgresUp, 'start PostgreSQL (see test/stores/
           id: randomUUID(),
           contextId,
           status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() },
-          artifacts: [{ artifactId: 'r', name: 'response', description: '', parts: message(`answer ${i}`).parts, metadata: undefined, extensions: [] }],
-          history: [message(`question ${i}`, contextId)],
+          artifacts: [{ artifactId: 'r', name: 'response', description: '', parts: userMessage(`answer ${i}`).parts, metadata: undefined, extensions: [] }],
+          history: [userMessage(`question ${i}`, { contextId })],
           metadata: undefined,
         };
         await tasks.save(task);

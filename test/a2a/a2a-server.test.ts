@@ -1,10 +1,9 @@
 import 'reflect-metadata';
-import { type Message, Role, type Task, TaskState } from '@a2a-js/sdk';
+import { type Message, type Task, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import type { User } from '@a2a-js/sdk/server';
 import { expect } from 'chai';
 import express from 'express';
-import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
@@ -12,15 +11,8 @@ import { ChatAgent, ConfigurationError, tool } from 'skein';
 import { A2AAgent, A2ARunResponse, A2AServer, partsText } from 'skein/a2a';
 import { OpenAIChatClient } from 'skein/openai';
 import { Emulator } from 'skein/testing';
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the promise to reject');
-}
+import { rejection } from '../support/async-expectations.js';
+import { userMessage } from './remote-fixtures.js';
 
 function quietLogger() {
   const logged = { warnings: [] as string[], errors: [] as { message: string; error: unknown }[] };
@@ -34,19 +26,6 @@ function chatAgent(emulator: Emulator, tools: ConstructorParameters<typeof ChatA
     description: 'Runs operations.',
     tools,
   });
-}
-
-function userMessage(text: string, ids: { contextId?: string; taskId?: string } = {}, extra: Message['parts'] = []): Message {
-  return {
-    messageId: randomUUID(),
-    contextId: ids.contextId ?? '',
-    taskId: ids.taskId ?? '',
-    role: Role.ROLE_USER,
-    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }, ...extra],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-  };
 }
 
 /** The SDK's own client, with a bearer token (or none) on every request. */
@@ -179,7 +158,7 @@ describe('A2AServer: approvals are input-required', () => {
     const asked = await send(client, userMessage('call delete_file {"path":"/etc/passwd"}'));
     const callId = (asked.status?.message?.parts.find((p) => p.content?.$case === 'data')?.content?.value as { calls: { callId: string }[] }).calls[0]!.callId;
     const answer = { content: { $case: 'data' as const, value: { approvals: [{ callId, approved: false, reason: 'not that file' }] } }, metadata: undefined, filename: '', mediaType: 'application/json' };
-    const done = await send(client, { ...userMessage('', { contextId: asked.contextId, taskId: asked.id }), parts: [answer] });
+    const done = await send(client, userMessage('', { contextId: asked.contextId, taskId: asked.id }, [answer]));
     expect(done.status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
     expect(deleted).to.deep.equal([]);
   });

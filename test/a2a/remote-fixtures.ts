@@ -1,4 +1,5 @@
-import { type Message, TaskState, type TaskStatus } from '@a2a-js/sdk';
+import { type Message, Role, TaskState, type TaskStatus } from '@a2a-js/sdk';
+import { randomUUID } from 'node:crypto';
 import {
   AgentEvent,
   type AgentExecutor,
@@ -158,5 +159,20 @@ export async function startSdkServer(executor: AgentExecutor, options: SdkServer
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** A user message as an SDK client sends it: text (and any extra parts), on a context / task when given. */
+export function userMessage(text: string, ids: { contextId?: string; taskId?: string } = {}, extra: Message['parts'] = []): Message {
+  const parts: Message['parts'] = text === '' ? [] : [textPart(text)];
+  return {
+    messageId: randomUUID(),
+    contextId: ids.contextId ?? '',
+    taskId: ids.taskId ?? '',
+    role: Role.ROLE_USER,
+    parts: [...parts, ...extra],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
   };
 }
