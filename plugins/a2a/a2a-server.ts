@@ -173,6 +173,14 @@ export class A2AServer {
     return this.#url;
   }
 
+  /** Where `listen` bound (`http://host:port`), which may differ from the public `url` behind a proxy. */
+  get listenAddress(): string | undefined {
+    const address = this.#server?.address();
+    if (!address || typeof address === 'string') return address ?? undefined;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return `http://${host}:${address.port}`;
+  }
+
   get agentCardUrl(): string | undefined {
     return this.#url && `${this.#url}/${AGENT_CARD_PATH}`;
   }

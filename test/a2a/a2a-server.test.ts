@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { type Message, type Task, TaskState } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 import type { User } from '@a2a-js/sdk/server';
 import { expect } from 'chai';
 import express from 'express';
@@ -202,6 +202,32 @@ describe('A2AServer: authentication and context ownership (SDK client)', () => {
   afterEach(async () => {
     await server.close();
     await emulator.stop();
+  });
+
+  it('publishes registry fields and the security schemes on the card, read by the SDK client without credentials', async () => {
+    const open = new A2AServer({
+      agent: chatAgent(emulator),
+      url: 'https://agents.example.com/ops',
+      provider: { organization: 'Example Corp', url: 'https://example.com' },
+      documentationUrl: 'https://example.com/docs/ops',
+      iconUrl: 'https://example.com/ops.png',
+      userBuilder,
+      securitySchemes: { bearer: { scheme: { $case: 'httpAuthSecurityScheme', value: { description: 'user token', scheme: 'Bearer', bearerFormat: 'JWT' } } } },
+      securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+      logger: quietLogger().logger,
+    });
+    expect(await open.listen()).to.equal('https://agents.example.com/ops');
+    try {
+      // The public host is the proxy's; read the card where the server listens.
+      const card = await new DefaultAgentCardResolver().resolve(open.listenAddress!);
+      expect(card.provider).to.deep.equal({ organization: 'Example Corp', url: 'https://example.com' });
+      expect(card.documentationUrl).to.equal('https://example.com/docs/ops');
+      expect(card.iconUrl).to.equal('https://example.com/ops.png');
+      expect(card.securitySchemes.bearer?.scheme).to.deep.equal({ $case: 'httpAuthSecurityScheme', value: { description: 'user token', scheme: 'Bearer', bearerFormat: 'JWT' } });
+      expect(card.supportedInterfaces[0]?.url).to.equal('https://agents.example.com/ops/a2a/jsonrpc');
+    } finally {
+      await open.close();
+    }
   });
 
   it('answers 401 without credentials, on JSON-RPC and HTTP+JSON alike; says nothing about missing auth at start', async () => {
