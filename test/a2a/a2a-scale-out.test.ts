@@ -9,6 +9,7 @@ import { ThreadConflictError } from 'skein';
 import { type A2AContextStore, PostgresA2AContextStore, PostgresTaskStore, RedisA2AContextStore, partsText } from 'skein/a2a';
 import { Emulator } from 'skein/testing';
 import { userMessage } from './remote-fixtures.js';
+import { until } from '../support/async-expectations.js';
 import { DATABASE_URL, REDIS_URL, RUN_ID, dropSchema, postgresAvailable, redisAvailable, withService } from '../stores/services.js';
 
 const INSTANCE = fileURLToPath(new URL('./a2a-instance.js', import.meta.url));
@@ -79,6 +80,27 @@ for (const store of ['redis', 'postgres'] as const) {
       const seen = await b.getTask({ tenant: '', id: task.id, historyLength: 10 });
       expect(seen.status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
       expect(answer(seen)).to.equal(answer(task));
+    });
+
+    // Last: it kills instance A.
+    it('an instance killed mid-task leaves the task visible (working) on the other, which cancels it; the context goes on', async () => {
+      const first = await send(a, 'My name is Ada');
+      emulator.injectFault({ kind: 'stall-stream', afterEvents: 1, times: 1 });
+      const started = await a.sendMessage({
+        tenant: '',
+        message: userMessage('Tell me a story', { contextId: first.contextId }),
+        configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true },
+        metadata: undefined,
+      });
+      const taskId = 'id' in started ? started.id : '';
+      await until(async () => (await b.getTask({ tenant: '', id: taskId, historyLength: 0 })).status?.state === TaskState.TASK_STATE_WORKING);
+      children[0]!.kill('SIGKILL');
+      await new Promise((resolve) => children[0]!.once('exit', resolve));
+
+      expect((await b.getTask({ tenant: '', id: taskId, historyLength: 0 })).status?.state).to.equal(TaskState.TASK_STATE_WORKING);
+      expect((await b.cancelTask({ tenant: '', id: taskId, metadata: undefined })).status?.state).to.equal(TaskState.TASK_STATE_CANCELED);
+      const next = await send(b, "What's my name?", first.contextId);
+      expect(answer(next)).to.contain('Ada');
     });
   });
 }
