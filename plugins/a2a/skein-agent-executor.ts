@@ -8,6 +8,7 @@ import {
   type SerializationRegistry,
   type FunctionApprovalRequestContent,
   type SerializedThread,
+  RateLimitError,
   ThreadConflictError,
   defaultSerializationRegistry,
 } from 'skein';
@@ -110,8 +111,9 @@ export class SkeinAgentExecutor implements AgentExecutor {
       // The caller gets an id to quote; the log has the error (it may name hosts, keys, internals).
       const errorId = randomUUID();
       this.#logger.error(`A2A task ${taskId} (context ${contextId}) failed; error id ${errorId}:`, error);
-      const message = agentMessage([textPart(`The agent could not complete this task (error id ${errorId}).`)], { contextId, taskId });
-      message.metadata = { errorId };
+      const { reason, text } = publicFailure(error);
+      const message = agentMessage([textPart(`${text} (error id ${errorId}).`)], { contextId, taskId });
+      message.metadata = { errorId, reason };
       bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_FAILED, message), metadata: undefined }));
     } finally {
       this.#running.delete(taskId);
@@ -211,6 +213,16 @@ export class SkeinAgentExecutor implements AgentExecutor {
     if (!this.#storeFactory || !fresh.messageStore) return fresh;
     return new AgentThread({ origin: fresh.origin, messageStore: this.#storeFactory.create(fresh.origin), state: fresh.state });
   }
+}
+
+/**
+ * What a remote caller may learn of a failure: a category it can act on (retry later, send
+ * again), never the error's text, which may name hosts, keys or internals.
+ */
+function publicFailure(error: unknown): { reason: string; text: string } {
+  if (error instanceof RateLimitError) return { reason: 'rate-limited', text: "The agent's model service is rate limiting requests; retry later" };
+  if (error instanceof ThreadConflictError) return { reason: 'conflict', text: 'Another turn on this conversation finished first; send this message again' };
+  return { reason: 'internal', text: 'The agent could not complete this task' };
 }
 
 type Headers = Record<string, string | string[] | undefined>;

@@ -179,6 +179,7 @@ describe('A2A: a Skein agent served over A2A and called by A2AAgent', () => {
     expect(errorId, failed.statusText).to.be.a('string');
     expect(failed.statusText).not.to.contain('model is on fire');
     expect(failed.statusText).not.to.contain('openai');
+    expect(failed.statusText).to.match(/^The agent could not complete this task/);
     expect(logged.errors).to.have.length(1);
     expect(logged.errors[0]!.message).to.contain(errorId);
     expect(String(logged.errors[0]!.error)).to.contain('model is on fire');
@@ -186,6 +187,15 @@ describe('A2A: a Skein agent served over A2A and called by A2AAgent', () => {
     // The failed turn was not recorded on the server either: memory continues cleanly.
     expect((await remote.run("What's my name?", { thread })).text).to.contain('Ada');
     expect((await server.contextStore.load(thread.serviceThreadId!))?.thread.store?.messages).to.have.length(4);
+  });
+
+  it('tells the remote caller a rate limit is one (retry later), with an error id and nothing internal', async () => {
+    emulator.injectFault({ kind: 'status', status: 429, retryAfterSeconds: 0, message: 'org quota for key sk-live-123 exceeded' });
+    const error = (await rejection(remote.run('Hello'))) as A2ATaskFailedError;
+    expect(error).to.be.instanceOf(A2ATaskFailedError);
+    expect(error.statusText).to.match(/^The agent's model service is rate limiting requests; retry later \(error id [0-9a-f-]{36}\)\.$/);
+    expect(error.statusText).not.to.contain('sk-live');
+    expect(String(logged.errors[0]?.error)).to.contain('sk-live-123');
   });
 
   it('cancels the remote task (and the hosted model call) when the stream is unsubscribed', async () => {
