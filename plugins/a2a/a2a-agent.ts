@@ -52,6 +52,7 @@ import { isTerminalState, stateName, toA2AMessage } from './a2a-mapping.js';
 import { TaskTracker } from './task-tracker.js';
 import { type A2ACredentials, answerSecurity, describeRequirements } from './a2a-credentials.js';
 import { a2aFetch } from './a2a-http.js';
+import { approvalAnswersAsData, approvalRequestsIn } from './a2a-approvals.js';
 
 export interface A2AAgentOptions {
   /** The agent card URL (`https://host/.well-known/agent-card.json`, or any `.json` URL), or the agent's base URL. */
@@ -282,7 +283,7 @@ export class A2AAgent extends AIAgent {
       throwIfAborted(signal);
       const open = readOpenTask(thread.state, 'thread.state.a2a');
       // Built first: input A2A cannot carry is refused before any request (the card's included).
-      const message = toA2AMessage(input, { contextId: thread.serviceThreadId, taskId: open?.taskId });
+      const message = toA2AMessage(approvalAnswersAsData(input), { contextId: thread.serviceThreadId, taskId: open?.taskId });
       const { client, card } = await this.#connect(signal);
       const authorName = this.name ?? card.name;
       const tracker = new TaskTracker(open, onUpdate && ((contents) => onUpdate(toUpdate(contents, authorName))));
@@ -398,9 +399,11 @@ export class A2AAgent extends AIAgent {
     if (thread.serviceThreadId === undefined) thread.setServiceThreadId(contextId);
     const inputRequired = state === TaskState.TASK_STATE_INPUT_REQUIRED && taskId !== undefined;
     setOpenTask(thread, inputRequired ? { taskId, artifactIds: tracker.artifactIds(), status: tracker.statusMarker() } : undefined);
+    // A remote Skein server asking approval: the calls, as a local ChatAgent's response has them.
+    const approvalRequests = inputRequired ? approvalRequestsIn(reply.contents) : [];
     return new A2ARunResponse(
       [reply],
-      { responseId: messageId, conversationId: contextId, agentName: authorName },
+      { responseId: messageId, conversationId: contextId, agentName: authorName, ...(approvalRequests.length > 0 ? { approvalRequests } : {}) },
       inputRequired ? 'input-required' : 'completed',
       taskId,
       contextId,

@@ -1,5 +1,5 @@
 import type { Message, Part } from '@a2a-js/sdk';
-import type { ChatMessage, FunctionApprovalRequestContent, FunctionApprovalResponseContent } from 'skein';
+import type { AIContent, ChatMessage, FunctionApprovalRequestContent, FunctionApprovalResponseContent } from 'skein';
 import { fromA2AMessage, partsText, textPart } from './a2a-mapping.js';
 
 /** The `type` of the data part an input-required status carries when tool calls wait for approval. */
@@ -80,4 +80,30 @@ function isApprovalsPart(part: Part): boolean {
 
 function response(callId: string, approved: boolean, reason: string | undefined): FunctionApprovalResponseContent {
   return reason === undefined ? { kind: 'function-approval-response', callId, approved } : { kind: 'function-approval-response', callId, approved, reason };
+}
+
+/**
+ * Client side: the caller's approval answers (`approvalResponse(...)` contents) as the data part
+ * form a Skein A2AServer reads, `{ approvals: [...] }`; other contents pass unchanged.
+ */
+export function approvalAnswersAsData(input: readonly ChatMessage[]): ChatMessage[] {
+  return input.map((message) => {
+    const answers = message.contents.filter((c): c is FunctionApprovalResponseContent => c.kind === 'function-approval-response');
+    if (answers.length === 0) return message;
+    const approvals = answers.map((a) => (a.reason === undefined ? { callId: a.callId, approved: a.approved } : { callId: a.callId, approved: a.approved, reason: a.reason }));
+    const data: AIContent = { kind: 'data', data: Buffer.from(JSON.stringify({ approvals })).toString('base64'), mediaType: 'application/json' };
+    return { ...message, contents: [...message.contents.filter((c) => c.kind !== 'function-approval-response'), data] };
+  });
+}
+
+/** Client side: the approval requests a remote Skein server's input-required status carries. */
+export function approvalRequestsIn(contents: readonly AIContent[]): FunctionApprovalRequestContent[] {
+  for (const c of contents) {
+    const json = c.kind === 'data' ? (c.additionalProperties?.json as { type?: unknown; calls?: unknown } | undefined) : undefined;
+    if (json?.type !== A2A_APPROVAL_REQUEST_TYPE || !Array.isArray(json.calls)) continue;
+    return json.calls
+      .filter((call): call is { callId: string; name: string; arguments: string } => typeof call?.callId === 'string' && typeof call.name === 'string' && typeof call.arguments === 'string')
+      .map((call) => ({ kind: 'function-approval-request', callId: call.callId, name: call.name, arguments: call.arguments }));
+  }
+  return [];
 }

@@ -4,8 +4,8 @@ import express, { type RequestHandler } from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { lastValueFrom } from 'rxjs';
-import { AuthenticationError, ConnectionError, NotFoundError, RateLimitError, ServiceError } from 'skein';
-import { A2AAgent, A2ARunResponse, clientCredentialsToken, type A2ACredentialRequest } from 'skein/a2a';
+import { type AIAgent, AuthenticationError, ConnectionError, NotFoundError, RateLimitError, ServiceError, agentToken, createContainer } from 'skein';
+import { A2AAgent, A2ARunResponse, a2aPlugin, clientCredentialsToken, type A2ACredentialRequest } from 'skein/a2a';
 import { rejection } from '../support/async-expectations.js';
 import { ScriptedExecutor, type SdkServerOptions, startSdkServer } from './remote-fixtures.js';
 
@@ -195,6 +195,13 @@ describe('A2AAgent credentials: answering the card security schemes (SDK server 
     expect((await agent.run('Paris', { thread })).text).to.equal('Weather in Paris: sunny');
     expect(asked[0]).to.deep.equal({ kind: 'bearer', schemeName: 'corp', bearerFormat: 'JWT', scopes: [] });
     expect(state.seen.filter((s) => s.what !== 'card').every((s) => s.headers.authorization === 'Bearer t-1')).to.equal(true);
+  });
+
+  it('a2aPlugin({ credentials }) gives them to every A2A agent of the container', async () => {
+    const { remote } = await secured(bearerCard, (s) => s.headers.authorization === 'Bearer t-1');
+    const container = createContainer({ plugins: [a2aPlugin({ credentials: { token: () => 't-1' } })], agents: { scripted: { client: 'a2a', url: remote.cardUrl } } });
+    const agent = container.get<AIAgent>(agentToken('scripted'));
+    expect((await agent.run('hello')).text).to.equal('echo: hello');
   });
 
   it('without credentials the 401 is an AuthenticationError naming the scheme the card requires', async () => {

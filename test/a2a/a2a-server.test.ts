@@ -7,7 +7,7 @@ import express from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { ChatAgent, ConfigurationError, tool } from 'skein';
+import { ChatAgent, ConfigurationError, approvalResponse, tool } from 'skein';
 import { A2AAgent, A2ARunResponse, A2AServer, partsText } from 'skein/a2a';
 import { OpenAIChatClient } from 'skein/openai';
 import { Emulator } from 'skein/testing';
@@ -160,6 +160,17 @@ describe('A2AServer: approvals are input-required', () => {
     const answer = { content: { $case: 'data' as const, value: { approvals: [{ callId, approved: false, reason: 'not that file' }] } }, metadata: undefined, filename: '', mediaType: 'application/json' };
     const done = await send(client, userMessage('', { contextId: asked.contextId, taskId: asked.id }, [answer]));
     expect(done.status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
+    expect(deleted).to.deep.equal([]);
+  });
+
+  it("Skein's A2AAgent gets the pending calls as approvalRequests and answers with approvalResponse", async () => {
+    const remote = new A2AAgent({ url: server.agentCardUrl! });
+    const thread = remote.getNewThread();
+    const asked = (await remote.run('call delete_file {"path":"/tmp/c.txt"}', { thread })) as A2ARunResponse;
+    expect(asked.inputRequired).to.equal(true);
+    expect(asked.approvalRequests.map((r) => [r.kind, r.name, r.arguments])).to.deep.equal([['function-approval-request', 'delete_file', '{"path":"/tmp/c.txt"}']]);
+    const done = (await remote.run(approvalResponse(asked.approvalRequests[0]!, false, 'keep it'), { thread })) as A2ARunResponse;
+    expect(done.taskState).to.equal('completed');
     expect(deleted).to.deep.equal([]);
   });
 
