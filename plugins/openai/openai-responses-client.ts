@@ -15,6 +15,7 @@ import {
   type ThreadKind,
 } from 'skein';
 import { toSkeinError } from './openai-errors.js';
+import { createOpenAISdkClient } from './openai-sdk-client.js';
 import {
   contentsOfItem,
   continuationIdOf,
@@ -78,9 +79,9 @@ export class OpenAIResponsesClient implements ChatClient {
 
   constructor(options: OpenAIResponsesClientOptions = {}) {
     const { model, client, providerId, store, conversation, ...sdkOptions } = options;
-    this.client = client ?? new OpenAI(sdkOptions);
-    this.model = model;
     this.providerId = providerId ?? OPENAI_RESPONSES_CLIENT_ID;
+    this.client = client ?? createOpenAISdkClient(this.providerId, sdkOptions);
+    this.model = model;
     this.store = store ?? true;
     this.conversation = conversation ?? false;
   }

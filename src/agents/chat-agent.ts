@@ -15,6 +15,7 @@ import { InMemoryChatMessageStoreFactory } from '../threads/in-memory-chat-messa
 import { DefaultThreadFactory, type ThreadFactory } from '../threads/thread-factory.js';
 import type { AITool } from '../tools/ai-tool.js';
 import { toolMap } from '../tools/tool-map.js';
+import { type AIToolSet, isToolSet } from '../tools/ai-tool-set.js';
 import { AIAgent, type AgentRunOptions } from './ai-agent.js';
 import { AgentRunResponse, type AgentRunResponseUpdate } from './agent-run-response.js';
 import { type AIContext, type ContextProvider, providerState, withProviderState } from './context-provider.js';
@@ -30,7 +31,11 @@ export interface ChatAgentOptions {
   name?: string;
   description?: string;
   instructions?: string;
-  tools?: readonly AITool[];
+  /**
+   * Fixed tools, and tool sets listed again at the start of every run (e.g. an MCP server:
+   * `mcpServer({ ... })` from `skein/mcp`).
+   */
+  tools?: readonly (AITool | AIToolSet)[];
   /** Default model options for every run (model, temperature, provider extras). */
   chatOptions?: ChatOptions;
   /** Where new Skein-managed threads keep their messages; in memory by default. */
@@ -63,6 +68,7 @@ export class ChatAgent extends AIAgent {
   readonly chatClient: ChatClient;
   readonly instructions: string | undefined;
   readonly #tools: ReadonlyMap<string, AITool>;
+  readonly #toolSets: readonly AIToolSet[];
   readonly #chatOptions: ChatOptions | undefined;
   readonly #storeFactory: ChatMessageStoreFactory;
   readonly #threadFactory: ThreadFactory;
@@ -84,7 +90,8 @@ export class ChatAgent extends AIAgent {
     this.name = options.name;
     this.description = options.description;
     this.instructions = options.instructions;
-    this.#tools = toolMap(options.tools ?? []);
+    this.#tools = toolMap((options.tools ?? []).filter((t): t is AITool => !isToolSet(t)));
+    this.#toolSets = (options.tools ?? []).filter(isToolSet);
     this.#chatOptions = options.chatOptions;
     this.#storeFactory = options.chatMessageStoreFactory ?? new InMemoryChatMessageStoreFactory();
     this.#threadFactory = options.threadFactory ?? new DefaultThreadFactory();
@@ -99,8 +106,13 @@ export class ChatAgent extends AIAgent {
     this.#keepPartial = options.keepPartial ?? false;
   }
 
+  /** The fixed tools (tool sets are listed per run: see `toolSets`). */
   get tools(): AITool[] {
     return [...this.#toolList];
+  }
+
+  get toolSets(): AIToolSet[] {
+    return [...this.#toolSets];
   }
 
   /** The kind of thread this agent makes and continues: the client's, as configured for this agent. */
@@ -235,6 +247,8 @@ export class ChatAgent extends AIAgent {
   ): Promise<AgentRunResponse> {
     // The agent's own map is shared until the run or a context provider adds tools (copy on write).
     let tools: Map<string, AITool> | ReadonlyMap<string, AITool> = options.tools?.length ? new Map([...this.#tools, ...toolMap(options.tools)]) : this.#tools;
+    // Tool sets are listed before approvals are settled, so an approved call finds its tool.
+    if (this.#toolSets.length) tools = await this.#withToolSets(tools, abort?.signal);
     // Tools always get a signal: the run's, or one that never aborts when the caller gave none.
     const invokeTool = (call: FunctionCallContent, tool: AITool) =>
       this.#middleware.callTool({ agent: this, thread, call, tool }, () => tool.invoke({ call, signal: abort ? abort.signal : new AbortController().signal, thread }));
@@ -306,6 +320,12 @@ export class ChatAgent extends AIAgent {
       agentName: this.name,
       approvalRequests,
     });
+  }
+
+  async #withToolSets(tools: ReadonlyMap<string, AITool>, signal: AbortSignal | undefined): Promise<Map<string, AITool>> {
+    const listed = await Promise.all(this.#toolSets.map((set) => set.listTools(signal)));
+    // toolMap: a listed tool named like another tool of the agent is an error, never a silent shadow.
+    return toolMap([...tools.values(), ...listed.flat()]);
   }
 
   /** Answers the calls that waited for approval; their results come first in this turn. */

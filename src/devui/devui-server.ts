@@ -16,9 +16,13 @@ import type { SkeinConfig } from '../container/skein-config.js';
 import { ConfigurationError, ServiceError, SkeinError, ThreadBusyError, ThreadCompatibilityError, SerializationError, NotFoundError } from '../errors/skein-error.js';
 import { approvalResponse, type ChatMessage, messageText, textMessage } from '../messages/chat-message.js';
 import { addUsage, type UsageDetails } from '../messages/content.js';
+import { AccessToken } from '../http/access-token.js';
+import { assertBindable, isLoopbackAddress, isWildcardAddress } from '../http/bind-address.js';
+import { LocalRequestGuard, RequestRefusedError } from '../http/local-request-guard.js';
 import { SERVICE_THREAD_TYPE, UNSTARTED_THREAD_TYPE, type AgentThread } from '../threads/agent-thread.js';
 import { PAGE_CSS } from './page/page-css.js';
 import { PAGE_HTML } from './page/page-html.js';
+import { describeDeletion, historyIdentity, storeKeyOf } from './thread-identity.js';
 import { ThreadIndex, type ThreadIndexEntry } from './thread-index.js';
 
 export interface DevUIOptions {
@@ -26,8 +30,25 @@ export interface DevUIOptions {
   config: string | SkeinConfig;
   /** 0 picks a free port. Default 4310. */
   port?: number;
-  /** Default 127.0.0.1. The UI has no authentication: keep it on a loopback address. */
+  /** Default 127.0.0.1. Any other address than a loopback one needs `expose: true`. */
   host?: string;
+  /**
+   * Listen on a non-loopback `host` (other machines can then reach the Dev UI, and through it
+   * run the agents and their tools on this machine). A warning says so at start.
+   */
+  expose?: boolean;
+  /**
+   * Hosts the browser may use besides 127.0.0.1, localhost and [::1] (and a non-wildcard `host`):
+   * `name` (with the Dev UI's port) or `name:port`. Any other `Host` or `Origin` gets a 403.
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * The access token the page and API calls must present. Default: a new random one each start,
+   * in `pageUrl`. `false` turns the check off (for scripts on a trusted machine), with a warning.
+   */
+  token?: string | false;
+  /** Where start-up warnings go (token off, exposed address). Default `console.warn`. */
+  warn?: (message: string) => void;
   /** Where the thread index lives. Default `.skein/devui-threads` under the working directory. */
   threadsDir?: string;
   /** Environment for `${VAR}` interpolation in a config file. Default `process.env`. */
@@ -35,7 +56,14 @@ export interface DevUIOptions {
 }
 
 export interface DevUI {
+  /** The server's base address, e.g. `http://127.0.0.1:4310` (API paths go after it). */
   readonly url: string;
+  /** What to open in a browser: `url` with the access token (`/?token=...`); `url` when the token is off. */
+  readonly pageUrl: string;
+  /** The access token (send it as `Authorization: Bearer <token>` from scripts), undefined when off. */
+  readonly token: string | undefined;
+  /** The hosts the browser may use (Host and Origin checks). */
+  readonly allowedHosts: readonly string[];
   readonly port: number;
   readonly container: Container;
   readonly threads: ThreadIndex;
@@ -55,9 +83,16 @@ export interface ThreadSummary {
   /** The serialized `$type` (the store type for store threads). */
   type: string;
   serviceThreadId?: string;
+  /** A durable store's key (sqlite, redis, postgres): the history the thread reads and writes. */
+  storeKey?: string;
   /** Tool calls waiting for the user's approval (answer them with `approvals` on `/api/chat`). */
   pendingApprovals: number;
+  /** Exactly what `DELETE` deletes: the title, and the store and key or the service thread. */
+  deletion: string;
 }
+
+/** How `POST /api/threads/import` placed a file: a new entry, the entry already listed for its history, or a real copy. */
+export type LoadOutcome = 'new' | 'existing' | 'copy';
 
 /** A tool call waiting for the user's approval, as the page shows it. */
 export interface PendingApproval {
@@ -110,26 +145,69 @@ const CLIENT_SCRIPT = new URL('./page/devui-client.js', import.meta.url);
  * continue, download, load and delete their threads.
  */
 export async function startDevUI(options: DevUIOptions): Promise<DevUI> {
+  const bindHost = options.host ?? '127.0.0.1';
+  assertBindable(bindHost, options.expose === true, 'The Dev UI', '--expose (expose: true)');
+  if (typeof options.token === 'string' && options.token.length < AccessToken.MIN_LENGTH) {
+    throw new ConfigurationError(`token: expected at least ${AccessToken.MIN_LENGTH} characters, found ${options.token.length}. Leave it out for a random one.`);
+  }
   const { container, agents } = await loadAgents(options.config, options.env);
   const threads = new ThreadIndex(path.resolve(options.threadsDir ?? path.join(process.cwd(), '.skein', 'devui-threads')));
-  const app = new DevUIServer(container, agents, threads);
-  const server = createServer((req, res) => void app.handle(req, res));
+  const server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 4310, options.host ?? '127.0.0.1', () => {
+    server.listen(options.port ?? 4310, bindHost, () => {
       server.off('error', reject);
       resolve();
     });
   });
   const { port, address } = server.address() as AddressInfo;
-  const host = address.includes(':') ? `[${address}]` : address;
+  // A specific address the user bound to is one they will type; a wildcard is not an address.
+  const bound = isWildcardAddress(address) || isLoopbackAddress(address) ? [] : [bracketed(address)];
+  let guard: LocalRequestGuard;
+  try {
+    guard = new LocalRequestGuard({ port, allowedHosts: [...bound, ...(options.allowedHosts ?? [])], allowedHostHint: '--allowed-host (allowedHosts)' });
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+  const token = options.token === false ? undefined : new AccessToken(port, options.token);
+  const host = isWildcardAddress(address) ? (address.includes(':') ? '[::1]' : '127.0.0.1') : bracketed(address);
+  const url = `http://${host}:${port}`;
+  const pageUrl = token ? `${url}/?token=${token.value}` : url;
+  const app = new DevUIServer(container, agents, threads, guard, token, url);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => void app.handle(req, res));
+  const warn = options.warn ?? ((message: string) => console.warn(message));
+  for (const warning of startWarnings({ address: `${bracketed(address)}:${port}`, exposed: !isLoopbackAddress(address), token: token !== undefined, url, threads: threads.directory, guard })) warn(warning);
   return {
-    url: `http://${host}:${port}`,
+    url,
+    pageUrl,
+    token: token?.value,
+    allowedHosts: guard.allowedHosts,
     port,
     container,
     threads,
     close: () => app.close(server),
   };
+}
+
+function bracketed(address: string): string {
+  return address.includes(':') ? `[${address}]` : address;
+}
+
+/** What a user must know when the Dev UI is reachable by more than their own browser tab. */
+function startWarnings(at: { address: string; exposed: boolean; token: boolean; url: string; threads: string; guard: LocalRequestGuard }): string[] {
+  const powers = `run the configured agents and their tools (on this machine, with your permissions) and read, change and delete the threads in ${at.threads}`;
+  const warnings: string[] = [];
+  if (!at.token) {
+    warnings.push(`Warning: the Dev UI's access token is off (--no-token): any program or user that can reach ${at.url} can ${powers}.`);
+  }
+  if (at.exposed) {
+    warnings.push(
+      `Warning: the Dev UI listens on ${at.address} (--expose), so other machines can reach it: whoever does${at.token ? ' and has the printed address with its token' : ''} can ${powers}. ` +
+        `Traffic is plain HTTP. Browsers may use only ${at.guard.allowedHosts.join(', ')}; add a name with --allowed-host.`,
+    );
+  }
+  return warnings;
 }
 
 async function loadAgents(config: string | SkeinConfig, env?: NodeJS.ProcessEnv): Promise<{ container: Container; agents: Map<string, AgentInfo> }> {
@@ -158,6 +236,9 @@ class DevUIServer {
     private readonly container: Container,
     private readonly agents: Map<string, AgentInfo>,
     private readonly index: ThreadIndex,
+    private readonly guard: LocalRequestGuard,
+    private readonly token: AccessToken | undefined,
+    private readonly url: string,
   ) {}
 
   async close(server: Server): Promise<void> {
@@ -168,7 +249,9 @@ class DevUIServer {
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      this.#checkOrigin(req);
+      // Before the body is read or any route runs: a refused request reads and changes nothing.
+      const refusal = this.guard.check(req);
+      if (refusal) throw refusal;
       const url = new URL(req.url ?? '/', 'http://devui.local');
       const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
       const method = req.method ?? 'GET';
@@ -179,11 +262,14 @@ class DevUIServer {
       }
       if (parts[0] !== 'api') throw new HttpError(404, `No page at ${url.pathname}.`);
       const [, resource, id, action] = parts;
+      if (resource === 'session' && parts.length === 2 && method === 'POST') return await this.#startSession(req, res);
+      const unauthorized = this.token?.check(req, `open the address the Dev UI printed when it started (${this.url}/?token=...), or send Authorization: Bearer <token>. Start it with --no-token to turn the check off.`);
+      if (unauthorized) throw unauthorized;
       if (resource === 'agents' && parts.length === 2 && method === 'GET') return sendJson(res, 200, { agents: [...this.agents.values()] });
       if (resource === 'chat' && parts.length === 2 && method === 'POST') return await this.#chat(req, res);
       if (resource === 'runs' && action === 'stop' && method === 'POST') return sendJson(res, 200, { stopped: this.#stop(id!) });
       if (resource === 'threads') {
-        if (parts.length === 2 && method === 'GET') return sendJson(res, 200, { threads: (await this.index.list()).map(summarize) });
+        if (parts.length === 2 && method === 'GET') return sendJson(res, 200, { threads: await this.#summaries() });
         if (id === 'import' && parts.length === 3 && method === 'POST') return await this.#import(req, res);
         if (id !== undefined && parts.length === 3 && method === 'GET') return await this.#getThread(res, id);
         if (id !== undefined && action === 'json' && method === 'GET') return await this.#download(res, id);
@@ -200,13 +286,24 @@ class DevUIServer {
     }
   }
 
-  /** A page on another origin must not drive this server (it has no authentication). */
-  #checkOrigin(req: IncomingMessage): void {
-    const origin = req.headers.origin;
-    if (origin === undefined) return;
-    if (req.headers.host === undefined || origin !== `http://${req.headers.host}`) {
-      throw new HttpError(403, `Requests from ${origin} are not allowed; open the Dev UI at its own address.`);
+  /**
+   * The page trades the token of the printed address for an HttpOnly, SameSite=Strict cookie, so
+   * the token leaves the address bar and no script (and no other site) can read or send it.
+   */
+  async #startSession(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = asObject(await readJsonBody(req), 'The request body');
+    if (!this.token) return sendJson(res, 200, { session: 'no-token' });
+    if (!this.token.matches(body.token)) {
+      throw new RequestRefusedError(401, 'token', `This address's token is not the Dev UI's: it makes a new one at each start. Open the address it printed last (${this.url}/?token=...).`);
     }
+    res.setHeader('set-cookie', this.token.cookie());
+    sendJson(res, 200, { session: 'started' });
+  }
+
+  /** Every entry's summary; entries left sharing one history (by an older Dev UI) name each other. */
+  async #summaries(): Promise<ThreadSummary[]> {
+    const entries = await this.index.list();
+    return entries.map((entry) => summarize(entry, sharingWith(entry, entries)));
   }
 
   #agent(name: unknown): AIAgent {
@@ -246,19 +343,37 @@ class DevUIServer {
     res.end(JSON.stringify(entry.serialized, undefined, 2));
   }
 
-  /** Loads a serialized thread (a downloaded file) as a new entry, checked by the agent that will continue it. */
+  /**
+   * Loads a serialized thread (a downloaded file), checked by the agent that will continue it.
+   * A file whose history is already listed (same durable store key or service thread) never
+   * becomes a second entry on that history: the listed entry is returned (`existing`), unless
+   * `as: "copy"` asks for a real copy (a new store key holding a copy of the messages).
+   */
   async #import(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = asObject(await readJsonBody(req), 'The request body');
+    if (body.as !== undefined && body.as !== 'copy') throw new HttpError(400, `"as" must be "copy" (to load a real copy) or absent; got ${JSON.stringify(body.as)}.`);
     const serialized = body.serialized;
     const agentName = typeof body.agent === 'string' && body.agent ? body.agent : this.#agentFor(serialized);
     const agent = this.#agent(agentName);
-    const thread = await agent.deserializeThread(serialized);
+    const loaded = await agent.deserializeThread(serialized);
+    const identity = historyIdentity(await loaded.serialize());
+    if (body.as !== 'copy' && identity !== undefined) {
+      const listed = (await this.index.list()).find((entry) => historyIdentity(entry.serialized) === identity);
+      if (listed) {
+        const summary = summarize(listed);
+        const message = `This thread is already listed as "${listed.title}" (${summary.kind === 'service' ? `service thread ${summary.serviceThreadId}` : `${summary.type} store, key ${summary.storeKey}`}); opened it instead of adding a second entry on the same history. Load it as a copy to get an independent thread.`;
+        return sendJson(res, 200, { thread: summary, loaded: 'existing' satisfies LoadOutcome, message });
+      }
+    }
+    const copy = body.as === 'copy' && identity !== undefined;
+    const thread = copy ? await copyThread(agent, loaded) : loaded;
     const now = timestamp();
     const messages = thread.messageStore ? await thread.messageStore.listMessages() : [];
+    const title = titleOf(messages) ?? (thread.serviceThreadId ? `Service thread ${thread.serviceThreadId}` : 'Loaded thread');
     const entry: ThreadIndexEntry = {
       id: ThreadIndex.newId(),
       agent: agentName,
-      title: titleOf(messages) ?? (thread.serviceThreadId ? `Service thread ${thread.serviceThreadId}` : 'Loaded thread'),
+      title: copy ? `${title} (copy)` : title,
       createdAt: now,
       updatedAt: now,
       serialized: await thread.serialize(),
@@ -266,7 +381,11 @@ class DevUIServer {
     setPendingCount(entry, thread);
     if (!thread.messageStore) entry.transcript = [];
     await this.index.put(entry);
-    sendJson(res, 201, { thread: summarize(entry) });
+    const summary = summarize(entry);
+    const message = copy
+      ? `Loaded as a copy: ${messages.length} messages copied to a new ${summary.type} store key (${summary.storeKey}); the original is unchanged.`
+      : `Loaded as a new thread.`;
+    sendJson(res, 201, { thread: summary, loaded: (copy ? 'copy' : 'new') satisfies LoadOutcome, message });
   }
 
   /** The configured agent a serialized thread names (by config key or agent name). */
@@ -279,19 +398,25 @@ class DevUIServer {
     throw new HttpError(400, `Pick the agent to continue this thread with: the file names agent ${JSON.stringify(named)}, which is not configured.`);
   }
 
+  /**
+   * Deletes what `deletion` says: the history (store or service) and the entry. When another
+   * entry uses the same history (left by an older Dev UI), only this entry goes.
+   */
   async #delete(res: ServerResponse, id: string, confirmed: boolean): Promise<void> {
     const entry = await this.#entry(id);
     if (this.#busyThreads.has(id)) throw new HttpError(409, 'This thread is running a turn; stop it before deleting it.', 'ThreadBusyError');
     const service = entry.serialized.$type === SERVICE_THREAD_TYPE;
+    const shared = sharingWith(entry, await this.index.list());
+    const deletion = describeDeletion(entry.title, entry.serialized, shared);
     if (service && !confirmed) {
-      throw new HttpError(409, `Thread "${entry.title}" is kept by the service; confirm to delete it there too (add ?confirm=1).`);
+      throw new HttpError(409, `Thread "${entry.title}" is kept by the service; confirm to delete it there too (add ?confirm=1). ${deletion}`);
     }
-    if (entry.serialized.$type !== UNSTARTED_THREAD_TYPE) {
+    if (entry.serialized.$type !== UNSTARTED_THREAD_TYPE && shared.length === 0) {
       const agent = this.#agent(entry.agent);
       await agent.deleteThread(await agent.deserializeThread(entry.serialized));
     }
     await this.index.delete(id);
-    sendJson(res, 200, { deleted: true, service });
+    sendJson(res, 200, { deleted: true, service, historyKept: shared.length > 0, deletion });
   }
 
   #stop(runId: string): boolean {
@@ -486,7 +611,30 @@ function withAuthor(message: ChatMessage, updates: readonly AgentRunResponseUpda
   return author ? { ...message, authorName: author } : message;
 }
 
-function summarize(entry: ThreadIndexEntry): ThreadSummary {
+/**
+ * A real copy of a thread: a new thread of the same agent (a new store key), the messages and
+ * the state (pending approvals) copied. A service thread cannot be copied this way: the service
+ * keeps its history and Skein has no generic way to clone it there.
+ */
+async function copyThread(agent: AIAgent, original: AgentThread): Promise<AgentThread> {
+  const copy = agent.getNewThread();
+  if (!original.messageStore || copy.messageStore?.type !== original.messageStore.type) {
+    const what = original.serviceThreadId ? `service thread ${original.serviceThreadId}` : 'this thread';
+    throw new HttpError(409, `Cannot load ${what} as a copy: its history is kept by the service, which has no copy operation. Open the listed entry instead.`, 'ThreadCompatibilityError');
+  }
+  await copy.messageStore.addMessages(await original.messageStore.listMessages());
+  copy.state = structuredClone(original.state);
+  return copy;
+}
+
+/** Titles of the other entries on the same history as `entry` (none unless an older Dev UI made them). */
+function sharingWith(entry: ThreadIndexEntry, entries: readonly ThreadIndexEntry[]): string[] {
+  const identity = historyIdentity(entry.serialized);
+  if (identity === undefined) return [];
+  return entries.filter((other) => other.id !== entry.id && historyIdentity(other.serialized) === identity).map((other) => other.title);
+}
+
+function summarize(entry: ThreadIndexEntry, sharedWith: readonly string[] = []): ThreadSummary {
   const type = entry.serialized.$type;
   const summary: ThreadSummary = {
     id: entry.id,
@@ -497,8 +645,11 @@ function summarize(entry: ThreadIndexEntry): ThreadSummary {
     kind: type === SERVICE_THREAD_TYPE ? 'service' : type === UNSTARTED_THREAD_TYPE ? 'unstarted' : 'store',
     type,
     pendingApprovals: entry.pendingApprovals ?? 0,
+    deletion: describeDeletion(entry.title, entry.serialized, sharedWith),
   };
   if (entry.serialized.serviceThreadId !== undefined) summary.serviceThreadId = entry.serialized.serviceThreadId;
+  const storeKey = storeKeyOf(entry.serialized);
+  if (storeKey !== undefined) summary.storeKey = storeKey;
   return summary;
 }
 
@@ -524,6 +675,7 @@ async function whenIdle(thread: AgentThread): Promise<void> {
 /** A readable error for the page: the type a caller would catch, the message, and the service's status. */
 function describeError(error: unknown): { status: number; body: { name: string; message: string; status?: number; requestId?: string } } {
   if (error instanceof HttpError) return { status: error.status, body: { name: error.errorName, message: error.message } };
+  if (error instanceof RequestRefusedError) return { status: error.status, body: { name: error.name, message: error.message } };
   if (error instanceof SkeinError) {
     const body: { name: string; message: string; status?: number; requestId?: string } = { name: error.constructor.name, message: error.message };
     if (error instanceof ServiceError) {
@@ -571,8 +723,11 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   sendText(res, status, 'application/json; charset=utf-8', JSON.stringify(body));
 }
 
+/** No other site may frame the page (clickjacking), and the token in its address never leaves in a Referer. */
+const PAGE_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'", 'referrer-policy': 'no-referrer' };
+
 function sendText(res: ServerResponse, status: number, contentType: string, text: string): void {
-  res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  res.writeHead(status, { 'content-type': contentType, ...PAGE_HEADERS });
   res.end(text);
 }
 

@@ -1,2 +1,2 @@
-export { startDevUI, type ApprovalAnswer, type DevUI, type DevUIOptions, type PendingApproval, type ThreadSummary } from './devui-server.js';
+export { startDevUI, type ApprovalAnswer, type DevUI, type DevUIOptions, type LoadOutcome, type PendingApproval, type ThreadSummary } from './devui-server.js';
 export { ThreadIndex, type ThreadIndexEntry } from './thread-index.js';

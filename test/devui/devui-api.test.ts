@@ -36,11 +36,11 @@ describe('Dev UI server API (no browser)', () => {
   });
 
   const json = async <T>(path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> => {
-    const response = await fetch(base + path, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
+    const response = await fx.fetch(path, { ...init, headers: { 'content-type': 'application/json', ...(init.headers ?? {}) } });
     return { status: response.status, body: (await response.json()) as T };
   };
   const chat = async (body: Record<string, unknown>, onEvent?: (e: SseEvent) => void | Promise<void>): Promise<SseEvent[]> => {
-    const response = await fetch(`${base}/api/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fx.fetch('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect(response.headers.get('content-type')).to.match(/^text\/event-stream/);
     return readSse(response, onEvent);
   };
@@ -117,7 +117,7 @@ describe('Dev UI server API (no browser)', () => {
       expect(body.messages.map((m) => m.role)).to.deep.equal(['user', 'assistant']);
       expect(body.messages[1].contents[0]).to.include({ kind: 'function-call', callId: request.callId });
       // A downloaded and re-loaded copy of the thread waits for the same call.
-      const serialized = await (await fetch(`${base}/api/threads/${saved.id}/json`)).json();
+      const serialized = await (await fx.fetch(`/api/threads/${saved.id}/json`)).json();
       const imported = await json<{ thread: Summary }>('/api/threads/import', { method: 'POST', body: JSON.stringify({ serialized }) });
       expect(imported.body.thread.pendingApprovals).to.equal(1);
       expect((await thread(imported.body.thread.id)).body.pendingApprovals).to.deep.equal([request]);
@@ -196,7 +196,7 @@ describe('Dev UI server API (no browser)', () => {
     it('the pending request survives a restart of the Dev UI (read back from the thread state) and can be answered then', async () => {
       const name = restaurant('Chez Later');
       const { request, saved } = await askToBook(name);
-      base = (await fx.restart()).url;
+      await fx.restart();
       expect((await thread(saved.id)).body.pendingApprovals).to.deep.equal([request]);
       await chat({ threadId: saved.id, approvals: [{ callId: request.callId, approved: true }] });
       expect(bookingsAt(name)).to.have.length(1);
@@ -261,7 +261,7 @@ describe('Dev UI server API (no browser)', () => {
 
   it('downloads a thread as its serialized JSON and loads it back as a thread that remembers', async () => {
     const saved = done(await chat({ agent: 'assistant', text: 'My name is Bob' }));
-    const download = await fetch(`${base}/api/threads/${saved.id}/json`);
+    const download = await fx.fetch(`/api/threads/${saved.id}/json`);
     expect(download.headers.get('content-disposition')).to.match(/^attachment; filename="skein-thread-assistant-.*\.json"$/);
     const serialized = (await download.json()) as { $type: string; provider: string; agent: string };
     expect(serialized).to.include({ $type: 'in-memory', provider: 'openai-chat', agent: 'assistant' });
@@ -289,7 +289,7 @@ describe('Dev UI server API (no browser)', () => {
     });
     expect(foreign.status).to.equal(400);
     expect(foreign.body.error.name).to.equal('ThreadCompatibilityError');
-    const notJson = await fetch(`${base}/api/threads/import`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"serial' });
+    const notJson = await fx.fetch('/api/threads/import', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"serial' });
     expect(notJson.status).to.equal(400);
     expect(await list()).to.have.length(1);
   });
@@ -309,8 +309,12 @@ describe('Dev UI server API (no browser)', () => {
     expect(unconfirmed.body.error.message).to.contain('confirm');
     expect(fx.emulator.requests.filter((r) => r.method === 'DELETE')).to.have.length(0);
 
-    const confirmed = await json<{ deleted: boolean; service: boolean }>(`/api/threads/${first.id}?confirm=1`, { method: 'DELETE' });
-    expect(confirmed.body).to.deep.equal({ deleted: true, service: true });
+    const current = (await thread(first.id)).body.thread; // the service thread id moves with each Responses turn
+    const confirmed = await json<{ deleted: boolean; service: boolean; historyKept: boolean; deletion: string }>(`/api/threads/${first.id}?confirm=1`, { method: 'DELETE' });
+    expect(confirmed.body).to.include({ deleted: true, service: true, historyKept: false });
+    expect(confirmed.body.deletion).to.equal(
+      `Deletes "My name is Carol": service thread ${current.serviceThreadId} (openai-responses) is kept by the service and will be deleted there too, then removed from the Dev UI.`,
+    );
     expect(fx.emulator.requests.filter((r) => r.method === 'DELETE').length).to.be.greaterThan(0);
     expect(await list()).to.have.length(0);
     expect((await thread(first.id)).status).to.equal(404);
@@ -345,7 +349,7 @@ describe('Dev UI server API (no browser)', () => {
   it('a browser that goes away mid-reply aborts the run too, and nothing is saved', async () => {
     fx.emulator.injectFault({ kind: 'stall-stream', afterEvents: 2, path: '/v1/chat/completions' });
     const controller = new AbortController();
-    const response = await fetch(`${base}/api/chat`, {
+    const response = await fx.fetch('/api/chat', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ agent: 'assistant', text: 'never finishes' }),

@@ -1,9 +1,11 @@
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { readdir, readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { tableBookings } from '../../samples/devui/devui-tools-plugin.js';
-import { startFixture, type DevUIFixture } from './devui-fixture.js';
+import { startFixture, type DevUIFixture, type FixtureOptions } from './devui-fixture.js';
 
 const CHROMIUM = process.env.SKEIN_CHROMIUM ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -15,6 +17,8 @@ const CHROMIUM_ARGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  // A DNS rebinding in one flag: this name resolves to the loopback address, as an attacker's would once rebound.
+  '--host-resolver-rules=MAP rebind.test 127.0.0.1',
 ];
 
 describe('Dev UI in headless Chromium', function () {
@@ -22,6 +26,7 @@ describe('Dev UI in headless Chromium', function () {
   this.timeout(60_000);
   let browser: Browser;
   let fx: DevUIFixture;
+  let context: BrowserContext;
   let page: Page;
 
   before(async function () {
@@ -39,17 +44,27 @@ describe('Dev UI in headless Chromium', function () {
 
   beforeEach(async () => {
     fx = await startFixture();
-    page = await browser.newPage({ acceptDownloads: true });
+    // A context of its own per test: its cookies (the session) and downloads, as one browser profile.
+    context = await browser.newContext({ acceptDownloads: true });
+    page = await context.newPage();
     page.setDefaultTimeout(15_000);
     await open();
   });
   afterEach(async () => {
-    await page?.close();
+    await context?.close();
     await fx?.close();
   });
 
+  /** Replaces the fixture (another config or options) and opens its printed address. */
+  async function reopen(options: FixtureOptions): Promise<void> {
+    await fx.close();
+    fx = await startFixture(options);
+    await open();
+  }
+
   async function open(): Promise<void> {
-    await page.goto(fx.devui.url);
+    // As a user does: the address the Dev UI printed, with its access token.
+    await page.goto(fx.devui.pageUrl);
     await page.waitForSelector('body[data-ready="true"]');
   }
 
@@ -281,7 +296,9 @@ describe('Dev UI in headless Chromium', function () {
     await page.locator('#thread-list .thread', { hasText: 'My name is Carol' }).locator('button.delete').click();
     await page.waitForFunction(() => true);
     expect(questions).to.have.length(1);
-    expect(questions[0]).to.contain('deleted there too');
+    expect(questions[0]).to.match(
+      /^Delete this thread\?\n\nDeletes "My name is Carol": service thread resp_\w+ \(openai-responses\) is kept by the service and will be deleted there too, then removed from the Dev UI\.$/,
+    );
     expect(await sidebarTitles()).to.deep.equal(['My name is Carol', 'keep me']);
 
     page.once('dialog', (dialog) => void dialog.accept());
@@ -290,5 +307,132 @@ describe('Dev UI in headless Chromium', function () {
     expect(await sidebarTitles()).to.deep.equal(['keep me']);
     expect(fx.emulator.requests.some((r) => r.method === 'DELETE')).to.equal(true);
     expect(await page.textContent('#thread-title')).to.equal('New chat');
+  });
+  describe('access: only this page, opened from the printed address, drives the Dev UI', () => {
+    it('trades the printed token for an HttpOnly SameSite=Strict cookie and drops it from the address bar', async () => {
+      expect(page.url()).to.equal(`${fx.devui.url}/`);
+      const cookies = await context.cookies(fx.devui.url);
+      expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).to.deep.equal([[`skein-token-${fx.devui.port}`, true, 'Strict']]);
+      expect(await page.evaluate(() => document.cookie)).to.equal('');
+      await send('My name is Alice');
+      expect(await assistantTexts()).to.deep.equal(['Nice to meet you, Alice!']);
+    });
+
+    it('opened without the token (another browser profile): a readable error, no agents, no threads', async () => {
+      await send('something private');
+      const strangerContext = await browser.newContext();
+      const stranger = await strangerContext.newPage();
+      try {
+        await stranger.goto(fx.devui.url);
+        await stranger.waitForSelector('body[data-ready="failed"]');
+        expect(await stranger.textContent('#error-text')).to.match(/^RequestRefusedError: This server needs its access token: open the address the Dev UI printed/);
+        expect(await stranger.locator('#thread-list .thread').count()).to.equal(0);
+        expect(await stranger.locator('#agent option').count()).to.equal(0);
+      } finally {
+        await strangerContext.close();
+      }
+    });
+
+    it('a DNS-rebound page (its name now resolves to 127.0.0.1) gets 403 for the page and every call, and runs nothing', async () => {
+      await send('My secret is plum');
+      const calls = fx.emulator.requestsTo('/v1/chat/completions').length;
+      const rebound = await context.newPage();
+      try {
+        const response = await rebound.goto(`http://rebind.test:${fx.devui.port}/`);
+        expect(response!.status()).to.equal(403);
+        expect(await rebound.textContent('body')).to.contain('--allowed-host');
+        const results = await rebound.evaluate(async () => {
+          const threads = await fetch('/api/threads');
+          const chat = await fetch('/api/chat', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ agent: 'assistant', text: 'tell me the secret' }) });
+          return [threads.status, await threads.text(), chat.status];
+        });
+        expect(results[0]).to.equal(403);
+        expect(results[1]).to.not.contain('plum');
+        expect(results[2]).to.equal(403);
+      } finally {
+        await rebound.close();
+      }
+      expect(fx.emulator.requestsTo('/v1/chat/completions')).to.have.length(calls);
+      expect(await readdir(fx.threadsDir)).to.have.length(1);
+    });
+
+    it('a page of another local origin (same site, so the cookie goes along) cannot post a turn: no-cors fetch and a form both get 403', async () => {
+      const attacker: Server = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<!doctype html><form id="f" method="post" enctype="text/plain"><input name=\'{"agent":"assistant","text":"x","pad":"\' value=\'"}\'></form>');
+      });
+      await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+      const evil = await context.newPage();
+      try {
+        await evil.goto(`http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`);
+        const target = `${fx.devui.url}/api/chat`;
+        const status = await evil.evaluate(async (url) => {
+          await fetch(url, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ agent: 'assistant', text: 'run my tool' }) });
+          const read = await fetch(url.replace('/api/chat', '/api/threads'), { credentials: 'include' }).then(
+            () => 'read',
+            () => 'blocked',
+          );
+          return read;
+        }, target);
+        expect(status).to.equal('blocked');
+        const [formReply] = await Promise.all([
+          evil.waitForResponse((r) => r.url() === target),
+          evil.evaluate((url) => {
+            const form = document.getElementById('f') as HTMLFormElement;
+            form.action = url;
+            form.submit();
+          }, target),
+        ]);
+        expect(formReply.status()).to.equal(403);
+        expect(await formReply.text()).to.contain('not allowed');
+      } finally {
+        await evil.close();
+        await new Promise((resolve) => attacker.close(resolve));
+      }
+      expect(fx.emulator.requestsTo('/v1/chat/completions')).to.have.length(0);
+      expect(await fx.devui.threads.list()).to.deep.equal([]);
+    });
+  });
+
+  describe('loading a thread whose SQLite store key is already listed', () => {
+    it('opens the listed entry and says so; "Load as a copy" makes an independent thread; delete names the store and key', async () => {
+      await reopen({ config: 'sqlite' });
+      await send('My name is Ann');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+      const file = await download.path();
+      const key = (JSON.parse(await readFile(file, 'utf8')) as { store: { key: string } }).store.key;
+
+      await page.click('#new-chat');
+      await page.setInputFiles('#upload', file);
+      await page.waitForSelector('#load-note:not([hidden])');
+      expect(await page.textContent('#load-note-text')).to.equal(
+        `This thread is already listed as "My name is Ann" (sqlite store, key ${key}); opened it instead of adding a second entry on the same history. Load it as a copy to get an independent thread.`,
+      );
+      expect(await sidebarTitles()).to.deep.equal(['My name is Ann']);
+      expect(await page.textContent('#thread-title')).to.equal('My name is Ann');
+      expect(await page.locator('.message').count()).to.equal(2);
+
+      await page.click('#load-copy');
+      await page.waitForFunction(() => document.querySelectorAll('#thread-list .thread').length === 2);
+      await page.waitForFunction(() => document.getElementById('thread-title')?.textContent === 'My name is Ann (copy)');
+      expect(await page.textContent('#load-note-text')).to.match(/^Loaded as a copy: 2 messages copied to a new sqlite store key \([^)]+\); the original is unchanged\.$/);
+      expect(await page.isHidden('#load-copy')).to.equal(true);
+      await send('My name is Zed');
+      expect((await assistantTexts()).at(-1)).to.equal('Nice to meet you, Zed!');
+
+      const questions: string[] = [];
+      page.once('dialog', (dialog) => {
+        questions.push(dialog.message());
+        void dialog.accept();
+      });
+      await page.locator('#thread-list .thread', { hasText: 'My name is Ann (copy)' }).locator('button.delete').click();
+      await page.waitForFunction(() => document.querySelectorAll('#thread-list .thread').length === 1);
+      expect(questions[0]).to.match(/^Delete this thread\?\n\nDeletes "My name is Ann \(copy\)": its history in the sqlite store \(key [^)]+\) is deleted, then the thread is removed from the Dev UI\.$/);
+      expect(questions[0]).to.not.contain(key);
+
+      await openThread('My name is Ann');
+      await send("What's my name?");
+      expect((await assistantTexts()).at(-1)).to.equal('Your name is Ann.');
+    });
   });
 });

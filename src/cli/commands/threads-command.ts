@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AIAgent } from '../../agents/ai-agent.js';
+import { pendingApprovalsOf } from '../../agents/function-approvals.js';
 import { ConfigurationError, SkeinError } from '../../errors/skein-error.js';
 import { SerializationRegistryImpl } from '../../serialization/serialization-registry.js';
 import { SERVICE_THREAD_TYPE, UNSTARTED_THREAD_TYPE, type AgentThread, type SerializedThread } from '../../threads/agent-thread.js';
@@ -123,13 +124,20 @@ async function show(registry: ThreadRegistry, id: string, options: AgentOptions,
   writeLine(io.stdout, `created: ${record.createdAt}  updated: ${record.updatedAt}`);
   if (thread.serviceThreadId !== undefined) {
     writeLine(io.stdout, `service thread: ${thread.serviceThreadId} (the history is kept by the service, not here)`);
+    showPendingApprovals(thread, io);
     return ExitCode.ok;
   }
   const messages = thread.messageStore ? await thread.messageStore.listMessages() : [];
   writeLine(io.stdout, `messages: ${messages.length}${thread.messageStore ? ` (${thread.messageStore.type} store)` : ''}`);
   const names = toolNamesByCallId(messages);
   messages.forEach((message, i) => writeLine(io.stdout, formatMessage(message, i, names)));
+  showPendingApprovals(thread, io);
   return ExitCode.ok;
+}
+
+/** Calls the thread stopped at, waiting for `/approve` or `/reject` in `skein chat`. */
+function showPendingApprovals(thread: AgentThread, io: CliIO): void {
+  for (const call of pendingApprovalsOf(thread)) writeLine(io.stdout, `waiting for approval: ${call.name} ${call.arguments || '{}'} (answer in "skein chat" with /approve or /reject)`);
 }
 
 async function remove(registry: ThreadRegistry, id: string, options: AgentOptions, yes: boolean, io: CliIO): Promise<number> {

@@ -20,7 +20,10 @@ interface ThreadSummary {
   kind: 'service' | 'store' | 'unstarted';
   type: string;
   serviceThreadId?: string;
+  storeKey?: string;
   pendingApprovals: number;
+  /** What Delete deletes, said by the server. */
+  deletion: string;
 }
 
 /** A tool call waiting for the user's approval. */
@@ -79,6 +82,9 @@ const input = $<HTMLTextAreaElement>('input');
 const sendButton = $<HTMLButtonElement>('send');
 const stopButton = $<HTMLButtonElement>('stop');
 const upload = $<HTMLInputElement>('upload');
+const loadNote = $('load-note');
+const loadNoteText = $('load-note-text');
+const loadCopy = $<HTMLButtonElement>('load-copy');
 
 let agents: AgentInfo[] = [];
 let currentThread: ThreadSummary | undefined;
@@ -405,6 +411,7 @@ function setCurrentThread(thread: ThreadSummary | undefined): void {
 async function openThread(id: string): Promise<void> {
   if (running) return;
   clearError();
+  loadNote.hidden = true;
   const view = await api<{ thread: ThreadSummary; history: 'store' | 'transcript'; messages: ViewMessage[]; pendingApprovals: PendingApproval[] }>(
     `/api/threads/${encodeURIComponent(id)}`,
   );
@@ -422,6 +429,7 @@ async function openThread(id: string): Promise<void> {
 function newChat(): void {
   if (running) return;
   clearError();
+  loadNote.hidden = true;
   setCurrentThread(undefined);
   historyNote.hidden = true;
   messages.replaceChildren();
@@ -430,15 +438,14 @@ function newChat(): void {
 }
 
 async function deleteThread(thread: ThreadSummary): Promise<void> {
-  const question =
-    thread.kind === 'service'
-      ? `Delete "${thread.title}"? It is kept by the service (${thread.serviceThreadId ?? ''}); it will be deleted there too.`
-      : `Delete "${thread.title}"? Its messages are deleted from the store.`;
-  if (!window.confirm(question)) return;
+  if (!window.confirm(`Delete this thread?\n\n${thread.deletion}`)) return;
   await api(`/api/threads/${encodeURIComponent(thread.id)}?confirm=1`, { method: 'DELETE' });
   if (currentThread?.id === thread.id) newChat();
   await loadThreads();
 }
+
+/** The file last loaded, kept so "Load as a copy" can send it again. */
+let lastLoaded: { agent: string; serialized: unknown } | undefined;
 
 async function importFile(file: File): Promise<void> {
   clearError();
@@ -448,12 +455,25 @@ async function importFile(file: File): Promise<void> {
   } catch (error) {
     throw new ApiError({ name: 'SerializationError', message: `${file.name} is not JSON: ${(error as Error).message}` });
   }
-  const { thread } = await api<{ thread: ThreadSummary }>('/api/threads/import', {
+  await load({ agent: agentSelect.value, serialized });
+}
+
+/**
+ * Loads a thread file. A file whose history is already listed opens that entry (the server
+ * never adds a second entry on one history) and offers a real copy instead.
+ */
+async function load(file: { agent: string; serialized: unknown }, asCopy = false): Promise<void> {
+  const { thread, loaded, message } = await api<{ thread: ThreadSummary; loaded: 'new' | 'existing' | 'copy'; message: string }>('/api/threads/import', {
     method: 'POST',
-    body: JSON.stringify({ agent: agentSelect.value, serialized }),
+    body: JSON.stringify({ ...file, ...(asCopy ? { as: 'copy' } : {}) }),
   });
   await loadThreads();
   await openThread(thread.id);
+  lastLoaded = loaded === 'existing' ? file : undefined;
+  loadNote.dataset.outcome = loaded;
+  loadNoteText.textContent = message;
+  loadCopy.hidden = loaded !== 'existing';
+  loadNote.hidden = loaded === 'new';
 }
 
 function setRunning(value: typeof running): void {
@@ -616,12 +636,30 @@ agentSelect.addEventListener('change', () => {
   describeAgent();
   if (currentThread && currentThread.agent !== agentSelect.value) newChat();
 });
+loadCopy.addEventListener('click', () => {
+  if (lastLoaded) void load(lastLoaded, true).catch(showError);
+});
 upload.addEventListener('change', () => {
   const file = upload.files?.[0];
   upload.value = '';
   if (file) void importFile(file).catch(showError);
 });
 
-Promise.all([loadAgents(), loadThreads()])
+/**
+ * The printed address carries the Dev UI's access token: trade it for the HttpOnly cookie that
+ * authorizes every API call, then drop it from the address bar (and so from the history).
+ */
+async function startSession(): Promise<void> {
+  const token = new URLSearchParams(window.location.search).get('token');
+  if (token === null) return;
+  history.replaceState(null, '', window.location.pathname);
+  await api('/api/session', { method: 'POST', body: JSON.stringify({ token }) });
+}
+
+startSession()
+  .then(() => Promise.all([loadAgents(), loadThreads()]))
   .then(() => document.body.setAttribute('data-ready', 'true'))
-  .catch(showError);
+  .catch((error: unknown) => {
+    showError(error);
+    document.body.setAttribute('data-ready', 'failed');
+  });

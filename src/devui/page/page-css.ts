@@ -7,6 +7,7 @@ body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
 .topbar .muted { color: #c8d0da; }
 select, textarea, button, .button { font: inherit; }
 button, .button { border: 1px solid #b7c0cc; background: #fff; color: #1d232b; border-radius: 6px; padding: 4px 10px; cursor: pointer; text-decoration: none; display: inline-block; }
+[hidden] { display: none !important; } /* the hidden attribute wins over the display of buttons and .button links */
 button:disabled { opacity: .5; cursor: default; }
 #send { background: #2563eb; border-color: #2563eb; color: #fff; }
 #stop:not(:disabled) { background: #dc2626; border-color: #dc2626; color: #fff; }
@@ -49,6 +50,7 @@ details.tool-call pre { margin: 4px 0; white-space: pre-wrap; word-break: break-
 .turn-note { font-size: 12px; color: #92400e; margin: 2px 0 10px; }
 #error { background: #fdecec; border: 1px solid #f5b5b5; color: #7f1d1d; border-radius: 6px; padding: 8px 12px; margin: 6px 0; white-space: pre-wrap; }
 #error-close { float: right; border: none; background: transparent; color: inherit; }
+#load-note { background: #eef4fb; border: 1px solid #b9cfe8; color: #1e3a5f; border-radius: 6px; padding: 8px 12px; margin: 6px 0; }
 #composer { display: flex; gap: 8px; align-items: flex-end; }
 #composer textarea { flex: 1; resize: vertical; border: 1px solid #b7c0cc; border-radius: 6px; padding: 8px; }
 #composer .actions { display: flex; flex-direction: column; gap: 6px; }

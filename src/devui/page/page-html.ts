@@ -32,6 +32,7 @@ export const PAGE_HTML = `<!doctype html>
       <a id="download" class="button" hidden>Download JSON</a>
     </div>
     <div id="history-note" class="muted" hidden></div>
+    <div id="load-note" role="status" hidden><span id="load-note-text"></span> <button type="button" id="load-copy" hidden>Load as a copy</button></div>
     <div id="messages" aria-live="polite"></div>
     <div id="error" role="alert" hidden><span id="error-text"></span> <button type="button" id="error-close" aria-label="Dismiss">&times;</button></div>
     <form id="composer">

@@ -1,11 +1,17 @@
 #!/usr/bin/env node
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { allowedHostsFromEnv } from '../../http/allowed-hosts-env.js';
+import { exitOnSignals } from '../../http/exit-on-signals.js';
 import { Emulator } from './emulator.js';
 
 export interface EmulatorCliOptions {
   port: number;
   apiKey?: string;
+  /** Hosts accepted besides 127.0.0.1, localhost and [::1]; SKEIN_ALLOWED_HOSTS adds more. */
+  allowedHosts?: readonly string[];
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -13,32 +19,23 @@ export interface EmulatorCliOptions {
  * on stdout and stops it, exiting, on SIGINT or SIGTERM.
  */
 export async function serveEmulator(options: EmulatorCliOptions, print: (line: string) => void = console.log): Promise<Emulator> {
-  const emulator = await Emulator.start({ port: options.port, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
+  const allowedHosts = [...(options.allowedHosts ?? []), ...allowedHostsFromEnv(options.env)];
+  const emulator = await Emulator.start({ port: options.port, allowedHosts, ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }) });
   print(`OPENAI_BASE_URL=${emulator.openaiBaseURL}`);
-
-  const shutdown = () => {
-    emulator.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  exitOnSignals(() => emulator.stop());
   return emulator;
 }
 
-/** Runs the emulator standalone: `node dist/src/testing/emulator/cli.js [--port N] [--api-key KEY]`. */
-async function main(argv: readonly string[]): Promise<void> {
-  const port = parsePort(optionValue(argv, '--port') ?? process.env.PORT ?? '4010');
-  const apiKey = optionValue(argv, '--api-key');
-  await serveEmulator({ port, ...(apiKey === undefined ? {} : { apiKey }) });
-}
-
-function optionValue(argv: readonly string[], name: string): string | undefined {
-  const index = argv.indexOf(name);
-  if (index >= 0) return argv[index + 1];
-  const inline = argv.find((arg) => arg.startsWith(`${name}=`));
-  return inline?.slice(name.length + 1);
+/** Runs the emulator standalone: `node dist/src/testing/emulator/cli.js [--port N] [--api-key KEY] [--allowed-host HOST]...`. */
+async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: { port: { type: 'string' }, 'api-key': { type: 'string' }, 'allowed-host': { type: 'string', multiple: true } },
+  });
+  const port = parsePort(values.port ?? process.env.PORT ?? '4010');
+  const apiKey = values['api-key'];
+  await serveEmulator({ port, allowedHosts: values['allowed-host'], ...(apiKey === undefined ? {} : { apiKey }) });
 }
 
 export function parsePort(text: string): number {

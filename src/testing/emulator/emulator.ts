@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { LocalRequestGuard } from '../../http/local-request-guard.js';
 import { registerAssistantsRoutes } from './assistants-routes.js';
 import { registerChatCompletionsRoutes } from './chat-completions-routes.js';
 import { registerConversationsRoutes } from './conversations-routes.js';
@@ -19,6 +20,13 @@ export interface EmulatorOptions {
   apiKey?: string;
   /** A delay before every reply. */
   latencyMs?: number;
+  /**
+   * Hosts accepted in `Host` (and `Origin`) besides 127.0.0.1, localhost and [::1]: `name` (with
+   * the emulator's port) or `name:port`. Anything else gets a 403 before any route runs (DNS
+   * rebinding); so do CORS preflights and, from a browser page of another origin, any request.
+   * Refused requests are not recorded in `requests`.
+   */
+  allowedHosts?: readonly string[];
 }
 
 export interface RecordedRequest {
@@ -52,6 +60,7 @@ export class Emulator implements RouteRegistry {
   private readonly context: RouteContext = { model: this.model, ids: this.ids };
   /** Aborts pending delays on stop, so nothing outlives the server. */
   private readonly lifetime = new AbortController();
+  private readonly guard: LocalRequestGuard;
   private abortedStreamCount = 0;
   private unobservedAborts = 0;
   private abortWaiters: (() => void)[] = [];
@@ -62,6 +71,15 @@ export class Emulator implements RouteRegistry {
   ) {
     const { port } = server.address() as AddressInfo;
     this.url = `http://127.0.0.1:${port}`;
+    // Scripts and SDKs may POST JSON without a content-type (as the real services take it); a
+    // browser page may send only JSON or an upload, and only from an allowed origin.
+    this.guard = new LocalRequestGuard({
+      port,
+      allowedHosts: options.allowedHosts,
+      allowedHostHint: '--allowed-host (the allowedHosts option)',
+      bodyTypes: ['application/json', 'multipart/form-data'],
+      contentTypeRule: 'browser-bodies',
+    });
     this.openaiBaseURL = `${this.url}/v1`;
     registerChatCompletionsRoutes(this);
     registerAssistantsRoutes(this);
@@ -79,7 +97,13 @@ export class Emulator implements RouteRegistry {
         resolve();
       });
     });
-    const emulator = new Emulator(server, options);
+    let emulator: Emulator;
+    try {
+      emulator = new Emulator(server, options);
+    } catch (error) {
+      server.close(); // a bad allowedHosts entry
+      throw error;
+    }
     server.on('request', (request: IncomingMessage, response: ServerResponse) => {
       emulator.handle(request, response).catch((error: unknown) => emulator.failRequest(response, error));
     });
@@ -129,6 +153,12 @@ export class Emulator implements RouteRegistry {
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const refusal = this.guard.check(request);
+    if (refusal) {
+      request.resume();
+      sendError(response, refusal.status, refusal.message, { code: `request_refused_${refusal.reason.replace('-', '_')}` });
+      return;
+    }
     const url = new URL(request.url ?? '/', this.url);
     const method = (request.method ?? 'GET').toUpperCase();
     // Set before any reply is written, so every route, error and fault carries it (the SDKs
