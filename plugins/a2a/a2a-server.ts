@@ -1,4 +1,4 @@
-import { AGENT_CARD_PATH, AgentCard, type AgentSkill } from '@a2a-js/sdk';
+import { A2A_CONTENT_TYPE, AGENT_CARD_PATH, AgentCard, type AgentSkill } from '@a2a-js/sdk';
 import {
   type A2ARequestHandler,
   DefaultPushNotificationSender,
@@ -12,7 +12,7 @@ import {
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { legacyAgentCardRouter } from '@a2a-js/sdk/compat/v0_3/server/express';
 import express, { type Express, type RequestHandler } from 'express';
-import { ConfigurationError } from 'skein';
+import { ALLOWED_HOSTS_ENV, ConfigurationError, LocalRequestGuard, allowedHostsFromEnv, isWildcardAddress } from 'skein';
 import { OwnedRequestHandler } from './owned-request-handler.js';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -75,6 +75,11 @@ export interface A2AServerOptions {
    * Off by default; the card's `capabilities.pushNotifications` says which.
    */
   pushNotifications?: boolean | { store?: PushNotificationStore; webhookAllowed?: (url: URL) => boolean; timeoutMs?: number };
+  /**
+   * Hosts (`name` or `name:port`) accepted in the `Host` header besides loopback and the public
+   * URL's host, when `listen` serves (with `SKEIN_ALLOWED_HOSTS`); see "Request checks" in docs/a2a.md.
+   */
+  allowedHosts?: string[];
   /** Serve A2A 0.3 clients too, through the SDK's compatibility layer (default true). */
   legacyCompat?: boolean;
   /** Where failures (with their error id) and notices go; see `A2AServerLogger`. */
@@ -151,7 +156,10 @@ export class A2AServer {
     this.requestHandler = new OwnedRequestHandler(inner, this.contextStore, taskStore, push ? (push.webhookAllowed ?? ((url) => url.protocol === 'https:')) : undefined);
     const legacyCompat = { enabled: this.#legacy };
     const userBuilder = this.#userBuilder(options.userBuilder);
+    this.#allowedHosts = options.allowedHosts ?? [];
     this.app = express();
+    // Skein's shared request checks (Host allowlist, Origin, no CORS, JSON bodies) once `listen` knows the port.
+    this.app.use((req, res, next) => (this.#guard ? this.#guard.middleware()(req, res, next) : next()));
     this.app.use(`/${AGENT_CARD_PATH}`, (_req, res, next) => {
       if (this.#url) return next();
       res.status(503).json({ error: this.#noUrlMessage() });
@@ -167,6 +175,8 @@ export class A2AServer {
   }
 
   readonly #legacy: boolean;
+  readonly #allowedHosts: string[];
+  #guard: LocalRequestGuard | undefined;
 
   /** The base URL (the card is at `${url}/.well-known/agent-card.json`). */
   get url(): string | undefined {
@@ -197,11 +207,19 @@ export class A2AServer {
       const s = this.app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(s)));
     });
     this.#server = server;
+    const address = server.address() as AddressInfo;
     if (!this.#url) {
-      const address = server.address() as AddressInfo;
       this.#url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
       this.#setInterfaces(this.#url);
     }
+    const publicUrl = new URL(this.#url);
+    const publicHost = `${publicUrl.hostname}:${publicUrl.port || (publicUrl.protocol === 'https:' ? 443 : 80)}`;
+    this.#guard = new LocalRequestGuard({
+      port: address.port,
+      allowedHosts: [publicHost, ...this.#allowedHosts, ...allowedHostsFromEnv()],
+      allowedHostHint: `the A2AServer allowedHosts option or ${ALLOWED_HOSTS_ENV}`,
+      bodyTypes: ['application/json', A2A_CONTENT_TYPE],
+    });
     this.#warnOpen();
     return this.#url;
   }
@@ -210,6 +228,7 @@ export class A2AServer {
     const server = this.#server;
     if (!server) return;
     this.#server = undefined;
+    this.#guard = undefined;
     server.closeAllConnections();
     await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
   }
@@ -281,7 +300,7 @@ const USER_KEY = 'skeinA2AUser';
 const UNAUTHENTICATED = { error: { code: 401, message: "Authentication required (HTTP 401): send the credentials the agent card's securitySchemes ask for." } };
 
 function isWildcard(host: string): boolean {
-  return host === '' || host === '0.0.0.0' || host === '::' || host === '[::]' || host === '0:0:0:0:0:0:0:0';
+  return host === '' || isWildcardAddress(host) || host === '0:0:0:0:0:0:0:0';
 }
 
 function publicUrl(value: string, source: string): string {

@@ -4,7 +4,7 @@ import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcT
 import type { User } from '@a2a-js/sdk/server';
 import { expect } from 'chai';
 import express from 'express';
-import type { Server } from 'node:http';
+import { type Server, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { ChatAgent, ConfigurationError, approvalResponse, tool } from 'skein';
@@ -106,6 +106,48 @@ describe('A2AServer: a reachable card URL', () => {
     const answer = await fetch(`${base}/agents/lost/.well-known/agent-card.json`);
     expect(answer.status).to.equal(503);
     expect((await answer.json()).error).to.contain('mounted without a `url`');
+  });
+});
+
+/** A raw request with the headers a browser page or a DNS-rebound name would send. */
+function rawRequest(address: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: string }> {
+  const url = new URL(path, address);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+describe("A2AServer: Skein's shared request checks when it listens", () => {
+  let emulator: Emulator;
+  let server: A2AServer;
+  beforeEach(async () => {
+    emulator = await Emulator.start();
+    server = new A2AServer({ agent: chatAgent(emulator), url: 'https://agents.example.com/ops', allowedHosts: ['devbox.local:8443'], ...quietLogger() });
+    await server.listen();
+  });
+  afterEach(async () => {
+    await server.close();
+    await emulator.stop();
+  });
+
+  it('answers the public host and allowed hosts; refuses another Host (DNS rebinding), a foreign Origin, a preflight and a text/plain body', async () => {
+    const at = server.listenAddress!;
+    const card = '/.well-known/agent-card.json';
+    expect((await rawRequest(at, card, { headers: { host: 'agents.example.com' } })).status).to.equal(200);
+    expect((await rawRequest(at, card, { headers: { host: 'devbox.local:8443' } })).status).to.equal(200);
+    const rebound = await rawRequest(at, card, { headers: { host: 'evil.example' } });
+    expect(rebound.status).to.equal(403);
+    expect(rebound.body).to.contain('allowedHosts').and.contain('SKEIN_ALLOWED_HOSTS');
+    expect((await rawRequest(at, card, { headers: { origin: 'https://evil.example' } })).status).to.equal(403);
+    expect((await rawRequest(at, '/a2a/jsonrpc', { method: 'OPTIONS', headers: { origin: 'https://evil.example' } })).status).to.equal(403);
+    const form = await rawRequest(at, '/a2a/jsonrpc', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{}}' });
+    expect(form.status).to.equal(415);
   });
 });
 
