@@ -312,7 +312,7 @@ export class A2AAgent extends AIAgent {
     };
     if (signal.aborted) throw new AbortError(undefined, { cause: signal.reason });
     signal.addEventListener('abort', onAbort, { once: true });
-    const call: RequestOptions = { signal: controller.signal };
+    const call: RequestOptions = { signal: controller.signal, serviceParameters: this.#customHeaders() };
     try {
       if (stream) {
         for await (const event of client.sendMessageStream(request, call)) {
@@ -350,7 +350,7 @@ export class A2AAgent extends AIAgent {
    */
   async #cancelRemote(client: Client, taskId: string, strict = false): Promise<void> {
     try {
-      await client.cancelTask({ tenant: '', id: taskId, metadata: undefined });
+      await client.cancelTask({ tenant: '', id: taskId, metadata: undefined }, { serviceParameters: this.#customHeaders() });
     } catch (error) {
       if (!strict) return;
       const typed = toSkeinError(error, undefined, `A2A cancel of task ${taskId} at ${this.url}`);
@@ -447,6 +447,11 @@ export class A2AAgent extends AIAgent {
     } catch (error) {
       throw new A2AAgentCardError(this.url, `The A2A agent card at ${this.url} offers no transport this client speaks: ${causeText(error)}`, { cause: error });
     }
+  }
+
+  /** A custom clientFactory's transports do not use Skein's fetch: `headers` then go as the SDK's service parameters. */
+  #customHeaders(): Record<string, string> | undefined {
+    return this.#options.clientFactory ? this.#options.headers : undefined;
   }
 
   #clientFactory(): ClientFactory {
