@@ -481,7 +481,10 @@ function cardLocation(url: string): { base: string; path: string | undefined } {
   } catch (error) {
     throw new A2AAgentCardError(url, `"${url}" is not a URL; give the remote agent card URL, e.g. http://host/.well-known/agent-card.json.`, { cause: error });
   }
-  return parsed.pathname.endsWith('.json') ? { base: parsed.href, path: '' } : { base: parsed.href, path: undefined };
+  if (parsed.pathname.endsWith('.json')) return { base: parsed.href, path: '' };
+  // A base URL with a path is a directory: the card is under it, not beside it.
+  if (!parsed.pathname.endsWith('/')) parsed.pathname += '/';
+  return { base: parsed.href, path: undefined };
 }
 
 export function readOpenTask(state: JsonObject, path: string): A2AOpenTask | undefined {

@@ -103,6 +103,10 @@ describe('A2AServer: a reachable card URL', () => {
     const task = await send(client, userMessage('hello'));
     expect(task.status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
 
+    // Skein's A2AAgent takes the base URL with or without the trailing slash.
+    const remote = new A2AAgent({ url: `${base}/agents/ops` });
+    expect((await remote.run('hello')).text).to.be.a('string').and.not.equal('');
+
     const answer = await fetch(`${base}/agents/lost/.well-known/agent-card.json`);
     expect(answer.status).to.equal(503);
     expect((await answer.json()).error).to.contain('mounted without a `url`');
