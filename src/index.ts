@@ -45,4 +45,5 @@ export * from './errors/secret-scrubbing.js';
 export * from './threads/store-support.js';
 export * from './container/store-plugin.js';
 export * from './http/index.js';
+export * from './peers/optional-peer.js';
 export { containerModule } from './container/inversify-runtime.js';

@@ -1,16 +1,11 @@
-import { type AgentCard, TaskState } from '@a2a-js/sdk';
-import {
-  type Client,
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-  type RequestOptions,
-  RestTransportFactory,
-} from '@a2a-js/sdk/client';
+import type { AgentCard } from '@a2a-js/sdk';
+import type { Client, RequestOptions } from '@a2a-js/sdk/client';
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, TaskState } from './a2a-peers.js';
 import type { SendMessageRequest } from '@a2a-js/sdk';
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
-import { Observable } from 'rxjs/internal/Observable';
+// The declarations name rxjs's public Observable type; the class comes from its own module.
+import type { Observable } from 'rxjs';
+import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import {
   AbortError,
   type AgentInput,
@@ -210,7 +205,7 @@ export class A2AAgent extends AIAgent {
   }
 
   runStream(input: AgentInput, options: AgentRunOptions = {}): Observable<AgentRunResponseUpdate> {
-    return new Observable<AgentRunResponseUpdate>((subscriber) => {
+    return new RxObservable<AgentRunResponseUpdate>((subscriber) => {
       const controller = new AbortController();
       const unlink = linkSignal(options.signal, controller);
       const emit = (update: AgentRunResponseUpdate) => {

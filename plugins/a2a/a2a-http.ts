@@ -1,4 +1,4 @@
-import { context as otelContext, propagation } from '@opentelemetry/api';
+import { otel } from './a2a-peers.js';
 import { serviceErrorForStatus } from 'skein';
 import type { A2AAuthMaterial, A2ACredentials } from './a2a-credentials.js';
 import { A2A_PROVIDER_ID } from './a2a-errors.js';
@@ -30,7 +30,7 @@ export function a2aFetch(options: A2AFetchOptions): typeof fetch {
     const auth = await options.auth();
     const url = withQuery(requestUrl(input), auth?.query ?? {});
     const headers = new Headers(init?.headers);
-    propagation.inject(otelContext.active(), headers, { set: (carrier, key, value) => carrier.set(key, value) });
+    otel?.propagation.inject(otel.context.active(), headers, { set: (carrier, key, value) => carrier.set(key, value) });
     for (const [k, v] of Object.entries(auth?.headers ?? {})) headers.set(k, v);
     for (const [k, v] of Object.entries(options.headers ?? {})) headers.set(k, v);
     const own = await options.credentials?.headers?.({ url });

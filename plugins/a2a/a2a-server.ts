@@ -1,23 +1,24 @@
-import { A2A_CONTENT_TYPE, AGENT_CARD_PATH, AgentCard, type AgentSkill } from '@a2a-js/sdk';
+import type { AgentSkill } from '@a2a-js/sdk';
+import type { Request, Response } from 'express-serve-static-core';
+import type { AgentCard } from '@a2a-js/sdk';
+import type { A2ARequestHandler, PushNotificationStore, TaskStore, User } from '@a2a-js/sdk/server';
+import type { UserBuilder as SdkUserBuilder } from '@a2a-js/sdk/server/express';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ALLOWED_HOSTS_ENV, ConfigurationError, LocalRequestGuard, allowedHostsFromEnv, isWildcardAddress } from 'skein';
+import type { AIAgent, ChatMessageStoreFactory, SerializationRegistry } from 'skein';
+import { type A2AContextStore, InMemoryA2AContextStore } from './a2a-context-store.js';
 import {
-  type A2ARequestHandler,
+  A2A_CONTENT_TYPE,
+  AGENT_CARD_PATH,
+  agentCardToJson,
   DefaultPushNotificationSender,
   DefaultRequestHandler,
   InMemoryPushNotificationStore,
   InMemoryTaskStore,
-  type PushNotificationStore,
-  type TaskStore,
-  type User,
-} from '@a2a-js/sdk/server';
-import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
-import { legacyAgentCardRouter } from '@a2a-js/sdk/compat/v0_3/server/express';
-import express, { type Express, type RequestHandler } from 'express';
-import { ALLOWED_HOSTS_ENV, ConfigurationError, LocalRequestGuard, allowedHostsFromEnv, isWildcardAddress } from 'skein';
+} from './a2a-peers.js';
+import { UserBuilder, agentCardHandler, express, jsonRpcHandler, legacyAgentCardRouter, restHandler } from './express-peers.js';
 import { OwnedRequestHandler } from './owned-request-handler.js';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { AIAgent, ChatMessageStoreFactory, SerializationRegistry } from 'skein';
-import { type A2AContextStore, InMemoryA2AContextStore } from './a2a-context-store.js';
 import { type A2AServerLogger, SkeinAgentExecutor, defaultA2AServerLogger } from './skein-agent-executor.js';
 
 /** A skill the agent card advertises. */
@@ -59,7 +60,7 @@ export interface A2AServerOptions {
    * Every context is owned by the user who started it. Without it, the server is open to anyone
    * and says so once at `listen` (and on its first request when mounted).
    */
-  userBuilder?: UserBuilder;
+  userBuilder?: A2AUserBuilder;
   /** Security schemes the card declares (what `userBuilder` checks), in the SDK's card types. */
   securitySchemes?: AgentCard['securitySchemes'];
   securityRequirements?: AgentCard['securityRequirements'];
@@ -86,6 +87,16 @@ export interface A2AServerOptions {
   logger?: A2AServerLogger;
 }
 
+/**
+ * The express app, typed as the Node request listener it is (express's types are not a
+ * dependency of an app that installs skein): mount it in your own express app
+ * (`app.use(server.app)`) or serve it (`http.createServer(server.app)`).
+ */
+export type A2ARequestListener = (request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void) => void;
+
+/** The request the `userBuilder` gets: the Node request (an express request at run time). */
+export type A2AUserBuilder = (request: IncomingMessage) => Promise<User>;
+
 export const A2A_JSONRPC_PATH = '/a2a/jsonrpc';
 export const A2A_REST_PATH = '/a2a/rest';
 export const A2A_PUBLIC_URL_ENV = 'SKEIN_A2A_PUBLIC_URL';
@@ -102,7 +113,8 @@ export const A2A_PUBLIC_URL_ENV = 'SKEIN_A2A_PUBLIC_URL';
  */
 export class A2AServer {
   /** The express app; mount it in your own app (give `url`), or call `listen`. */
-  readonly app: Express;
+  readonly app: A2ARequestListener;
+  readonly #app: ReturnType<typeof express>;
   readonly card: AgentCard;
   readonly executor: SkeinAgentExecutor;
   readonly contextStore: A2AContextStore;
@@ -157,21 +169,21 @@ export class A2AServer {
     const legacyCompat = { enabled: this.#legacy };
     const userBuilder = this.#userBuilder(options.userBuilder);
     this.#allowedHosts = options.allowedHosts ?? [];
-    this.app = express();
+    this.app = this.#app = express();
     // Skein's shared request checks (Host allowlist, Origin, no CORS, JSON bodies) once `listen` knows the port.
-    this.app.use((req, res, next) => (this.#guard ? this.#guard.middleware()(req, res, next) : next()));
-    this.app.use(`/${AGENT_CARD_PATH}`, (_req, res, next) => {
+    this.#app.use((req, res, next) => (this.#guard ? this.#guard.middleware()(req, res, next) : next()));
+    this.#app.use(`/${AGENT_CARD_PATH}`, (_req, res, next) => {
       if (this.#url) return next();
       res.status(503).json({ error: this.#noUrlMessage() });
     });
     if (this.#legacy) {
       // The SDK's compat card router serves a 0.3 card to requests without A2A-Version 1.0.
-      this.app.use(`/${AGENT_CARD_PATH}`, legacyAgentCardRouter({ agentCardProvider: this.requestHandler }));
+      this.#app.use(`/${AGENT_CARD_PATH}`, legacyAgentCardRouter({ agentCardProvider: this.requestHandler }));
     }
     // The card as the protocol's JSON (security schemes keyed by kind), not the SDK's in-memory shape.
-    this.app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: async () => AgentCard.toJSON(this.card) as AgentCard }));
-    this.app.use(A2A_JSONRPC_PATH, this.#gate(), jsonRpcHandler({ requestHandler: this.requestHandler, userBuilder, legacyCompat }));
-    this.app.use(A2A_REST_PATH, this.#gate(), restHandler({ requestHandler: this.requestHandler, userBuilder, legacyCompat }));
+    this.#app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: async () => agentCardToJson(this.card) as AgentCard }));
+    this.#app.use(A2A_JSONRPC_PATH, this.#gate(), jsonRpcHandler({ requestHandler: this.requestHandler, userBuilder, legacyCompat }));
+    this.#app.use(A2A_REST_PATH, this.#gate(), restHandler({ requestHandler: this.requestHandler, userBuilder, legacyCompat }));
   }
 
   readonly #legacy: boolean;
@@ -204,7 +216,7 @@ export class A2AServer {
     if (this.#server) throw new Error('This A2AServer is already listening; close it first.');
     if (!this.#url && isWildcard(host)) throw new ConfigurationError(this.#noUrlMessage(host));
     const server = await new Promise<Server>((resolve, reject) => {
-      const s = this.app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(s)));
+      const s = this.#app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(s)));
     });
     this.#server = server;
     const address = server.address() as AddressInfo;
@@ -247,7 +259,7 @@ export class A2AServer {
   }
 
   /** Authenticates before the SDK sees the request: no user, no A2A processing (HTTP 401). */
-  #gate(): RequestHandler {
+  #gate(): (req: Request, res: Response, next: () => void) => void {
     return (req, res, next) => {
       this.#warnOpen();
       if (!this.#authenticated) return next();
@@ -267,13 +279,13 @@ export class A2AServer {
     };
   }
 
-  #resolveUser: (req: express.Request) => Promise<User | undefined> = async () => undefined;
+  #resolveUser: (req: Request) => Promise<User | undefined> = async () => undefined;
 
-  #userBuilder(builder: UserBuilder | undefined): UserBuilder {
+  #userBuilder(builder: A2AUserBuilder | undefined): SdkUserBuilder {
     if (!builder) return UserBuilder.noAuthentication;
     this.#resolveUser = (req) => builder(req);
     // The gate already built the user; the SDK handlers take it from there.
-    return async (req) => (req.res?.locals[USER_KEY] as User | undefined) ?? builder(req);
+    return async (req: Request) => (req.res?.locals[USER_KEY] as User | undefined) ?? builder(req);
   }
 
   #challenge(): string {

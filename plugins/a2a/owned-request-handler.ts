@@ -16,7 +16,7 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
-import { RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
+import { RequestMalformedError, TaskNotFoundError } from './a2a-peers.js';
 import type { A2ARequestHandler, ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import type { A2AContextStore } from './a2a-context-store.js';
 import { ownerOf } from './skein-agent-executor.js';

@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import { type SerializedThread, ThreadConflictError } from 'skein';
 import { PostgresTable, type PostgresTableOptions } from './postgres-table.js';
 import type { A2AContextStore, StoredA2AContext } from './a2a-context-store.js';
@@ -63,7 +62,7 @@ export class PostgresA2AContextStore implements A2AContextStore {
     await this.#table.close();
   }
 
-  #query<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+  #query<R extends object>(sql: string, params: unknown[]): Promise<{ rows: R[]; rowCount: number | null }> {
     return this.#table.query<R>(sql, params);
   }
 }

@@ -1,11 +1,18 @@
-import pg from 'pg';
-import { StoreError } from 'skein';
+import type Pg from 'pg';
+import { StoreError, loadPeer } from 'skein';
+import { A2A_ENTRY_POINT } from './a2a-peers.js';
+
+/** The part of a `pg.Pool` the A2A stores use (structural: pg's types are not needed to use them). */
+export interface A2APostgresPool {
+  query<R extends object = Record<string, unknown>>(text: string, values?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
+  connect(): Promise<{ query(text: string, values?: unknown[]): Promise<unknown>; release(): void }>;
+}
 
 export interface PostgresTableOptions {
   /** `postgres://user[:password]@host:port/db`. */
   connectionString?: string;
   /** Use this pool (e.g. the one your message store uses) instead of making one; you end it. */
-  pool?: pg.Pool;
+  pool?: A2APostgresPool;
   /** The schema of the table (created on first use). Default `skein`. */
   schema?: string;
 }
@@ -19,8 +26,8 @@ const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]*$/;
  */
 export class PostgresTable {
   readonly name: string;
-  readonly #pool: pg.Pool;
-  readonly #owned: boolean;
+  readonly #pool: A2APostgresPool;
+  readonly #end: (() => Promise<void>) | undefined;
   readonly #schema: string;
   readonly #ddl: string[];
   readonly #what: string;
@@ -31,16 +38,23 @@ export class PostgresTable {
     const schema = options.schema ?? 'skein';
     if (!SCHEMA_PATTERN.test(schema)) throw new StoreError('postgres', `schema must be a lower-case SQL identifier (letters, digits, "_"), found "${schema}".`);
     if (!options.pool && !options.connectionString) throw new StoreError('postgres', `The ${what} needs { connectionString } or { pool }.`);
-    this.#owned = options.pool === undefined;
-    this.#pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: 5 });
-    if (this.#owned) this.#pool.on('error', () => {});
+    if (options.pool) {
+      this.#pool = options.pool;
+    } else {
+      // pg is an optional peer: loaded when a store makes its own pool.
+      const pg = loadPeer<{ default: typeof Pg }>(A2A_ENTRY_POINT, 'pg').default;
+      const pool = new pg.Pool({ connectionString: options.connectionString, max: 5 });
+      pool.on('error', () => {});
+      this.#pool = pool;
+      this.#end = () => pool.end();
+    }
     this.#schema = schema;
     this.#what = what;
     this.name = `"${schema}".${table}`;
     this.#ddl = ddl(this.name);
   }
 
-  async query<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+  async query<R extends object>(sql: string, params: unknown[]): Promise<{ rows: R[]; rowCount: number | null }> {
     try {
       this.#ready ??= this.#create().catch((error: unknown) => {
         this.#ready = undefined;
@@ -56,7 +70,7 @@ export class PostgresTable {
 
   /** Ends the pool this table made (not a pool you passed in). */
   async close(): Promise<void> {
-    if (this.#owned) await this.#pool.end();
+    await this.#end?.();
   }
 
   async #create(): Promise<void> {

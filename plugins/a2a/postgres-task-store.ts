@@ -1,6 +1,6 @@
-import { type ListTasksRequest, type ListTasksResponse, Task } from '@a2a-js/sdk';
+import type { ListTasksRequest, ListTasksResponse, Task } from '@a2a-js/sdk';
+import { taskFromJson, taskToJson } from './a2a-peers.js';
 import type { TaskStore } from '@a2a-js/sdk/server';
-import type pg from 'pg';
 import { PostgresTable, type PostgresTableOptions } from './postgres-table.js';
 
 /** `connectionString` or `pool`; `schema` (default `skein`) holds the `skein_a2a_tasks` table, created on first use. */
@@ -30,13 +30,13 @@ export class PostgresTaskStore implements TaskStore {
     await this.#query(
       `INSERT INTO ${this.#table.name} (task_id, context_id, state, status_time, task) VALUES ($1, $2, $3, $4, $5::jsonb)
        ON CONFLICT (task_id) DO UPDATE SET context_id = EXCLUDED.context_id, state = EXCLUDED.state, status_time = EXCLUDED.status_time, task = EXCLUDED.task, updated_at = now()`,
-      [task.id, task.contextId, task.status?.state ?? 0, task.status?.timestamp ?? '', JSON.stringify(Task.toJSON(task))],
+      [task.id, task.contextId, task.status?.state ?? 0, task.status?.timestamp ?? '', JSON.stringify(taskToJson(task))],
     );
   }
 
   async load(taskId: string): Promise<Task | undefined> {
     const { rows } = await this.#query<{ task: unknown }>(`SELECT task FROM ${this.#table.name} WHERE task_id = $1`, [taskId]);
-    return rows[0] ? Task.fromJSON(rows[0].task) : undefined;
+    return rows[0] ? taskFromJson(rows[0].task) : undefined;
   }
 
   /** Newest status first; `pageToken` is an opaque offset. */
@@ -55,7 +55,7 @@ export class PostgresTaskStore implements TaskStore {
       args,
     );
     const tasks = rows.map((r) => {
-      const task = Task.fromJSON(r.task);
+      const task = taskFromJson(r.task);
       return params.includeArtifacts ? task : { ...task, artifacts: [] };
     });
     const next = offset + tasks.length < total ? Buffer.from(String(offset + tasks.length)).toString('base64url') : '';
@@ -67,7 +67,7 @@ export class PostgresTaskStore implements TaskStore {
     await this.#table.close();
   }
 
-  #query<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+  #query<R extends object>(sql: string, params: unknown[]): Promise<{ rows: R[]; rowCount: number | null }> {
     return this.#table.query<R>(sql, params);
   }
 }

@@ -1,4 +1,7 @@
-import { Redis } from 'ioredis';
+import type * as IORedis from 'ioredis';
+import type { Redis } from 'ioredis';
+import { loadPeer } from 'skein';
+import { A2A_ENTRY_POINT } from './a2a-peers.js';
 import { type SerializedThread, StoreError, ThreadConflictError } from 'skein';
 import type { A2AContextStore, StoredA2AContext } from './a2a-context-store.js';
 
@@ -43,7 +46,9 @@ export class RedisA2AContextStore implements A2AContextStore {
 
   constructor(options: RedisA2AContextStoreOptions = {}) {
     this.#owned = options.client === undefined;
-    this.#client = options.client ?? new Redis(options.url ?? 'redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 1 });
+    // ioredis is an optional peer: loaded when a store needs a connection of its own.
+    const { Redis: RedisClient } = options.client ? { Redis: undefined } : loadPeer<typeof IORedis>(A2A_ENTRY_POINT, 'ioredis');
+    this.#client = options.client ?? new RedisClient!(options.url ?? 'redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 1 });
     this.#prefix = options.keyPrefix ?? 'skein:a2a:';
     this.#ttl = options.ttlSeconds ?? 0;
   }

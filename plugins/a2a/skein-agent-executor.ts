@@ -1,5 +1,6 @@
-import { type Part, TaskState, type TaskStatus } from '@a2a-js/sdk';
-import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import type { Part, TaskStatus } from '@a2a-js/sdk';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
+import { AgentEvent, TaskState } from './a2a-peers.js';
 import { randomUUID } from 'node:crypto';
 import {
   type AIAgent,
@@ -12,8 +13,9 @@ import {
   ThreadConflictError,
   defaultSerializationRegistry,
 } from 'skein';
-import { STATE_HEADERS_KEY, type User } from '@a2a-js/sdk/server';
-import { ROOT_CONTEXT, type TextMapGetter, context as otelContext, propagation } from '@opentelemetry/api';
+import type { User } from '@a2a-js/sdk/server';
+import type { TextMapGetter } from '@opentelemetry/api';
+import { STATE_HEADERS_KEY, otel } from './a2a-peers.js';
 import { approvalInput, approvalRequestParts, pendingCallIds } from './a2a-approvals.js';
 import type { A2AContextStore, StoredA2AContext } from './a2a-context-store.js';
 import { agentMessage, artifact, textPart, toParts } from './a2a-mapping.js';
@@ -180,10 +182,10 @@ export class SkeinAgentExecutor implements AgentExecutor {
     const waiting = request.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED ? pendingCallIds(request.task.status.message) : [];
     const input = approvalInput(request.userMessage, waiting);
     // The caller's W3C trace context (traceparent) parents this run's spans, so one trace shows both sides.
-    const traced = propagation.extract(ROOT_CONTEXT, requestHeaders(request), HEADER_GETTER);
+    const traced = otel?.propagation.extract(otel.ROOT_CONTEXT, requestHeaders(request), HEADER_GETTER);
     await new Promise<void>((resolve, reject) => {
       const run = this.#agent.runStream(input, { thread, signal });
-      otelContext.with(traced, () => run.subscribe({
+      const subscribe = () => run.subscribe({
         next: (update) => {
           if (update.role !== undefined && update.role !== 'assistant') return;
           for (const c of update.contents) if (c.kind === 'function-approval-request') approvals.push(c);
@@ -196,7 +198,9 @@ export class SkeinAgentExecutor implements AgentExecutor {
         },
         error: reject,
         complete: resolve,
-      }));
+      });
+      if (otel && traced) otel.context.with(traced, subscribe);
+      else subscribe();
     });
     const serialized: SerializedThread = await thread.serialize();
     // A database-backed thread serializes to the same key every turn: its store already committed the turn.

@@ -17,8 +17,9 @@ import type {
   ToolOutput,
 } from '@azure/ai-agents';
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
-import { Observable } from 'rxjs/internal/Observable';
-import { isRestError } from '@azure/core-rest-pipeline';
+// The declarations name rxjs's public Observable type; the class comes from its own module.
+import type { Observable } from 'rxjs';
+import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import {
   AbortError,
   type AIContent,
@@ -41,6 +42,7 @@ import {
   type UsageDetails,
   functionResultText,
 } from 'skein';
+import { isRestError } from './azure-peers.js';
 import { foundryMessageDrafts, foundryMessages } from './foundry-message-content.js';
 import { listEveryPage } from './foundry-paging.js';
 import { FoundryRunError, FoundryRunTimeoutError, listAll, reportCredentialFailures, toSkeinError } from './azure-ai-agents-errors.js';
@@ -220,7 +222,7 @@ export class AzureAIAgentsChatClient implements ChatClient {
   }
 
   getStreamingResponse(messages: readonly ChatMessage[], options: ChatOptions = {}): Observable<ChatResponseUpdate> {
-    return new Observable<ChatResponseUpdate>((subscriber) => {
+    return new RxObservable<ChatResponseUpdate>((subscriber) => {
       const controller = new AbortController();
       const outer = options.signal;
       const onOuterAbort = () => controller.abort(outer?.reason);

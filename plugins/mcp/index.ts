@@ -1,3 +1,4 @@
+import './mcp-peers.js';
 export * from './mcp-errors.js';
 export * from './mcp-server-config.js';
 export * from './mcp-result.js';

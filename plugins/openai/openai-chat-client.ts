@@ -2,7 +2,7 @@ import type OpenAI from 'openai';
 import type { ClientOptions } from 'openai';
 import type { AzureClientOptions } from 'openai/azure';
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
-import { Observable } from 'rxjs/internal/Observable';
+import type { Observable } from 'rxjs';
 import {
   type ChatClient,
   type ChatMessage,

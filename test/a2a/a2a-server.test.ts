@@ -4,7 +4,7 @@ import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcT
 import type { User } from '@a2a-js/sdk/server';
 import { expect } from 'chai';
 import express from 'express';
-import { type Server, request as httpRequest } from 'node:http';
+import { type IncomingMessage, type Server, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { ChatAgent, ConfigurationError, approvalResponse, tool } from 'skein';
@@ -238,7 +238,7 @@ describe('A2AServer: authentication and context ownership (SDK client)', () => {
   let logged: ReturnType<typeof quietLogger>['logged'];
 
   /** Bearer tokens are user names here; a real builder verifies a JWT or asks an identity service. */
-  const userBuilder = async (req: express.Request): Promise<User> => {
+  const userBuilder = async (req: IncomingMessage): Promise<User> => {
     const name = /^Bearer (alice|bob)$/.exec(req.headers.authorization ?? '')?.[1];
     return { isAuthenticated: name !== undefined, userName: name ?? '' };
   };

@@ -1,5 +1,7 @@
 import type OpenAI from 'openai';
-import { Observable } from 'rxjs/internal/Observable';
+// The declarations name rxjs's public Observable type; the class comes from its own module.
+import type { Observable } from 'rxjs';
+import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import {
   AbortError,
   type AgentMiddleware,
@@ -361,7 +363,7 @@ export class OpenAIAssistantAgent extends AIAgent {
    * the run. Unsubscribing aborts the request and cancels the remote run.
    */
   runStream(input: AgentInput, options: OpenAIAssistantRunOptions = {}): Observable<AgentRunResponseUpdate> {
-    return new Observable<AgentRunResponseUpdate>((subscriber) => {
+    return new RxObservable<AgentRunResponseUpdate>((subscriber) => {
       const controller = ownController();
       const unlink = linkSignal(options.signal, controller);
       const live: LiveRun & { done: boolean } = { done: false };
