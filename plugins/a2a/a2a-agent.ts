@@ -1,6 +1,6 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import type { Client, RequestOptions } from '@a2a-js/sdk/client';
-import { ClientFactory, DefaultAgentCardResolver, TaskState } from './a2a-peers.js';
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, TaskState } from './a2a-peers.js';
 import type { SendMessageRequest } from '@a2a-js/sdk';
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
 // The declarations name rxjs's public Observable type; the class comes from its own module.
@@ -22,6 +22,8 @@ import {
   HistoryUnavailableError,
   pageMessages,
   type JsonObject,
+  NotFoundError,
+  ServiceError,
   SerializationError,
   type SerializationRegistry,
   type ThreadConcurrency,
@@ -48,6 +50,9 @@ import {
 import { isTerminalState, stateName, toA2AMessage } from './a2a-mapping.js';
 import { TaskTracker } from './task-tracker.js';
 import { messagesFromTasks } from './a2a-history.js';
+import { type A2ACredentials, answerSecurity, describeRequirements } from './a2a-credentials.js';
+import { a2aFetch } from './a2a-http.js';
+import { approvalAnswersAsData, approvalRequestsIn } from './a2a-approvals.js';
 
 export interface A2AAgentOptions {
   /** The agent card URL (`https://host/.well-known/agent-card.json`, or any `.json` URL), or the agent's base URL. */
@@ -55,10 +60,19 @@ export interface A2AAgentOptions {
   /** Recorded in the threads this agent makes; a thread of another A2A agent is refused. */
   name?: string;
   description?: string;
-  /** `fetch` for the card and every call (auth, proxies, tests). */
+  /**
+   * `fetch` for the card and every call, JSON-RPC, HTTP+JSON and v0.3 alike (auth, proxies,
+   * tests). Not used by a custom `clientFactory`'s transports: give those their own `fetchImpl`.
+   */
   fetch?: typeof fetch;
-  /** HTTP headers sent with every call (e.g. `Authorization`). */
+  /** HTTP headers sent with every request, the card's included (e.g. `Authorization`). */
   headers?: Record<string, string>;
+  /**
+   * Authentication: headers of your own per request, and a token function answering the security
+   * schemes the remote card requires (bearer, API key, OAuth 2 client credentials via
+   * `clientCredentialsToken`, OpenID Connect). See docs/a2a.md.
+   */
+  credentials?: A2ACredentials;
   /**
    * How `run` follows a task: `stream` (SendStreamingMessage), `poll` (SendMessage returning at
    * once, then GetTask), or `auto` (stream when the card says the agent streams). `runStream`
@@ -70,7 +84,11 @@ export interface A2AAgentOptions {
   /** What a second run on a busy thread does. Default `queue`. */
   concurrency?: ThreadConcurrency;
   serializationRegistry?: SerializationRegistry;
-  /** The SDK client factory (custom transports, interceptors). */
+  /**
+   * The SDK client factory (custom transports, interceptors). By default Skein builds one with
+   * JSON-RPC and HTTP+JSON transports over `fetch`, with the v0.3 compatibility layer on, so a
+   * remote whose card declares protocol 0.3 is spoken to in 0.3.
+   */
   clientFactory?: ClientFactory;
   /**
    * Agent-run middleware wraps each turn (`run`, `runStream`) inside the thread's lock: it may
@@ -128,6 +146,8 @@ export class A2AAgent extends AIAgent {
   readonly #registry: SerializationRegistry;
   readonly #middleware: MiddlewarePipeline;
   #connection: Promise<{ client: Client; card: AgentCard }> | undefined;
+  #card: AgentCard | undefined;
+  readonly #fetch: typeof fetch;
 
   constructor(options: A2AAgentOptions) {
     super();
@@ -138,6 +158,21 @@ export class A2AAgent extends AIAgent {
     this.#options = options;
     this.#registry = options.serializationRegistry ?? defaultSerializationRegistry();
     this.#middleware = new MiddlewarePipeline({ agentRun: options.middleware?.agentRun });
+    this.#fetch = a2aFetch({
+      fetch: options.fetch,
+      headers: options.headers,
+      credentials: options.credentials,
+      // Asked per request (the card's schemes, once it is known), so tokens can rotate.
+      auth: async () => (this.#card ? answerSecurity(this.#card, options.credentials) : undefined),
+      what: `A2A call to ${options.url}`,
+      authHint: () => this.#authHint(),
+    });
+  }
+
+  #authHint(): string | undefined {
+    const card = this.#card;
+    if (!card || (card.securityRequirements ?? []).length === 0) return undefined;
+    return `the remote agent's card requires ${describeRequirements(card)}; answer it through the A2AAgent \`credentials\` option`;
   }
 
   /** The remote agent card (fetched once; a failed fetch is retried on the next call). */
@@ -165,7 +200,7 @@ export class A2AAgent extends AIAgent {
     const open = readOpenTask(thread.state, '$.state.a2a');
     if (open) {
       const { client } = await this.#connect();
-      await this.#cancelRemote(client, open.taskId);
+      await this.#cancelRemote(client, open.taskId, true);
       setOpenTask(thread, undefined);
     }
   }
@@ -292,7 +327,7 @@ export class A2AAgent extends AIAgent {
       throwIfAborted(signal);
       const open = readOpenTask(thread.state, 'thread.state.a2a');
       // Built first: input A2A cannot carry is refused before any request (the card's included).
-      const message = toA2AMessage(input, { contextId: thread.serviceThreadId, taskId: open?.taskId });
+      const message = toA2AMessage(approvalAnswersAsData(input), { contextId: thread.serviceThreadId, taskId: open?.taskId });
       const { client, card } = await this.#connect(signal);
       const authorName = this.name ?? card.name;
       const tracker = new TaskTracker(open, onUpdate && ((contents) => onUpdate(toUpdate(contents, authorName))));
@@ -321,7 +356,7 @@ export class A2AAgent extends AIAgent {
     };
     if (signal.aborted) throw new AbortError(undefined, { cause: signal.reason });
     signal.addEventListener('abort', onAbort, { once: true });
-    const call: RequestOptions = { signal: controller.signal, serviceParameters: this.#options.headers };
+    const call: RequestOptions = { signal: controller.signal, serviceParameters: this.#customHeaders() };
     try {
       if (stream) {
         for await (const event of client.sendMessageStream(request, call)) {
@@ -352,12 +387,20 @@ export class A2AAgent extends AIAgent {
     }
   }
 
-  /** Best effort: the task may have ended meanwhile; the caller's abort is reported either way. */
-  async #cancelRemote(client: Client, taskId: string): Promise<void> {
+  /**
+   * Best effort after an abort (the abort is what the caller hears about). With `strict`
+   * (deleteThread) an HTTP or connection failure is thrown, typed; a task that already ended or
+   * that the remote no longer knows is simply gone.
+   */
+  async #cancelRemote(client: Client, taskId: string, strict = false): Promise<void> {
     try {
-      await client.cancelTask({ tenant: '', id: taskId, metadata: undefined }, { serviceParameters: this.#options.headers });
-    } catch {
-      // Not cancelable (already terminal) or unreachable: nothing more this client can do.
+      await client.cancelTask({ tenant: '', id: taskId, metadata: undefined }, { serviceParameters: this.#customHeaders() });
+    } catch (error) {
+      if (!strict) return;
+      const typed = toSkeinError(error, undefined, `A2A cancel of task ${taskId} at ${this.url}`);
+      if (typed instanceof NotFoundError && typed.status === undefined) return;
+      if (/TaskNotCancelable/.test(typed.message)) return;
+      throw typed;
     }
   }
 
@@ -400,9 +443,11 @@ export class A2AAgent extends AIAgent {
     if (thread.serviceThreadId === undefined) thread.setServiceThreadId(contextId);
     const inputRequired = state === TaskState.TASK_STATE_INPUT_REQUIRED && taskId !== undefined;
     setOpenTask(thread, inputRequired ? { taskId, artifactIds: tracker.artifactIds(), status: tracker.statusMarker() } : undefined);
+    // A remote Skein server asking approval: the calls, as a local ChatAgent's response has them.
+    const approvalRequests = inputRequired ? approvalRequestsIn(reply.contents) : [];
     return new A2ARunResponse(
       [reply],
-      { responseId: messageId, conversationId: contextId, agentName: authorName },
+      { responseId: messageId, conversationId: contextId, agentName: authorName, ...(approvalRequests.length > 0 ? { approvalRequests } : {}) },
       inputRequired ? 'input-required' : 'completed',
       taskId,
       contextId,
@@ -419,39 +464,48 @@ export class A2AAgent extends AIAgent {
 
   async #createClient(signal?: AbortSignal): Promise<{ client: Client; card: AgentCard }> {
     const { base, path } = cardLocation(this.url);
-    const fetchImpl = this.#options.fetch;
-    const headers = this.#options.headers;
-    const cardFetch: typeof fetch = (input, init) => {
-      const merged = { ...init, signal, headers: { ...(init?.headers as Record<string, string> | undefined), ...headers } };
-      return fetchImpl ? fetchImpl(input, merged) : fetch(input, merged);
-    };
+    const cardFetch: typeof fetch = (input, init) => this.#fetch(input, { ...init, signal });
     let card: AgentCard;
     try {
-      card = await new DefaultAgentCardResolver({ fetchImpl: cardFetch }).resolve(base, path);
+      card = await new DefaultAgentCardResolver({ fetchImpl: cardFetch, legacyCompat: { enabled: true } }).resolve(base, path);
     } catch (error) {
       if (signal?.aborted) throw new AbortError(undefined, { cause: error });
-      const message = error instanceof Error ? error.message : String(error);
-      const status = /: (\d{3})$/.exec(message)?.[1];
-      if (status !== undefined) {
-        throw new A2AAgentCardError(this.url, `No A2A agent card at ${this.url} (HTTP ${status}). Check the URL: it should be the agent card URL or the agent's base URL.`, {
-          status: Number(status),
+      if (error instanceof NotFoundError) {
+        throw new A2AAgentCardError(this.url, `No A2A agent card at ${this.url} (HTTP 404). Check the URL: it should be the agent card URL or the agent's base URL.`, {
+          status: 404,
           cause: error,
         });
       }
+      if (error instanceof ServiceError) throw error;
       if (error instanceof SyntaxError) {
         throw new A2AAgentCardError(this.url, `${this.url} did not answer with an A2A agent card (not JSON: ${error.message}).`, { cause: error });
       }
       throw new ConnectionError(A2A_PROVIDER_ID, `Could not fetch the A2A agent card at ${this.url}: ${causeText(error)}`, { cause: error });
     }
     if (typeof card?.name !== 'string' || !Array.isArray(card.supportedInterfaces)) {
-      throw new A2AAgentCardError(this.url, `${this.url} answered JSON that is not an A2A 1.0 agent card (it needs "name" and "supportedInterfaces").`);
+      throw new A2AAgentCardError(this.url, `${this.url} answered JSON that is not an A2A agent card (it needs "name" and "supportedInterfaces", or a 0.3 card's "url").`);
     }
+    this.#card = card;
     try {
-      const factory = this.#options.clientFactory ?? new ClientFactory();
-      return { client: await factory.createFromAgentCard(card), card };
+      return { client: await this.#clientFactory().createFromAgentCard(card), card };
     } catch (error) {
       throw new A2AAgentCardError(this.url, `The A2A agent card at ${this.url} offers no transport this client speaks: ${causeText(error)}`, { cause: error });
     }
+  }
+
+  /** A custom clientFactory's transports do not use Skein's fetch: `headers` then go as the SDK's service parameters. */
+  #customHeaders(): Record<string, string> | undefined {
+    return this.#options.clientFactory ? this.#options.headers : undefined;
+  }
+
+  #clientFactory(): ClientFactory {
+    if (this.#options.clientFactory) return this.#options.clientFactory;
+    const transport = { fetchImpl: this.#fetch, legacyCompat: { enabled: true } };
+    return new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory(transport), new RestTransportFactory(transport)],
+      }),
+    );
   }
 }
 
@@ -471,7 +525,10 @@ function cardLocation(url: string): { base: string; path: string | undefined } {
   } catch (error) {
     throw new A2AAgentCardError(url, `"${url}" is not a URL; give the remote agent card URL, e.g. http://host/.well-known/agent-card.json.`, { cause: error });
   }
-  return parsed.pathname.endsWith('.json') ? { base: parsed.href, path: '' } : { base: parsed.href, path: undefined };
+  if (parsed.pathname.endsWith('.json')) return { base: parsed.href, path: '' };
+  // A base URL with a path is a directory: the card is under it, not beside it.
+  if (!parsed.pathname.endsWith('/')) parsed.pathname += '/';
+  return { base: parsed.href, path: undefined };
 }
 
 export function readOpenTask(state: JsonObject, path: string): A2AOpenTask | undefined {

@@ -4,6 +4,11 @@ import { type SerializedThread, ThreadConflictError } from 'skein';
 export interface StoredA2AContext {
   thread: SerializedThread;
   version: number;
+  /**
+   * The user who started the context (the SDK `User.userName`; `''` for an unauthenticated
+   * caller). Only that user may continue it or read its tasks; anyone else gets not-found.
+   */
+  owner: string;
 }
 
 /**
@@ -17,22 +22,24 @@ export interface A2AContextStore {
   /**
    * Saves the thread if the stored version is still `expectedVersion` (`undefined`: not stored
    * yet) and returns the new version; otherwise throws ThreadConflictError and writes nothing.
+   * `owner` is recorded by the first save; later saves keep the stored owner.
    */
-  save(contextId: string, thread: SerializedThread, expectedVersion: number | undefined): Promise<number>;
+  save(contextId: string, thread: SerializedThread, expectedVersion: number | undefined, owner: string): Promise<number>;
   delete(contextId: string): Promise<void>;
 }
 
 /** The default: a Map of JSON text (copies in and out, so callers never share objects with it). */
 export class InMemoryA2AContextStore implements A2AContextStore {
-  readonly #entries = new Map<string, { json: string; version: number }>();
+  readonly #entries = new Map<string, { json: string; version: number; owner: string }>();
 
   async load(contextId: string): Promise<StoredA2AContext | undefined> {
     const entry = this.#entries.get(contextId);
-    return entry ? { thread: JSON.parse(entry.json) as SerializedThread, version: entry.version } : undefined;
+    return entry ? { thread: JSON.parse(entry.json) as SerializedThread, version: entry.version, owner: entry.owner } : undefined;
   }
 
-  async save(contextId: string, thread: SerializedThread, expectedVersion: number | undefined): Promise<number> {
-    const current = this.#entries.get(contextId)?.version;
+  async save(contextId: string, thread: SerializedThread, expectedVersion: number | undefined, owner: string): Promise<number> {
+    const entry = this.#entries.get(contextId);
+    const current = entry?.version;
     if (current !== expectedVersion) {
       throw new ThreadConflictError(
         `A2A context ${contextId} changed since this turn read it (expected version ${expectedVersion ?? 'none'}, found ${current ?? 'none'}); send the turn again.`,
@@ -41,7 +48,7 @@ export class InMemoryA2AContextStore implements A2AContextStore {
       );
     }
     const version = (current ?? 0) + 1;
-    this.#entries.set(contextId, { json: JSON.stringify(thread), version });
+    this.#entries.set(contextId, { json: JSON.stringify(thread), version, owner: entry?.owner ?? owner });
     return version;
   }
 

@@ -88,39 +88,44 @@ export class A2AProtocolError extends ServiceError {
 const TASK_NOT_FOUND = -32001;
 
 /**
- * Turns what the A2A SDK threw into Skein's typed errors. The SDK throws plain Errors for HTTP
- * and SSE problems and `A2AError`s (with a JSON-RPC `envelopeCode`) for protocol errors.
+ * Turns what the A2A SDK threw into Skein's typed errors. HTTP failures are already typed by the
+ * fetch every request goes through (a2a-http.ts); what is left are the SDK's `A2AError`s (a
+ * JSON-RPC `envelopeCode`, or an HTTP+JSON `statusCode`; an SSE error event carries one as its
+ * `cause`), socket errors, and plain Errors for malformed answers.
  */
 export function toSkeinError(error: unknown, signal?: AbortSignal, what = 'A2A request'): Error {
   if (error instanceof SkeinError) return error;
   if (signal?.aborted) return new AbortError(undefined, { cause: error });
   if (error instanceof Error && error.name === 'AbortError') return new AbortError(undefined, { cause: error });
-  const message = error instanceof Error ? error.message : String(error);
-  const code = envelopeCode(error);
-  if (code === TASK_NOT_FOUND) {
-    return new NotFoundError(A2A_PROVIDER_ID, `${what} failed: the remote agent does not know the task (${message}).`, { cause: error });
-  }
-  if (code !== undefined) {
-    return new ServiceError(A2A_PROVIDER_ID, `${what} failed with A2A error ${code}: ${message}`, { cause: error });
+  const protocol = protocolError(error);
+  if (protocol) {
+    const notFound = protocol.name === 'TaskNotFoundError' || protocol.envelopeCode === TASK_NOT_FOUND;
+    const code = protocol.envelopeCode !== undefined ? ` ${protocol.envelopeCode}` : '';
+    if (notFound) return new NotFoundError(A2A_PROVIDER_ID, `${what} failed: the remote agent does not know the task (${protocol.message}).`, { cause: error });
+    return new ServiceError(A2A_PROVIDER_ID, `${what} failed with A2A error${code} (${protocol.name}): ${protocol.message}`, { cause: error });
   }
   if (error instanceof TypeError || isSocketError(error)) {
     return new ConnectionError(A2A_PROVIDER_ID, `${what} could not reach the remote agent: ${causeText(error)}`, { cause: error });
   }
-  const status = /Status: (\d{3})/.exec(message)?.[1];
-  if (status !== undefined) {
-    const n = Number(status);
-    const details = { status: n, cause: error };
-    if (n === 401 || n === 403) return new AuthenticationError(A2A_PROVIDER_ID, `${what}: the remote agent refused the credentials (HTTP ${n}).`, details);
-    if (n === 404) return new NotFoundError(A2A_PROVIDER_ID, `${what}: HTTP 404 from the remote agent's endpoint.`, details);
-    return new ServiceError(A2A_PROVIDER_ID, `${what} failed: ${message}`, details);
-  }
-  return new ConnectionError(A2A_PROVIDER_ID, `${what} failed: ${message}`, { cause: error });
+  const message = error instanceof Error ? error.message : String(error);
+  return new ConnectionError(A2A_PROVIDER_ID, `${what} failed: the remote agent's answer could not be read (${message}).`, { cause: error });
 }
 
-function envelopeCode(error: unknown): number | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const code = (error as { envelopeCode?: unknown }).envelopeCode;
-  return typeof code === 'number' ? code : undefined;
+interface SdkProtocolError {
+  name: string;
+  message: string;
+  envelopeCode: number | undefined;
+}
+
+/** The SDK's A2AError (JSON-RPC or HTTP+JSON), directly or as the cause of an SSE error. */
+function protocolError(error: unknown): SdkProtocolError | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++) {
+    const { envelopeCode, transport } = e as { envelopeCode?: unknown; transport?: unknown };
+    if (typeof envelopeCode === 'number' || transport === 'rest' || transport === 'jsonrpc') {
+      return { name: e.name, message: e.message, envelopeCode: typeof envelopeCode === 'number' ? envelopeCode : undefined };
+    }
+  }
+  return undefined;
 }
 
 function isSocketError(error: unknown): boolean {

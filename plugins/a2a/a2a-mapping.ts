@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Artifact, Message, Part } from '@a2a-js/sdk';
 import { Role, TaskState } from './a2a-peers.js';
-import type { AIContent, ChatMessage } from 'skein';
+import type { AIContent, ChatMessage, JsonValue } from 'skein';
 import { A2AInputError, type A2ATaskStateName } from './a2a-errors.js';
 
 /** A task state the remote will not move on from without this client (or at all). */
@@ -45,19 +45,24 @@ export function textPart(text: string): Part {
   return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
 }
 
-/** Skein contents -> A2A parts. Tool calls, results, usage and reasoning stay inside Skein. */
+/**
+ * Skein contents -> A2A parts (a hosted agent's answer). Tool calls, results, usage and reasoning
+ * stay inside Skein. JSON data goes as a structured `data` part; other bytes and URLs as file
+ * parts, with `additionalProperties.filename` as the file name when the content has one.
+ */
 export function toParts(contents: readonly AIContent[]): Part[] {
   const parts: Part[] = [];
   for (const c of contents) {
+    const filename = typeof c.additionalProperties?.filename === 'string' ? c.additionalProperties.filename : '';
     switch (c.kind) {
       case 'text':
         if (c.text !== '') parts.push(textPart(c.text));
         break;
       case 'data':
-        parts.push({ content: { $case: 'raw', value: Buffer.from(c.data, 'base64') }, metadata: undefined, filename: '', mediaType: c.mediaType });
+        parts.push(dataPart(c.data, c.mediaType, filename));
         break;
       case 'uri':
-        parts.push({ content: { $case: 'url', value: c.uri }, metadata: undefined, filename: '', mediaType: c.mediaType ?? '' });
+        parts.push({ content: { $case: 'url', value: c.uri }, metadata: undefined, filename, mediaType: c.mediaType ?? '' });
         break;
       default:
         break;
@@ -66,29 +71,37 @@ export function toParts(contents: readonly AIContent[]): Part[] {
   return parts;
 }
 
-/** A2A parts -> Skein contents: text, inline bytes (base64 `data`), URLs (`uri`), structured data as JSON `data`. */
+/**
+ * A2A parts -> Skein contents: text; file bytes as base64 `data` and file URLs as `uri`, each
+ * with the part's file name as `additionalProperties.filename`; a structured `data` part as
+ * `application/json` data whose parsed value is also at `additionalProperties.json`.
+ */
 export function toContents(parts: readonly Part[] | undefined): AIContent[] {
   const contents: AIContent[] = [];
   for (const part of parts ?? []) {
     const content = part.content;
     if (!content) continue;
+    const named = part.filename ? { additionalProperties: { filename: part.filename } } : {};
     switch (content.$case) {
       case 'text':
         contents.push({ kind: 'text', text: content.value });
         break;
       case 'raw':
-        contents.push({ kind: 'data', data: Buffer.from(content.value).toString('base64'), mediaType: part.mediaType || 'application/octet-stream' });
+        contents.push({ kind: 'data', data: Buffer.from(content.value).toString('base64'), mediaType: part.mediaType || 'application/octet-stream', ...named });
         break;
       case 'url':
-        contents.push(part.mediaType ? { kind: 'uri', uri: content.value, mediaType: part.mediaType } : { kind: 'uri', uri: content.value });
+        contents.push({ kind: 'uri', uri: content.value, ...(part.mediaType ? { mediaType: part.mediaType } : {}), ...named });
         break;
-      case 'data':
+      case 'data': {
+        const json = (content.value ?? null) as JsonValue;
         contents.push({
           kind: 'data',
-          data: Buffer.from(JSON.stringify(content.value ?? null)).toString('base64'),
-          mediaType: 'application/json',
+          data: Buffer.from(JSON.stringify(json)).toString('base64'),
+          mediaType: part.mediaType || 'application/json',
+          additionalProperties: { ...named.additionalProperties, json },
         });
         break;
+      }
     }
   }
   return contents;

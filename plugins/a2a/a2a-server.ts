@@ -1,12 +1,25 @@
-import type { AgentCard, AgentSkill } from '@a2a-js/sdk';
-import type { TaskStore } from '@a2a-js/sdk/server';
+import type { AgentSkill } from '@a2a-js/sdk';
+import type { Request, Response } from 'express-serve-static-core';
+import type { AgentCard } from '@a2a-js/sdk';
+import type { A2ARequestHandler, PushNotificationStore, TaskStore, User } from '@a2a-js/sdk/server';
+import type { UserBuilder as SdkUserBuilder } from '@a2a-js/sdk/server/express';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ALLOWED_HOSTS_ENV, ConfigurationError, LocalRequestGuard, allowedHostsFromEnv, isWildcardAddress } from 'skein';
 import type { AIAgent, ChatMessageStoreFactory, SerializationRegistry } from 'skein';
 import { type A2AContextStore, InMemoryA2AContextStore } from './a2a-context-store.js';
-import { AGENT_CARD_PATH, DefaultRequestHandler, InMemoryTaskStore } from './a2a-peers.js';
-import { UserBuilder, agentCardHandler, jsonRpcHandler, express } from './express-peers.js';
-import { SkeinAgentExecutor } from './skein-agent-executor.js';
+import {
+  A2A_CONTENT_TYPE,
+  AGENT_CARD_PATH,
+  agentCardToJson,
+  DefaultPushNotificationSender,
+  DefaultRequestHandler,
+  InMemoryPushNotificationStore,
+  InMemoryTaskStore,
+} from './a2a-peers.js';
+import { UserBuilder, agentCardHandler, express, jsonRpcHandler, legacyAgentCardRouter, restHandler } from './express-peers.js';
+import { OwnedRequestHandler } from './owned-request-handler.js';
+import { type A2AServerLogger, SkeinAgentExecutor, defaultA2AServerLogger } from './skein-agent-executor.js';
 
 /** A skill the agent card advertises. */
 export interface A2ASkillInfo {
@@ -26,7 +39,13 @@ export interface A2AServerOptions {
   version?: string;
   /** Skills on the card; one `chat` skill from the agent's name and description by default. */
   skills?: A2ASkillInfo[];
-  /** The public base URL clients reach this server at; the listen address by default. */
+  /**
+   * The public base URL clients reach this server at (behind a proxy, or where `app` is
+   * mounted, path included), e.g. `https://agents.example.com/travel`. Default: the
+   * `SKEIN_A2A_PUBLIC_URL` environment variable, else the address `listen` binds to when it is
+   * a specific host (a wildcard bind such as 0.0.0.0 is refused: it is not an address a client
+   * can reach).
+   */
   url?: string;
   /** Where each context's serialized thread is kept; in memory by default. Share one to scale out. */
   contextStore?: A2AContextStore;
@@ -35,9 +54,38 @@ export interface A2AServerOptions {
   serializationRegistry?: SerializationRegistry;
   /** The SDK's task store (share a database one across instances); in memory by default. */
   taskStore?: TaskStore;
+  /**
+   * Authentication: the SDK's `UserBuilder`, turning a request into a user. A request whose user
+   * is not authenticated (or whose builder throws) is answered HTTP 401 before anything runs.
+   * Every context is owned by the user who started it. Without it, the server is open to anyone
+   * and says so once at `listen` (and on its first request when mounted).
+   */
+  userBuilder?: A2AUserBuilder;
+  /** Security schemes the card declares (what `userBuilder` checks), in the SDK's card types. */
+  securitySchemes?: AgentCard['securitySchemes'];
+  securityRequirements?: AgentCard['securityRequirements'];
+  /** Card fields a registry shows. */
+  provider?: { organization: string; url: string };
+  documentationUrl?: string;
+  iconUrl?: string;
+  /**
+   * Push notifications through the SDK (config set/get/list/delete; delivery by its
+   * `DefaultPushNotificationSender`): `true`, or the store of webhook configs (in memory by
+   * default: configs then live in this process only) and which webhook URLs callers may register
+   * (default: any https URL; the server POSTs there, so narrow it to what your network allows).
+   * Off by default; the card's `capabilities.pushNotifications` says which.
+   */
+  pushNotifications?: boolean | { store?: PushNotificationStore; webhookAllowed?: (url: URL) => boolean; timeoutMs?: number };
+  /**
+   * Hosts (`name` or `name:port`) accepted in the `Host` header besides loopback and the public
+   * URL's host, when `listen` serves (with `SKEIN_ALLOWED_HOSTS`); see "Request checks" in docs/a2a.md.
+   */
+  allowedHosts?: string[];
+  /** Serve A2A 0.3 clients too, through the SDK's compatibility layer (default true). */
+  legacyCompat?: boolean;
+  /** Where failures (with their error id) and notices go; see `A2AServerLogger`. */
+  logger?: A2AServerLogger;
 }
-
-export const A2A_JSONRPC_PATH = '/a2a/jsonrpc';
 
 /**
  * The express app, typed as the Node request listener it is (express's types are not a
@@ -46,27 +94,45 @@ export const A2A_JSONRPC_PATH = '/a2a/jsonrpc';
  */
 export type A2ARequestListener = (request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void) => void;
 
+/** The request the `userBuilder` gets: the Node request (an express request at run time). */
+export type A2AUserBuilder = (request: IncomingMessage) => Promise<User>;
+
+export const A2A_JSONRPC_PATH = '/a2a/jsonrpc';
+export const A2A_REST_PATH = '/a2a/rest';
+export const A2A_PUBLIC_URL_ENV = 'SKEIN_A2A_PUBLIC_URL';
+
 /**
  * Hosts a Skein agent as an A2A 1.0 endpoint on express: the agent card at
- * `/.well-known/agent-card.json`, JSON-RPC (with streaming) at `/a2a/jsonrpc`. Each A2A
- * `contextId` is one AgentThread, kept in the context store between turns.
+ * `/.well-known/agent-card.json`, JSON-RPC (with streaming) at `/a2a/jsonrpc`, HTTP+JSON at
+ * `/a2a/rest`, and the same for A2A 0.3 clients. Each A2A `contextId` is one AgentThread, kept
+ * in the context store between turns and owned by the user who started it.
+ *
+ * @example
+ * const server = new A2AServer({ agent, url: 'https://agents.example.com', userBuilder: async (req) => userFromToken(req) });
+ * await server.listen(8080, '0.0.0.0');
  */
 export class A2AServer {
-  /** The express app; mount it in your own app, or call `listen`. */
+  /** The express app; mount it in your own app (give `url`), or call `listen`. */
   readonly app: A2ARequestListener;
   readonly #app: ReturnType<typeof express>;
   readonly card: AgentCard;
   readonly executor: SkeinAgentExecutor;
   readonly contextStore: A2AContextStore;
-  readonly requestHandler: DefaultRequestHandler;
+  readonly requestHandler: A2ARequestHandler;
   #server: Server | undefined;
   #url: string | undefined;
+  readonly #logger: A2AServerLogger;
+  readonly #authenticated: boolean;
+  #warned = false;
 
   constructor(options: A2AServerOptions) {
     if (!options?.agent) throw new TypeError('A2AServer needs the agent to host, e.g. new A2AServer({ agent }).');
     const { agent } = options;
     this.contextStore = options.contextStore ?? new InMemoryA2AContextStore();
-    this.#url = options.url?.replace(/\/+$/, '');
+    this.#logger = options.logger ?? defaultA2AServerLogger;
+    this.#authenticated = options.userBuilder !== undefined;
+    const url = options.url ?? process.env[A2A_PUBLIC_URL_ENV];
+    this.#url = url ? publicUrl(url, options.url !== undefined ? 'url' : A2A_PUBLIC_URL_ENV) : undefined;
     const name = options.name ?? agent.name ?? 'skein-agent';
     const description = options.description ?? agent.description ?? `The Skein agent "${name}".`;
     this.card = {
@@ -74,49 +140,99 @@ export class A2AServer {
       description,
       version: options.version ?? '1.0.0',
       supportedInterfaces: [],
-      provider: undefined,
-      capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-      securitySchemes: {},
-      securityRequirements: [],
-      defaultInputModes: ['text/plain'],
-      defaultOutputModes: ['text/plain'],
+      provider: options.provider,
+      documentationUrl: options.documentationUrl,
+      iconUrl: options.iconUrl,
+      capabilities: { streaming: true, pushNotifications: options.pushNotifications !== undefined && options.pushNotifications !== false, extensions: [] },
+      securitySchemes: options.securitySchemes ?? {},
+      securityRequirements: options.securityRequirements ?? [],
+      defaultInputModes: ['text/plain', 'application/json'],
+      defaultOutputModes: ['text/plain', 'application/json'],
       skills: (options.skills ?? [{ id: 'chat', name, description, tags: ['chat'] }]).map(toSkill),
       signatures: [],
     };
+    this.#legacy = options.legacyCompat ?? true;
     if (this.#url) this.#setInterfaces(this.#url);
     this.executor = new SkeinAgentExecutor({
       agent,
       contextStore: this.contextStore,
       chatMessageStoreFactory: options.chatMessageStoreFactory,
       serializationRegistry: options.serializationRegistry,
+      logger: this.#logger,
     });
-    this.requestHandler = new DefaultRequestHandler(this.card, options.taskStore ?? new InMemoryTaskStore(), this.executor);
+    const taskStore = options.taskStore ?? new InMemoryTaskStore();
+    const push = options.pushNotifications === true ? {} : options.pushNotifications || undefined;
+    const pushStore = push ? (push.store ?? new InMemoryPushNotificationStore()) : undefined;
+    const pushSender = pushStore ? new DefaultPushNotificationSender(pushStore, { timeout: push?.timeoutMs }) : undefined;
+    const inner = new DefaultRequestHandler(this.card, taskStore, this.executor, undefined, pushStore, pushSender);
+    this.requestHandler = new OwnedRequestHandler(inner, this.contextStore, taskStore, push ? (push.webhookAllowed ?? ((url) => url.protocol === 'https:')) : undefined);
+    const legacyCompat = { enabled: this.#legacy };
+    const userBuilder = this.#userBuilder(options.userBuilder);
+    this.#allowedHosts = options.allowedHosts ?? [];
     this.app = this.#app = express();
-    this.#app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: this.requestHandler }));
-    this.#app.use(A2A_JSONRPC_PATH, jsonRpcHandler({ requestHandler: this.requestHandler, userBuilder: UserBuilder.noAuthentication }));
+    // Skein's shared request checks (Host allowlist, Origin, no CORS, JSON bodies) once `listen` knows the port.
+    this.#app.use((req, res, next) => (this.#guard ? this.#guard.middleware()(req, res, next) : next()));
+    this.#app.use(`/${AGENT_CARD_PATH}`, (_req, res, next) => {
+      if (this.#url) return next();
+      res.status(503).json({ error: this.#noUrlMessage() });
+    });
+    if (this.#legacy) {
+      // The SDK's compat card router serves a 0.3 card to requests without A2A-Version 1.0.
+      this.#app.use(`/${AGENT_CARD_PATH}`, legacyAgentCardRouter({ agentCardProvider: this.requestHandler }));
+    }
+    // The card as the protocol's JSON (security schemes keyed by kind), not the SDK's in-memory shape.
+    this.#app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: async () => agentCardToJson(this.card) as AgentCard }));
+    this.#app.use(A2A_JSONRPC_PATH, this.#gate(), jsonRpcHandler({ requestHandler: this.requestHandler, userBuilder, legacyCompat }));
+    this.#app.use(A2A_REST_PATH, this.#gate(), restHandler({ requestHandler: this.requestHandler, userBuilder, legacyCompat }));
   }
+
+  readonly #legacy: boolean;
+  readonly #allowedHosts: string[];
+  #guard: LocalRequestGuard | undefined;
 
   /** The base URL (the card is at `${url}/.well-known/agent-card.json`). */
   get url(): string | undefined {
     return this.#url;
   }
 
+  /** Where `listen` bound (`http://host:port`), which may differ from the public `url` behind a proxy. */
+  get listenAddress(): string | undefined {
+    const address = this.#server?.address();
+    if (!address || typeof address === 'string') return address ?? undefined;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return `http://${host}:${address.port}`;
+  }
+
   get agentCardUrl(): string | undefined {
     return this.#url && `${this.#url}/${AGENT_CARD_PATH}`;
   }
 
-  /** Listens on `host:port` (default 127.0.0.1, a free port) and resolves with the base URL. */
+  /**
+   * Listens on `host:port` (default 127.0.0.1, a free port) and resolves with the public base
+   * URL. A wildcard host (0.0.0.0, ::) needs the public URL (`url` option or
+   * `SKEIN_A2A_PUBLIC_URL`): a ConfigurationError says so before anything listens.
+   */
   async listen(port = 0, host = '127.0.0.1'): Promise<string> {
     if (this.#server) throw new Error('This A2AServer is already listening; close it first.');
+    if (!this.#url && isWildcard(host)) throw new ConfigurationError(this.#noUrlMessage(host));
     const server = await new Promise<Server>((resolve, reject) => {
       const s = this.#app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(s)));
     });
     this.#server = server;
+    const address = server.address() as AddressInfo;
     if (!this.#url) {
-      const address = server.address() as AddressInfo;
       this.#url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
       this.#setInterfaces(this.#url);
     }
+    const publicUrl = new URL(this.#url);
+    const publicHost = `${publicUrl.hostname}:${publicUrl.port || (publicUrl.protocol === 'https:' ? 443 : 80)}`;
+    this.#guard = new LocalRequestGuard({
+      port: address.port,
+      allowedHosts: [publicHost, ...this.#allowedHosts, ...allowedHostsFromEnv()],
+      allowedHostHint: `the A2AServer allowedHosts option or ${ALLOWED_HOSTS_ENV}`,
+      bodyTypes: ['application/json', A2A_CONTENT_TYPE],
+    });
+    this.#warnOpen();
     return this.#url;
   }
 
@@ -124,18 +240,95 @@ export class A2AServer {
     const server = this.#server;
     if (!server) return;
     this.#server = undefined;
+    this.#guard = undefined;
     server.closeAllConnections();
     await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
   }
 
-  #setInterfaces(base: string): void {
-    this.card.supportedInterfaces.splice(0, this.card.supportedInterfaces.length, {
-      url: `${base}${A2A_JSONRPC_PATH}`,
-      protocolBinding: 'JSONRPC',
-      tenant: '',
-      protocolVersion: '1.0',
-    });
+  #noUrlMessage(host?: string): string {
+    const found = host ? `it listens on ${host}, an address no client can reach` : 'it was mounted without a `url`';
+    return `A2AServer cannot publish its agent card: ${found}. Pass the public base URL: new A2AServer({ url: 'https://host/path' }) or set ${A2A_PUBLIC_URL_ENV}.`;
   }
+
+  #warnOpen(): void {
+    if (this.#authenticated || this.#warned) return;
+    this.#warned = true;
+    this.#logger.warn(
+      `A2AServer "${this.card.name}" has no authentication: anyone who reaches it can use the agent, and all callers share one owner. Pass userBuilder (and securitySchemes) to require credentials.`,
+    );
+  }
+
+  /** Authenticates before the SDK sees the request: no user, no A2A processing (HTTP 401). */
+  #gate(): (req: Request, res: Response, next: () => void) => void {
+    return (req, res, next) => {
+      this.#warnOpen();
+      if (!this.#authenticated) return next();
+      (this.#resolveUser(req) as Promise<User | undefined>).then(
+        (user) => {
+          if (user?.isAuthenticated) {
+            res.locals[USER_KEY] = user;
+            return next();
+          }
+          res.status(401).setHeader('WWW-Authenticate', this.#challenge()).json(UNAUTHENTICATED);
+        },
+        (error: unknown) => {
+          this.#logger.warn(`A2AServer "${this.card.name}": the userBuilder refused a request: ${error instanceof Error ? error.message : String(error)}`);
+          res.status(401).setHeader('WWW-Authenticate', this.#challenge()).json(UNAUTHENTICATED);
+        },
+      );
+    };
+  }
+
+  #resolveUser: (req: Request) => Promise<User | undefined> = async () => undefined;
+
+  #userBuilder(builder: A2AUserBuilder | undefined): SdkUserBuilder {
+    if (!builder) return UserBuilder.noAuthentication;
+    this.#resolveUser = (req) => builder(req);
+    // The gate already built the user; the SDK handlers take it from there.
+    return async (req: Request) => (req.res?.locals[USER_KEY] as User | undefined) ?? builder(req);
+  }
+
+  #challenge(): string {
+    const kinds = Object.values(this.card.securitySchemes).map((s) => s.scheme?.$case);
+    return kinds.includes('apiKeySecurityScheme') && !kinds.includes('httpAuthSecurityScheme') ? 'ApiKey' : 'Bearer';
+  }
+
+  #setInterfaces(base: string): void {
+    const interfaces = [
+      { url: `${base}${A2A_JSONRPC_PATH}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+      { url: `${base}${A2A_REST_PATH}`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
+    ];
+    if (this.#legacy) {
+      interfaces.push(
+        { url: `${base}${A2A_JSONRPC_PATH}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' },
+        { url: `${base}${A2A_REST_PATH}`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '0.3' },
+      );
+    }
+    this.card.supportedInterfaces.splice(0, this.card.supportedInterfaces.length, ...interfaces);
+  }
+}
+
+const USER_KEY = 'skeinA2AUser';
+const UNAUTHENTICATED = { error: { code: 401, message: "Authentication required (HTTP 401): send the credentials the agent card's securitySchemes ask for." } };
+
+function isWildcard(host: string): boolean {
+  return host === '' || isWildcardAddress(host) || host === '0:0:0:0:0:0:0:0';
+}
+
+function publicUrl(value: string, source: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigurationError(`A2AServer ${source}: expected the public base URL, e.g. https://agents.example.com/travel, found ${JSON.stringify(value)}.`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigurationError(`A2AServer ${source}: expected an http(s) URL, found ${JSON.stringify(value)}.`);
+  }
+  if (isWildcard(parsed.hostname)) {
+    throw new ConfigurationError(`A2AServer ${source}: ${parsed.hostname} is a bind address, not one a client can reach; give the host clients use, e.g. https://agents.example.com.`);
+  }
+  return value.replace(/\/+$/, '');
 }
 
 function toSkill(skill: A2ASkillInfo): AgentSkill {
@@ -145,8 +338,8 @@ function toSkill(skill: A2ASkillInfo): AgentSkill {
     description: skill.description,
     tags: skill.tags ?? [],
     examples: skill.examples ?? [],
-    inputModes: ['text/plain'],
-    outputModes: ['text/plain'],
+    inputModes: ['text/plain', 'application/json'],
+    outputModes: ['text/plain', 'application/json'],
     securityRequirements: [],
   };
 }

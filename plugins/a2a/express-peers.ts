@@ -1,3 +1,4 @@
+import type * as A2ALegacyExpress from '@a2a-js/sdk/compat/v0_3/server/express';
 import type * as A2AExpress from '@a2a-js/sdk/server/express';
 import type Express from 'express';
 import { loadPeer } from 'skein';
@@ -7,4 +8,5 @@ import { A2A_ENTRY_POINT } from './a2a-peers.js';
 // a2a-server.ts uses them, and its declarations name none of their types: express's types are
 // not a dependency of an app that installs skein.
 export const express = loadPeer<{ default: typeof Express }>(A2A_ENTRY_POINT, 'express').default;
-export const { UserBuilder, agentCardHandler, jsonRpcHandler } = loadPeer<typeof A2AExpress>(A2A_ENTRY_POINT, '@a2a-js/sdk/server/express');
+export const { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } = loadPeer<typeof A2AExpress>(A2A_ENTRY_POINT, '@a2a-js/sdk/server/express');
+export const { legacyAgentCardRouter } = loadPeer<typeof A2ALegacyExpress>(A2A_ENTRY_POINT, '@a2a-js/sdk/compat/v0_3/server/express');

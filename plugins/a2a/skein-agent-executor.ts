@@ -7,11 +7,36 @@ import {
   AgentThread,
   type ChatMessageStoreFactory,
   type SerializationRegistry,
+  type FunctionApprovalRequestContent,
   type SerializedThread,
+  RateLimitError,
+  ThreadConflictError,
   defaultSerializationRegistry,
 } from 'skein';
+import type { User } from '@a2a-js/sdk/server';
+import type { TextMapGetter } from '@opentelemetry/api';
+import { STATE_HEADERS_KEY, otel } from './a2a-peers.js';
+import { approvalInput, approvalRequestParts, pendingCallIds } from './a2a-approvals.js';
 import type { A2AContextStore, StoredA2AContext } from './a2a-context-store.js';
-import { agentMessage, artifact, fromA2AMessage, textPart, toParts } from './a2a-mapping.js';
+import { agentMessage, artifact, textPart, toParts } from './a2a-mapping.js';
+
+/** Where the A2A server reports what remote callers must not see (failures) and start-up notices. */
+export interface A2AServerLogger {
+  warn(message: string): void;
+  error(message: string, error: unknown): void;
+}
+
+/** The default: warnings as a Node process warning (type `SkeinA2AWarning`, each text once), errors on stderr. */
+const warned = new Set<string>();
+export const defaultA2AServerLogger: A2AServerLogger = {
+  warn: (message) => {
+    // Once per process: many servers (or tests) with the same setup say it once.
+    if (warned.has(message)) return;
+    warned.add(message);
+    process.emitWarning(message, { type: 'SkeinA2AWarning', code: 'SKEIN_A2A_WARNING' });
+  },
+  error: (message, error) => console.error(message, error),
+};
 
 export interface SkeinAgentExecutorOptions {
   agent: AIAgent;
@@ -23,17 +48,26 @@ export interface SkeinAgentExecutorOptions {
   chatMessageStoreFactory?: ChatMessageStoreFactory;
   /** Reads stored threads when `chatMessageStoreFactory` is given. */
   serializationRegistry?: SerializationRegistry;
+  logger?: A2AServerLogger;
+}
+
+/** The owner recorded for a caller: the SDK user's name, `''` when unauthenticated. */
+export function ownerOf(user: User | undefined): string {
+  return user?.isAuthenticated ? user.userName : '';
 }
 
 /**
  * Runs a Skein agent for A2A requests: one AgentThread per A2A `contextId`, read from and saved
- * to the context store around every turn; the reply streams out as one artifact.
+ * to the context store around every turn; the reply streams out as one artifact. Tool calls
+ * that need approval end the turn `input-required`; the caller's next message on the task
+ * answers them (see a2a-approvals.ts).
  */
 export class SkeinAgentExecutor implements AgentExecutor {
   readonly #agent: AIAgent;
   readonly #contexts: A2AContextStore;
   readonly #storeFactory: ChatMessageStoreFactory | undefined;
   readonly #registry: SerializationRegistry;
+  readonly #logger: A2AServerLogger;
   readonly #running = new Map<string, { controller: AbortController; contextId: string }>();
   readonly #contextTails = new Map<string, Promise<void>>();
 
@@ -42,6 +76,7 @@ export class SkeinAgentExecutor implements AgentExecutor {
     this.#contexts = options.contextStore;
     this.#storeFactory = options.chatMessageStoreFactory;
     this.#registry = options.serializationRegistry ?? defaultSerializationRegistry();
+    this.#logger = options.logger ?? defaultA2AServerLogger;
   }
 
   execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
@@ -49,6 +84,8 @@ export class SkeinAgentExecutor implements AgentExecutor {
     const controller = new AbortController();
     this.#running.set(taskId, { controller, contextId });
     try {
+      // Ownership is recorded before the task exists, so no one else can read it meanwhile.
+      await this.#claim(contextId, ownerOf(request.context?.user));
       // A stream must open with the task, also when a message continues an existing one.
       bus.publish(
         AgentEvent.task(
@@ -59,18 +96,26 @@ export class SkeinAgentExecutor implements AgentExecutor {
       );
       bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_WORKING), metadata: undefined }));
       const artifactId = randomUUID();
-      const parts = await this.#inContext(contextId, () => this.#runTurn(request, bus, artifactId, controller.signal));
+      const { parts, approvals } = await this.#inContext(contextId, () => this.#runTurn(request, bus, artifactId, controller.signal));
       if (controller.signal.aborted) return;
       if (parts.length > 0) {
         // One consolidated artifact replaces the streamed chunks, so stored tasks stay small.
         bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: artifact(artifactId, parts), append: false, lastChunk: true, metadata: undefined }));
       }
-      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_COMPLETED), metadata: undefined }));
+      const final =
+        approvals.length > 0
+          ? status(TaskState.TASK_STATE_INPUT_REQUIRED, agentMessage(approvalRequestParts(approvals), { contextId, taskId }))
+          : status(TaskState.TASK_STATE_COMPLETED);
+      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: final, metadata: undefined }));
     } catch (error) {
       // A cancel already published the canceled state; anything else is this task's failure.
       if (controller.signal.aborted) return;
-      const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      const message = agentMessage([textPart(text)], { contextId, taskId });
+      // The caller gets an id to quote; the log has the error (it may name hosts, keys, internals).
+      const errorId = randomUUID();
+      this.#logger.error(`A2A task ${taskId} (context ${contextId}) failed; error id ${errorId}:`, error);
+      const { reason, text } = publicFailure(error);
+      const message = agentMessage([textPart(`${text} (error id ${errorId}).`)], { contextId, taskId });
+      message.metadata = { errorId, reason };
       bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_FAILED, message), metadata: undefined }));
     } finally {
       this.#running.delete(taskId);
@@ -92,6 +137,21 @@ export class SkeinAgentExecutor implements AgentExecutor {
     );
   };
 
+  /** Stores a new context with its owner (a fresh thread); an existing one must be the caller's. */
+  async #claim(contextId: string, owner: string): Promise<void> {
+    let stored = await this.#contexts.load(contextId);
+    if (!stored) {
+      const fresh = await (await this.#threadFor(undefined)).serialize();
+      try {
+        await this.#contexts.save(contextId, fresh, undefined, owner);
+      } catch (error) {
+        if (!(error instanceof ThreadConflictError)) throw error;
+      }
+      stored = await this.#contexts.load(contextId);
+    }
+    if (stored?.owner !== owner) throw new Error(`A2A context ${contextId} belongs to another user; refused for "${owner}".`);
+  }
+
   /** Turns on one context run one at a time in this process; the context store's version check covers other processes. */
   async #inContext<T>(contextId: string, work: () => Promise<T>): Promise<T> {
     const previous = this.#contextTails.get(contextId) ?? Promise.resolve();
@@ -107,16 +167,28 @@ export class SkeinAgentExecutor implements AgentExecutor {
     }
   }
 
-  async #runTurn(request: RequestContext, bus: ExecutionEventBus, artifactId: string, signal: AbortSignal): Promise<Part[]> {
+  async #runTurn(
+    request: RequestContext,
+    bus: ExecutionEventBus,
+    artifactId: string,
+    signal: AbortSignal,
+  ): Promise<{ parts: Part[]; approvals: FunctionApprovalRequestContent[] }> {
     const { taskId, contextId } = request;
     const stored = await this.#contexts.load(contextId);
     const thread = await this.#threadFor(stored);
     const before = stored ? JSON.stringify(stored.thread) : undefined;
     const parts: Part[] = [];
+    const approvals: FunctionApprovalRequestContent[] = [];
+    const waiting = request.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED ? pendingCallIds(request.task.status.message) : [];
+    const input = approvalInput(request.userMessage, waiting);
+    // The caller's W3C trace context (traceparent) parents this run's spans, so one trace shows both sides.
+    const traced = otel?.propagation.extract(otel.ROOT_CONTEXT, requestHeaders(request), HEADER_GETTER);
     await new Promise<void>((resolve, reject) => {
-      this.#agent.runStream(fromA2AMessage(request.userMessage), { thread, signal }).subscribe({
+      const run = this.#agent.runStream(input, { thread, signal });
+      const subscribe = () => run.subscribe({
         next: (update) => {
           if (update.role !== undefined && update.role !== 'assistant') return;
+          for (const c of update.contents) if (c.kind === 'function-approval-request') approvals.push(c);
           const chunk = toParts(update.contents);
           if (chunk.length === 0) return;
           bus.publish(
@@ -127,11 +199,13 @@ export class SkeinAgentExecutor implements AgentExecutor {
         error: reject,
         complete: resolve,
       });
+      if (otel && traced) otel.context.with(traced, subscribe);
+      else subscribe();
     });
     const serialized: SerializedThread = await thread.serialize();
     // A database-backed thread serializes to the same key every turn: its store already committed the turn.
-    if (JSON.stringify(serialized) !== before) await this.#contexts.save(contextId, serialized, stored?.version);
-    return mergeText(parts);
+    if (JSON.stringify(serialized) !== before) await this.#contexts.save(contextId, serialized, stored?.version, stored?.owner ?? '');
+    return { parts: mergeText(parts), approvals };
   }
 
   async #threadFor(stored: StoredA2AContext | undefined): Promise<AgentThread> {
@@ -144,6 +218,28 @@ export class SkeinAgentExecutor implements AgentExecutor {
     return new AgentThread({ origin: fresh.origin, messageStore: this.#storeFactory.create(fresh.origin), state: fresh.state });
   }
 }
+
+/**
+ * What a remote caller may learn of a failure: a category it can act on (retry later, send
+ * again), never the error's text, which may name hosts, keys or internals.
+ */
+function publicFailure(error: unknown): { reason: string; text: string } {
+  if (error instanceof RateLimitError) return { reason: 'rate-limited', text: "The agent's model service is rate limiting requests; retry later" };
+  if (error instanceof ThreadConflictError) return { reason: 'conflict', text: 'Another turn on this conversation finished first; send this message again' };
+  return { reason: 'internal', text: 'The agent could not complete this task' };
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+
+function requestHeaders(request: RequestContext): Headers {
+  const headers = request.context?.state.get(STATE_HEADERS_KEY);
+  return typeof headers === 'object' && headers !== null ? (headers as Headers) : {};
+}
+
+const HEADER_GETTER: TextMapGetter<Headers> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => carrier[key.toLowerCase()],
+};
 
 function status(state: TaskState, message?: TaskStatus['message']): TaskStatus {
   return { state, message, timestamp: new Date().toISOString() };

@@ -56,11 +56,14 @@ describe('A2A: a Skein agent served over A2A and called by A2AAgent', () => {
   let emulator: Emulator;
   let server: A2AServer;
   let remote: A2AAgent;
+  let logged: { warnings: string[]; errors: { message: string; error: unknown }[] };
 
   beforeEach(async () => {
     emulator = await Emulator.start();
+    logged = { warnings: [], errors: [] };
     server = new A2AServer({
       agent: chatAgent(emulator),
+      logger: { warn: (message) => logged.warnings.push(message), error: (message, error) => logged.errors.push({ message, error }) },
       skills: [{ id: 'memory', name: 'Memory', description: 'Remembers your name', examples: ['My name is Ada'] }],
     });
     await server.listen();
@@ -78,8 +81,11 @@ describe('A2A: a Skein agent served over A2A and called by A2AAgent', () => {
     expect(card.description).to.equal('Remembers what you tell it.');
     expect(card.capabilities?.streaming).to.equal(true);
     expect(card.skills.map((s) => [s.id, s.name, s.examples])).to.deep.equal([['memory', 'Memory', ['My name is Ada']]]);
-    expect(card.supportedInterfaces).to.deep.equal([
-      { url: `${server.url}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+    expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.protocolVersion, i.url])).to.deep.equal([
+      ['JSONRPC', '1.0', `${server.url}/a2a/jsonrpc`],
+      ['HTTP+JSON', '1.0', `${server.url}/a2a/rest`],
+      ['JSONRPC', '0.3', `${server.url}/a2a/jsonrpc`],
+      ['HTTP+JSON', '0.3', `${server.url}/a2a/rest`],
     ]);
   });
 
@@ -168,11 +174,28 @@ describe('A2A: a Skein agent served over A2A and called by A2AAgent', () => {
     expect(failed.state).to.equal('failed');
     expect(failed.provider).to.equal('a2a');
     expect(failed.contextId).to.equal(thread.serviceThreadId);
-    expect(failed.statusText).to.contain('model is on fire');
+    // The remote caller gets an error id, never the internal error; the server's log has both.
+    const errorId = /error id ([0-9a-f-]{36})/.exec(failed.statusText ?? '')?.[1];
+    expect(errorId, failed.statusText).to.be.a('string');
+    expect(failed.statusText).not.to.contain('model is on fire');
+    expect(failed.statusText).not.to.contain('openai');
+    expect(failed.statusText).to.match(/^The agent could not complete this task/);
+    expect(logged.errors).to.have.length(1);
+    expect(logged.errors[0]!.message).to.contain(errorId);
+    expect(String(logged.errors[0]!.error)).to.contain('model is on fire');
     expect(await thread.serialize()).to.deep.equal(before);
     // The failed turn was not recorded on the server either: memory continues cleanly.
     expect((await remote.run("What's my name?", { thread })).text).to.contain('Ada');
     expect((await server.contextStore.load(thread.serviceThreadId!))?.thread.store?.messages).to.have.length(4);
+  });
+
+  it('tells the remote caller a rate limit is one (retry later), with an error id and nothing internal', async () => {
+    emulator.injectFault({ kind: 'status', status: 429, retryAfterSeconds: 0, message: 'org quota for key sk-live-123 exceeded' });
+    const error = (await rejection(remote.run('Hello'))) as A2ATaskFailedError;
+    expect(error).to.be.instanceOf(A2ATaskFailedError);
+    expect(error.statusText).to.match(/^The agent's model service is rate limiting requests; retry later \(error id [0-9a-f-]{36}\)\.$/);
+    expect(error.statusText).not.to.contain('sk-live');
+    expect(String(logged.errors[0]?.error)).to.contain('sk-live-123');
   });
 
   it('cancels the remote task (and the hosted model call) when the stream is unsubscribed', async () => {
@@ -399,10 +422,10 @@ describe('A2A: bad input gives typed errors', () => {
   it('refuses a stale context save with ThreadConflictError and keeps the stored turn', async () => {
     const store = new InMemoryA2AContextStore();
     const thread = { $type: 'service', version: 1, provider: 'x', serviceThreadId: 't' };
-    const v1 = await store.save('ctx', thread, undefined);
-    await store.save('ctx', { ...thread, serviceThreadId: 'second' }, v1);
-    expect(await rejection(store.save('ctx', { ...thread, serviceThreadId: 'stale' }, v1))).to.be.instanceOf(ThreadConflictError);
-    expect(await rejection(store.save('ctx', thread, undefined))).to.be.instanceOf(ThreadConflictError);
+    const v1 = await store.save('ctx', thread, undefined, '');
+    await store.save('ctx', { ...thread, serviceThreadId: 'second' }, v1, '');
+    expect(await rejection(store.save('ctx', { ...thread, serviceThreadId: 'stale' }, v1, ''))).to.be.instanceOf(ThreadConflictError);
+    expect(await rejection(store.save('ctx', thread, undefined, ''))).to.be.instanceOf(ThreadConflictError);
     expect((await store.load('ctx'))?.thread.serviceThreadId).to.equal('second');
   });
 });

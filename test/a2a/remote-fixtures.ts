@@ -1,4 +1,5 @@
-import { type Message, TaskState, type TaskStatus } from '@a2a-js/sdk';
+import { type Message, Role, TaskState, type TaskStatus } from '@a2a-js/sdk';
+import { randomUUID } from 'node:crypto';
 import {
   AgentEvent,
   type AgentExecutor,
@@ -7,8 +8,10 @@ import {
   InMemoryTaskStore,
   type RequestContext,
 } from '@a2a-js/sdk/server';
-import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
-import express from 'express';
+import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
+import { AgentCard } from '@a2a-js/sdk';
+import { legacyAgentCardRouter } from '@a2a-js/sdk/compat/v0_3/server/express';
+import express, { type RequestHandler } from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { agentMessage, artifact, partsText, textPart } from 'skein/a2a';
@@ -21,6 +24,7 @@ function status(state: TaskState, message?: Message): TaskStatus {
  * A remote agent written directly on the SDK, for what a hosted Skein agent never does: ask for
  * input, reject, ask for auth, and hold a task open until it is canceled.
  *  - "weather": input-required ("Which city?"); the answer completes with "Weather in <city>: sunny".
+ *  - "files": a message with text, a data part, a file (bytes) and a file URL, both named.
  *  - "reject": rejected.  - "auth": auth-required.  - "hold": streams "started", waits for a cancel.
  */
 export class ScriptedExecutor implements AgentExecutor {
@@ -49,6 +53,16 @@ export class ScriptedExecutor implements AgentExecutor {
       bus.publish(AgentEvent.task({ ...request.task, status: status(TaskState.TASK_STATE_WORKING) }));
       bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: artifact('forecast', [textPart(`Weather in ${text}: sunny`)]), append: false, lastChunk: true, metadata: undefined }));
       bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_COMPLETED), metadata: undefined }));
+      return;
+    }
+    if (text === 'files') {
+      const parts: Message['parts'] = [
+        textPart('here you are'),
+        { content: { $case: 'data', value: { total: 3, items: ['a', 'b'] } }, metadata: undefined, filename: '', mediaType: 'application/json' },
+        { content: { $case: 'raw', value: Buffer.from('a,b\n1,2\n') }, metadata: undefined, filename: 'report.csv', mediaType: 'text/csv' },
+        { content: { $case: 'url', value: 'https://files.example/q3.pdf' }, metadata: undefined, filename: 'q3-summary.pdf', mediaType: 'application/pdf' },
+      ];
+      bus.publish(AgentEvent.message(agentMessage(parts, ids)));
       return;
     }
     if (!/weather|reject|auth|hold/.test(text)) {
@@ -81,17 +95,29 @@ export class ScriptedExecutor implements AgentExecutor {
   };
 }
 
-/** The SDK's own server (express, JSON-RPC) on 127.0.0.1 and a free port. */
-export async function startSdkServer(executor: AgentExecutor, options: { streaming?: boolean } = {}) {
-  const card = {
+export interface SdkServerOptions {
+  streaming?: boolean;
+  /** Express middleware in front of everything (a gateway: auth checks, injected failures). */
+  gate?: RequestHandler;
+  /** Card fields to set (security schemes and requirements). */
+  card?: Partial<Pick<AgentCard, 'securitySchemes' | 'securityRequirements'>>;
+  /** Declare and serve HTTP+JSON (REST) only, instead of JSON-RPC. */
+  rest?: boolean;
+  /** Serve A2A 0.3 only, through the SDK's compatibility layer (a 0.3 card and interface). */
+  legacy?: boolean;
+}
+
+/** The SDK's own server (express, JSON-RPC or REST) on 127.0.0.1 and a free port. */
+export async function startSdkServer(executor: AgentExecutor, options: SdkServerOptions = {}) {
+  const card: AgentCard = {
     name: 'scripted',
     description: 'A scripted remote agent',
     version: '1.0.0',
-    supportedInterfaces: [] as { url: string; protocolBinding: string; tenant: string; protocolVersion: string }[],
+    supportedInterfaces: [],
     provider: undefined,
     capabilities: { streaming: options.streaming ?? true, pushNotifications: false, extensions: [] },
-    securitySchemes: {},
-    securityRequirements: [],
+    securitySchemes: options.card?.securitySchemes ?? {},
+    securityRequirements: options.card?.securityRequirements ?? [],
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
     skills: [],
@@ -100,13 +126,30 @@ export async function startSdkServer(executor: AgentExecutor, options: { streami
   const taskStore = new InMemoryTaskStore();
   const handler = new DefaultRequestHandler(card, taskStore, executor);
   const app = express();
-  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
-  app.use('/rpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+  if (options.gate) app.use(options.gate);
+  const legacyCompat = { enabled: options.legacy === true };
+  if (options.legacy) {
+    // A 0.3 server ignores A2A-Version and serves its 0.3 card; without the header the SDK's compat router does the same.
+    app.use('/.well-known/agent-card.json', (req, _res, next) => {
+      delete req.headers['a2a-version'];
+      next();
+    });
+    app.use('/.well-known/agent-card.json', legacyAgentCardRouter({ agentCardProvider: handler }));
+  }
+  // The card as the spec's JSON (security schemes keyed by kind), as real 1.0 servers publish it.
+  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: async () => AgentCard.toJSON(card) as AgentCard }));
+  if (options.rest) app.use('/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
+  else app.use('/rpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  card.supportedInterfaces.push({ url: `${base}/rpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' });
+  card.supportedInterfaces.push({
+    url: options.rest ? `${base}/rest` : `${base}/rpc`,
+    protocolBinding: options.rest ? 'HTTP+JSON' : 'JSONRPC',
+    tenant: '',
+    protocolVersion: options.legacy ? '0.3' : '1.0',
+  });
   return {
     base,
     cardUrl: `${base}/.well-known/agent-card.json`,
@@ -116,5 +159,20 @@ export async function startSdkServer(executor: AgentExecutor, options: { streami
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** A user message as an SDK client sends it: text (and any extra parts), on a context / task when given. */
+export function userMessage(text: string, ids: { contextId?: string; taskId?: string } = {}, extra: Message['parts'] = []): Message {
+  const parts: Message['parts'] = text === '' ? [] : [textPart(text)];
+  return {
+    messageId: randomUUID(),
+    contextId: ids.contextId ?? '',
+    taskId: ids.taskId ?? '',
+    role: Role.ROLE_USER,
+    parts: [...parts, ...extra],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
   };
 }

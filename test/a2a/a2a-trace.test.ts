@@ -1,0 +1,128 @@
+import 'reflect-metadata';
+import { type Message, Role } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { type Context, type ContextManager, ROOT_CONTEXT, type TextMapPropagator, context, propagation, trace } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { expect } from 'chai';
+import type { RequestHandler } from 'express';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { ChatAgent } from 'skein';
+import { A2AAgent, A2AServer } from 'skein/a2a';
+import { OpenAIChatClient } from 'skein/openai';
+import { Emulator } from 'skein/testing';
+import { telemetryMiddleware } from 'skein/telemetry';
+import { ScriptedExecutor, startSdkServer } from './remote-fixtures.js';
+
+/** What an OpenTelemetry Node SDK registers: an AsyncLocalStorage context manager (here, the least of one). */
+class AlsContextManager implements ContextManager {
+  readonly #storage = new AsyncLocalStorage<Context>();
+  active(): Context {
+    return this.#storage.getStore() ?? ROOT_CONTEXT;
+  }
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+    return this.#storage.run(ctx, () => fn.call(thisArg, ...args));
+  }
+  bind<T>(_ctx: Context, target: T): T {
+    return target;
+  }
+  enable(): this {
+    return this;
+  }
+  disable(): this {
+    this.#storage.disable();
+    return this;
+  }
+}
+
+/** The W3C `traceparent` header alone (what the SDK's W3CTraceContextPropagator does, without tracestate). */
+const traceparentPropagator: TextMapPropagator = {
+  fields: () => ['traceparent'],
+  inject(ctx, carrier, setter) {
+    const span = trace.getSpanContext(ctx);
+    if (span) setter.set(carrier, 'traceparent', `00-${span.traceId}-${span.spanId}-0${span.traceFlags & 1}`);
+  },
+  extract(ctx, carrier, getter) {
+    const value = getter.get(carrier, 'traceparent');
+    const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(Array.isArray(value) ? (value[0] ?? '') : (value ?? ''));
+    if (!match) return ctx;
+    return trace.setSpanContext(ctx, { traceId: match[1]!, spanId: match[2]!, traceFlags: parseInt(match[3]!, 16), isRemote: true });
+  },
+};
+
+describe('A2A trace context: W3C traceparent from client to server', () => {
+  const exporter = new InMemorySpanExporter();
+  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+  before(() => {
+    context.setGlobalContextManager(new AlsContextManager());
+    propagation.setGlobalPropagator(traceparentPropagator);
+  });
+  after(async () => {
+    context.disable();
+    propagation.disable();
+    await tracerProvider.shutdown();
+  });
+  beforeEach(() => exporter.reset());
+
+  it("A2AAgent sends its run span's traceparent to the SDK server on every call", async () => {
+    const traceparents: (string | undefined)[] = [];
+    const gate: RequestHandler = (req, _res, next) => {
+      if (req.method === 'POST') traceparents.push(req.headers.traceparent as string | undefined);
+      next();
+    };
+    const remote = await startSdkServer(new ScriptedExecutor(), { gate });
+    try {
+      const agent = new A2AAgent({ url: remote.cardUrl, name: 'scripted', middleware: telemetryMiddleware({ tracerProvider }) });
+      await agent.run('hello');
+      const [span] = exporter.getFinishedSpans();
+      expect(span!.name).to.equal('invoke_agent scripted');
+      const { traceId, spanId } = span!.spanContext();
+      expect(traceparents).to.deep.equal([`00-${traceId}-${spanId}-01`]);
+    } finally {
+      await remote.close();
+    }
+  });
+
+  it("A2AServer runs the hosted agent under the SDK client's traceparent: its spans join the caller's trace", async () => {
+    const emulator = await Emulator.start();
+    const agent = new ChatAgent({
+      chatClient: new OpenAIChatClient({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0, model: 'gpt-test' }),
+      name: 'assistant',
+      middleware: telemetryMiddleware({ tracerProvider }),
+    });
+    const server = new A2AServer({ agent, logger: { warn: () => {}, error: () => {} } });
+    await server.listen();
+    try {
+      const traceId = randomUUID().replace(/-/g, '');
+      const parentSpanId = '00f067aa0ba902b7';
+      const fetchImpl: typeof fetch = (input, init) => {
+        const headers = new Headers(init?.headers);
+        headers.set('traceparent', `00-${traceId}-${parentSpanId}-01`);
+        return fetch(input, { ...init, headers });
+      };
+      const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl })] });
+      const client = await new ClientFactory(options).createFromUrl(server.url!);
+      const message: Message = {
+        messageId: randomUUID(),
+        contextId: '',
+        taskId: '',
+        role: Role.ROLE_USER,
+        parts: [{ content: { $case: 'text', value: 'hello' }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      };
+      await client.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined });
+      const run = exporter.getFinishedSpans().find((s) => s.name === 'invoke_agent assistant');
+      expect(run, exporter.getFinishedSpans().map((s) => s.name).join(', ')).not.to.equal(undefined);
+      expect(run!.spanContext().traceId).to.equal(traceId);
+      expect(run!.parentSpanContext?.spanId).to.equal(parentSpanId);
+      const chat = exporter.getFinishedSpans().find((s) => s.name.startsWith('chat'));
+      expect(chat?.spanContext().traceId).to.equal(traceId);
+    } finally {
+      await server.close();
+      await emulator.stop();
+    }
+  });
+});
