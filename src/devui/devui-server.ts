@@ -20,6 +20,7 @@ import { AccessToken } from '../http/access-token.js';
 import { assertBindable, isLoopbackAddress, isWildcardAddress } from '../http/bind-address.js';
 import { LocalRequestGuard, RequestRefusedError } from '../http/local-request-guard.js';
 import { SERVICE_THREAD_TYPE, UNSTARTED_THREAD_TYPE, type AgentThread } from '../threads/agent-thread.js';
+import { FAVICON_SVG } from './page/favicon.js';
 import { PAGE_CSS } from './page/page-css.js';
 import { PAGE_HTML } from './page/page-html.js';
 import { describeDeletion, historyIdentity, storeKeyOf } from './thread-identity.js';
@@ -256,6 +257,7 @@ class DevUIServer {
       const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
       const method = req.method ?? 'GET';
       if (method === 'GET' && url.pathname === '/') return sendText(res, 200, 'text/html; charset=utf-8', PAGE_HTML);
+      if (method === 'GET' && (url.pathname === '/favicon.svg' || url.pathname === '/favicon.ico')) return sendText(res, 200, 'image/svg+xml', FAVICON_SVG);
       if (method === 'GET' && url.pathname === '/app.css') return sendText(res, 200, 'text/css; charset=utf-8', PAGE_CSS);
       if (method === 'GET' && url.pathname === '/app.js') {
         return sendText(res, 200, 'text/javascript; charset=utf-8', await readFile(CLIENT_SCRIPT, 'utf8'));

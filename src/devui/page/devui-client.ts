@@ -631,6 +631,7 @@ input.addEventListener('keydown', (event) => {
 });
 stopButton.addEventListener('click', () => void stop());
 $('new-chat').addEventListener('click', newChat);
+$('load-json').addEventListener('click', () => upload.click());
 $('error-close').addEventListener('click', clearError);
 agentSelect.addEventListener('change', () => {
   describeAgent();

@@ -5,6 +5,7 @@ export const PAGE_HTML = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Skein Dev UI</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/app.css">
 <script type="module" src="/app.js"></script>
 </head>
@@ -19,8 +20,8 @@ export const PAGE_HTML = `<!doctype html>
   <aside class="sidebar">
     <div class="sidebar-head">
       <h2>Threads</h2>
-      <label class="button" for="upload">Load JSON</label>
-      <input type="file" id="upload" accept="application/json,.json" hidden>
+      <button type="button" id="load-json" aria-label="Load a thread from a JSON file">Load JSON</button>
+      <input type="file" id="upload" accept="application/json,.json" aria-label="Thread JSON file" hidden>
     </div>
     <p id="threads-empty" class="muted">No threads yet. Send a message to start one.</p>
     <ul id="thread-list"></ul>
@@ -33,10 +34,10 @@ export const PAGE_HTML = `<!doctype html>
     </div>
     <div id="history-note" class="muted" hidden></div>
     <div id="load-note" role="status" hidden><span id="load-note-text"></span> <button type="button" id="load-copy" hidden>Load as a copy</button></div>
-    <div id="messages" aria-live="polite"></div>
+    <div id="messages" aria-live="polite" aria-label="Conversation"></div>
     <div id="error" role="alert" hidden><span id="error-text"></span> <button type="button" id="error-close" aria-label="Dismiss">&times;</button></div>
     <form id="composer">
-      <textarea id="input" rows="3" placeholder="Message the agent (Enter sends, Shift+Enter for a new line)"></textarea>
+      <textarea id="input" rows="3" aria-label="Message" placeholder="Message the agent (Enter sends, Shift+Enter for a new line)"></textarea>
       <div class="actions">
         <button type="submit" id="send">Send</button>
         <button type="button" id="stop" disabled>Stop</button>
