@@ -139,7 +139,11 @@ function timestamp(): string {
   lastStamp = Math.max(Date.now(), lastStamp + 1);
   return new Date(lastStamp).toISOString();
 }
-const CLIENT_SCRIPT = new URL('./page/devui-client.js', import.meta.url);
+/** The page's scripts (compiled with the package), by the address the page loads them from. */
+const PAGE_SCRIPTS = new Map([
+  ['/app.js', new URL('./page/devui-client.js', import.meta.url)],
+  ['/markdown.js', new URL('./page/markdown.js', import.meta.url)],
+]);
 
 /**
  * Starts the Dev UI: a local web page to chat with the agents a config describes and to inspect,
@@ -259,9 +263,8 @@ class DevUIServer {
       if (method === 'GET' && url.pathname === '/') return sendText(res, 200, 'text/html; charset=utf-8', PAGE_HTML);
       if (method === 'GET' && (url.pathname === '/favicon.svg' || url.pathname === '/favicon.ico')) return sendText(res, 200, 'image/svg+xml', FAVICON_SVG);
       if (method === 'GET' && url.pathname === '/app.css') return sendText(res, 200, 'text/css; charset=utf-8', PAGE_CSS);
-      if (method === 'GET' && url.pathname === '/app.js') {
-        return sendText(res, 200, 'text/javascript; charset=utf-8', await readFile(CLIENT_SCRIPT, 'utf8'));
-      }
+      const script = method === 'GET' ? PAGE_SCRIPTS.get(url.pathname) : undefined;
+      if (script) return sendText(res, 200, 'text/javascript; charset=utf-8', await readFile(script, 'utf8'));
       if (parts[0] !== 'api') throw new HttpError(404, `No page at ${url.pathname}.`);
       const [, resource, id, action] = parts;
       if (resource === 'session' && parts.length === 2 && method === 'POST') return await this.#startSession(req, res);
@@ -568,7 +571,9 @@ class DevUIServer {
     if (thread.messageStore) {
       delete entry.transcript;
     } else {
-      const produced = responseFromUpdates(updates.map((u) => ({ ...u, role: u.role ?? 'assistant' }))).messages.map((m) => withAuthor(m, updates));
+      const produced = responseFromUpdates(updates.map((u) => ({ ...u, role: u.role ?? 'assistant' })))
+        .messages.map((m) => withAuthor(m, updates))
+        .map((m) => (m.createdAt ? m : { ...m, createdAt: now }));
       // The user's side of the turn as one message: approval answers first, then the typed text.
       const sent: ChatMessage = { role: 'user', contents: input.flatMap((m) => m.contents), createdAt: now };
       entry.transcript = [...(existing?.transcript ?? []), sent, ...produced];

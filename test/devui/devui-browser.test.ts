@@ -109,7 +109,7 @@ describe('Dev UI in headless Chromium', function () {
 
     await openThread('My name is Alice');
     expect(await page.locator('.message').evaluateAll((nodes) => nodes.map((n) => (n as HTMLElement).dataset.role))).to.deep.equal(['user', 'assistant']);
-    expect(await page.locator('.message[data-role="assistant"] .author').textContent()).to.equal('assistant (assistant)');
+    expect(await page.locator('.message[data-role="assistant"] .author').textContent()).to.equal('assistant');
 
     await send("What's my name?");
     expect((await assistantTexts()).at(-1)).to.equal('Your name is Alice.');
@@ -489,6 +489,92 @@ describe('Dev UI in headless Chromium', function () {
       }
       const missed = await page.evaluate((seen) => Array.from(document.querySelectorAll<HTMLElement>('[data-kb]')).filter((e) => !seen.includes(e.dataset.kb!)).map((e) => e.outerHTML.slice(0, 80)), [...reached]);
       expect(missed).to.deep.equal([]);
+    });
+  });
+
+  describe('readable messages', () => {
+    /** A 1x1 PNG. */
+    const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+    it('renders the reply as Markdown; a malicious message executes nothing and stays text', async () => {
+      const hostile = [
+        '**bold** <img src=x onerror="window.__pwned=1"> <script>window.__pwned=2</script>',
+        '[click](javascript:window.__pwned=3) [docs](https://example.com/docs) [x" onmouseover="window.__pwned=4](https://example.com/")',
+        '```js',
+        'const answer = 42; // <b>not bold</b>',
+        '```',
+        'end',
+      ].join('\n');
+      await page.fill('#input', hostile);
+      await turn(() => page.click('#send'));
+      const reply = page.locator('.message[data-role="assistant"] .text.markdown').last();
+      expect(await reply.locator('strong').first().textContent()).to.equal('bold');
+      expect(await reply.textContent()).to.contain('<img src=x onerror="window.__pwned=1">').and.contain('<script>window.__pwned=2</script>').and.contain('[click](javascript:');
+      expect(await reply.locator('script, img, b, [onmouseover], [onerror]').count()).to.equal(0);
+      const links = await reply.locator('a').evaluateAll((as) => as.map((a) => [a.getAttribute('href'), a.getAttribute('target'), a.getAttribute('rel')]));
+      expect(links).to.deep.equal([
+        ['https://example.com/docs', '_blank', 'noopener noreferrer'],
+        ['https://example.com/"', '_blank', 'noopener noreferrer'],
+      ]);
+      // Hovering and clicking what the attacker wrote runs nothing either.
+      await reply.locator('a').nth(1).hover();
+      expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).to.equal(undefined);
+
+      // The code block: verbatim, with a Copy button that puts exactly the code on the clipboard.
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: fx.devui.url });
+      const block = reply.locator('.code-block');
+      expect(await block.locator('code').textContent()).to.equal('const answer = 42; // <b>not bold</b>');
+      await block.getByRole('button', { name: 'Copy code' }).click();
+      await page.waitForFunction(() => document.querySelector('.code-block .copy-code')?.textContent === 'Copied');
+      expect(await page.evaluate(() => navigator.clipboard.readText())).to.equal('const answer = 42; // <b>not bold</b>');
+
+      // The same after a reload, rendered from the stored thread.
+      await page.reload();
+      await page.waitForSelector('body[data-ready="true"]');
+      await page.locator('#thread-list .thread button.open').first().click();
+      await page.waitForSelector('.message[data-role="assistant"] .markdown strong');
+      expect(await page.locator('.message[data-role="assistant"] .markdown').locator('script, img, b').count()).to.equal(0);
+      expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).to.equal(undefined);
+    });
+
+    it('names the author once and shows when each message was written, live and from the stored thread', async () => {
+      const before = Date.now();
+      await send('My name is Alice');
+      const heads = async () =>
+        page.locator('.message').evaluateAll((nodes) => nodes.map((n) => [n.querySelector('.author')?.textContent, n.querySelector('time')?.getAttribute('datetime')]));
+      const live = await heads();
+      expect(live.map(([author]) => author)).to.deep.equal(['user', 'assistant']);
+      for (const [, time] of live) expect(Date.parse(time!)).to.be.within(before - 1000, Date.now());
+      // Reopened: each message the thread stamped shows its time (Chat Completions replies carry none in the store).
+      await openThread('My name is Alice');
+      const stored = await heads();
+      expect(stored.map(([author]) => author)).to.deep.equal(['user', 'assistant']);
+      expect(Date.parse(stored[0]![1]!)).to.be.within(before - 1000, Date.now());
+
+      // A service thread's transcript (kept by the Dev UI) stamps every message.
+      await page.click('#new-chat');
+      await page.selectOption('#agent', 'responses');
+      await send('My name is Rita');
+      await openThread('My name is Rita');
+      const transcript = await heads();
+      // The agent's name once; the role beside it only because the two differ.
+      expect(transcript.map(([author]) => author)).to.deep.equal(['user', 'responses · assistant']);
+      for (const [, time] of transcript) expect(Date.parse(time!)).to.be.within(before - 1000, Date.now());
+    });
+
+    it('shows images a message carries (inline data and Markdown images)', async () => {
+      await send('My name is Pia');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+      const serialized = JSON.parse(await readFile(await download.path(), 'utf8')) as { store: { messages: { role: string; contents: unknown[] }[] } };
+      const reply = serialized.store.messages.find((m) => m.role === 'assistant')!;
+      reply.contents.push({ kind: 'data', data: PNG, mediaType: 'image/png' }, { kind: 'text', text: `\n\n![a pixel](data:image/png;base64,${PNG})` });
+      await page.click('#new-chat');
+      await page.setInputFiles('#upload', { name: 'with-image.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(serialized)) });
+      await page.waitForFunction(() => document.querySelectorAll('.message[data-role="assistant"] img').length === 2);
+      const images = await page.locator('.message[data-role="assistant"] img').evaluateAll((imgs) =>
+        Promise.all((imgs as HTMLImageElement[]).map(async (img) => (await img.decode().then(() => img.naturalWidth)) as number)),
+      );
+      expect(images).to.deep.equal([1, 1]);
     });
   });
 });

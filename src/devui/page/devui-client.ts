@@ -2,7 +2,7 @@
  * The Dev UI's browser script, served as /app.js. It is compiled by tsc with the rest of the
  * package (no bundler, no dependencies), so it only uses the DOM and fetch.
  */
-export {};
+import { renderMarkdown } from './markdown.js';
 
 interface AgentInfo {
   name: string;
@@ -61,6 +61,7 @@ type Content =
 interface ViewMessage {
   role: string;
   authorName?: string;
+  createdAt?: string;
   contents: Content[];
 }
 
@@ -150,25 +151,58 @@ function prettyArguments(args: string): string {
   }
 }
 
+/** Who wrote a message, once: the author's name when it has one (with the role when that differs), else the role. */
+function authorLabel(role: string, author?: string): string {
+  return author && author !== role ? `${author} · ${role}` : role;
+}
+
 /** One message bubble; text, tool calls and results are appended as they arrive. */
 class MessageView {
   readonly node: HTMLDivElement;
   #text: HTMLDivElement | undefined;
+  #markdown = '';
 
-  constructor(role: string, author?: string) {
+  constructor(role: string, author?: string, createdAt: string | Date = new Date()) {
     this.node = el('div', 'message');
     this.node.dataset.role = role;
-    this.node.append(el('div', 'author', author ? `${author} (${role})` : role));
+    const head = el('div', 'message-head');
+    head.append(el('span', 'author', authorLabel(role, author)));
+    const when = new Date(createdAt);
+    if (!Number.isNaN(when.getTime())) {
+      const time = el('time', 'time', when.toLocaleTimeString());
+      time.dateTime = when.toISOString();
+      time.title = when.toLocaleString();
+      head.append(time);
+    }
+    this.node.append(head);
     messages.append(this.node);
   }
 
+  /** The assistant's text is Markdown (rendered safely, see markdown.ts); what others wrote is shown as typed. */
   appendText(text: string): void {
     if (!this.#text) {
       this.#text = el('div', 'text');
+      this.#markdown = '';
       this.node.append(this.#text);
     }
-    this.#text.textContent += text;
+    if (this.node.dataset.role === 'assistant') {
+      this.#markdown += text;
+      this.#text.classList.add('markdown');
+      this.#text.innerHTML = renderMarkdown(this.#markdown);
+    } else {
+      this.#text.textContent += text;
+    }
     messages.scrollTop = messages.scrollHeight;
+  }
+
+  /** An image the message carries (inline data or an address), shown as an image. */
+  addImage(src: string, alt: string): void {
+    const image = el('img', 'message-image');
+    image.src = src;
+    image.alt = alt;
+    image.referrerPolicy = 'no-referrer';
+    this.node.append(image);
+    this.#text = undefined;
   }
 
   addToolCall(callId: string, name: string, args: string): void {
@@ -326,7 +360,7 @@ function showToolResult(callId: string, result: unknown, error: string | undefin
 
 function renderMessage(message: ViewMessage, pendingIds: ReadonlySet<string> = new Set()): void {
   const onlyResults = message.role === 'tool' && message.contents.every((c) => c.kind === 'function-result');
-  const view = onlyResults ? undefined : new MessageView(message.role, message.authorName);
+  const view = onlyResults ? undefined : new MessageView(message.role, message.authorName, message.createdAt ?? '');
   for (const content of message.contents) {
     if (content.kind === 'text') view?.appendText((content as { text: string }).text);
     else if (content.kind === 'function-call') {
@@ -345,10 +379,35 @@ function renderMessage(message: ViewMessage, pendingIds: ReadonlySet<string> = n
     } else if (content.kind === 'function-approval-response') {
       const answer = content as unknown as ApprovalAnswer;
       view?.appendText(describeAnswer(answer, callNames.get(answer.callId) ?? answer.callId) + '\n');
+    } else if (content.kind === 'data' || content.kind === 'uri') {
+      const image = imageSource(content as { kind: string; data?: string; uri?: string; mediaType?: string });
+      if (image) view?.addImage(image, 'Image in the message');
+      else view?.appendText(`[${content.kind}] ${stringify(content)}`);
     } else {
       view?.appendText(`[${content.kind}] ${stringify(content)}`);
     }
   }
+}
+
+/** The address to show a data or uri content as an image, when it is one (raster images over http(s) or inline). */
+function imageSource(content: { kind: string; data?: string; uri?: string; mediaType?: string }): string | undefined {
+  const raster = /^image\/(?:png|jpeg|gif|webp)$/;
+  if (content.kind === 'data') return content.data && raster.test(content.mediaType ?? '') ? `data:${content.mediaType};base64,${content.data}` : undefined;
+  const uri = content.uri ?? '';
+  if (/^data:image\/(?:png|jpeg|gif|webp);base64,/i.test(uri)) return uri;
+  const looksLikeImage = raster.test(content.mediaType ?? '') || /\.(?:png|jpe?g|gif|webp)(?:[?#].*)?$/i.test(uri);
+  return looksLikeImage && /^https?:\/\//i.test(uri) ? uri : undefined;
+}
+
+/** Copy buttons of code blocks (rendered Markdown holds no scripts, so one listener serves them all). */
+function copyCode(event: MouseEvent): void {
+  const button = (event.target as HTMLElement).closest<HTMLButtonElement>('button.copy-code');
+  const code = button?.parentElement?.querySelector('code')?.textContent;
+  if (!button || code === undefined || code === null) return;
+  navigator.clipboard.writeText(code).then(
+    () => (button.textContent = 'Copied'),
+    () => (button.textContent = 'Copy failed'),
+  );
 }
 
 async function loadAgents(): Promise<void> {
@@ -631,6 +690,7 @@ input.addEventListener('keydown', (event) => {
 });
 stopButton.addEventListener('click', () => void stop());
 $('new-chat').addEventListener('click', newChat);
+messages.addEventListener('click', copyCode);
 $('load-json').addEventListener('click', () => upload.click());
 $('error-close').addEventListener('click', clearError);
 agentSelect.addEventListener('change', () => {

@@ -30,8 +30,19 @@ button:disabled { opacity: .5; cursor: default; }
 .message[data-role="user"] { background: #e8f0fe; border-color: #c9d9fb; margin-left: 60px; }
 .message[data-role="tool"] { background: #fbfaf4; }
 .message[data-role="system"] { background: #f2f2f2; }
-.message .author { font-size: 12px; font-weight: 600; color: #4b5563; margin-bottom: 2px; }
+.message-head { display: flex; gap: 8px; align-items: baseline; margin-bottom: 2px; }
+.message .author { font-size: 12px; font-weight: 600; color: #4b5563; }
+.message .time { font-size: 11px; color: #6b7280; }
 .message .text { white-space: pre-wrap; word-wrap: break-word; }
+.message .text.markdown { white-space: normal; }
+.markdown p, .markdown ul, .markdown ol, .markdown blockquote { margin: 4px 0; }
+.markdown blockquote { border-left: 3px solid #cbd5e1; padding-left: 8px; color: #4b5563; }
+.markdown code { font-family: ui-monospace, monospace; font-size: 12px; background: #f1f3f6; border-radius: 4px; padding: 0 3px; }
+.markdown img, .message-image { max-width: 100%; max-height: 360px; display: block; margin: 4px 0; border-radius: 4px; }
+.code-block { position: relative; margin: 6px 0; }
+.code-block pre { margin: 0; padding: 8px 10px; background: #1f2a37; color: #e5e7eb; border-radius: 6px; overflow-x: auto; }
+.code-block pre code { background: transparent; color: inherit; padding: 0; }
+.code-block .copy-code { position: absolute; top: 4px; right: 4px; font-size: 11px; padding: 1px 6px; }
 details.tool-call { margin: 6px 0; border: 1px solid #e2d9b8; border-radius: 6px; background: #fffdf2; padding: 4px 8px; }
 details.tool-call summary { cursor: pointer; font-family: ui-monospace, monospace; font-size: 12px; }
 details.tool-call pre { margin: 4px 0; white-space: pre-wrap; word-break: break-word; font-size: 12px; }
