@@ -4,7 +4,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Container } from 'inversify';
-import type { Subscription } from 'rxjs';
+import type { Observer, Subscription } from 'rxjs';
+import type { TracerProvider } from '@opentelemetry/api';
 import type { AIAgent } from '../agents/ai-agent.js';
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
 import { pendingApprovalsOf } from '../agents/function-approvals.js';
@@ -25,6 +26,9 @@ import { PAGE_CSS } from './page/page-css.js';
 import { PAGE_HTML } from './page/page-html.js';
 import { describeDeletion, historyIdentity, storeKeyOf } from './thread-identity.js';
 import { ThreadIndex, type ThreadIndexEntry } from './thread-index.js';
+import { TELEMETRY_PLUGIN_ID, telemetryPlugin } from '../telemetry/telemetry-plugin.js';
+import { TelemetryOptions } from '../telemetry/telemetry-middleware.js';
+import { TurnTraces } from './turn-traces.js';
 
 export interface DevUIOptions {
   /** A config file (JSON or YAML, as `createContainer(file)` reads it) or a config object. */
@@ -54,6 +58,12 @@ export interface DevUIOptions {
   threadsDir?: string;
   /** Environment for `${VAR}` interpolation in a config file. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Keep the messages sent to and received from the model in each turn's trace (the telemetry
+   * plugin's `captureContent`). Default: the config's telemetry setting, else
+   * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`, else off.
+   */
+  captureContent?: boolean;
 }
 
 export interface DevUI {
@@ -155,7 +165,8 @@ export async function startDevUI(options: DevUIOptions): Promise<DevUI> {
   if (typeof options.token === 'string' && options.token.length < AccessToken.MIN_LENGTH) {
     throw new ConfigurationError(`token: expected at least ${AccessToken.MIN_LENGTH} characters, found ${options.token.length}. Leave it out for a random one.`);
   }
-  const { container, agents } = await loadAgents(options.config, options.env);
+  const traces = await traceCollector();
+  const { container, agents, captureContent } = await loadAgents(options.config, options.env, traces, options.captureContent);
   const threads = new ThreadIndex(path.resolve(options.threadsDir ?? path.join(process.cwd(), '.skein', 'devui-threads')));
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -179,7 +190,7 @@ export async function startDevUI(options: DevUIOptions): Promise<DevUI> {
   const host = isWildcardAddress(address) ? (address.includes(':') ? '[::1]' : '127.0.0.1') : bracketed(address);
   const url = `http://${host}:${port}`;
   const pageUrl = token ? `${url}/?token=${token.value}` : url;
-  const app = new DevUIServer(container, agents, threads, guard, token, url);
+  const app = new DevUIServer(container, agents, threads, guard, token, url, { collector: traces?.collector, captureContent });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => void app.handle(req, res));
   const warn = options.warn ?? ((message: string) => console.warn(message));
   for (const warning of startWarnings({ address: `${bracketed(address)}:${port}`, exposed: !isLoopbackAddress(address), token: token !== undefined, url, threads: threads.directory, guard })) warn(warning);
@@ -215,7 +226,26 @@ function startWarnings(at: { address: string; exposed: boolean; token: boolean; 
   return warnings;
 }
 
-async function loadAgents(config: string | SkeinConfig, env?: NodeJS.ProcessEnv): Promise<{ container: Container; agents: Map<string, AgentInfo> }> {
+/**
+ * The Dev UI's own tracer provider with the turn-trace collector on it. The OpenTelemetry SDK is
+ * loaded only here, and only if installed: without it the Dev UI runs, without traces.
+ */
+async function traceCollector(): Promise<{ collector: TurnTraces; provider: TracerProvider } | undefined> {
+  try {
+    const { BasicTracerProvider } = await import('@opentelemetry/sdk-trace-base');
+    const collector = new TurnTraces();
+    return { collector, provider: new BasicTracerProvider({ spanProcessors: [collector] }) };
+  } catch {
+    return undefined;
+  }
+}
+
+async function loadAgents(
+  config: string | SkeinConfig,
+  env: NodeJS.ProcessEnv | undefined,
+  traces: { provider: TracerProvider } | undefined,
+  captureContent: boolean | undefined,
+): Promise<{ container: Container; agents: Map<string, AgentInfo>; captureContent: boolean }> {
   let resolved: SkeinConfig;
   if (typeof config === 'string') {
     // readConfigFile + createContainer(config) is what createContainer(file) does; it also gives us the agent names.
@@ -225,12 +255,21 @@ async function loadAgents(config: string | SkeinConfig, env?: NodeJS.ProcessEnv)
   } else {
     resolved = config;
   }
+  // Telemetry goes first (its spans wrap other middleware); a configured one is kept and pointed at the Dev UI's provider too.
+  const configured = resolved.plugins?.some((plugin) => plugin.id === TELEMETRY_PLUGIN_ID) ?? false;
+  if (traces && !configured) resolved = { ...resolved, plugins: [telemetryPlugin(), ...(resolved.plugins ?? [])] };
   const container = createContainer(resolved);
+  let capturing = false;
+  if (container.isBound(TelemetryOptions)) {
+    const options = container.get<TelemetryOptions>(TelemetryOptions);
+    capturing = captureContent ?? options.captureContent ?? process.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.toLowerCase() === 'true';
+    if (traces) container.rebind<TelemetryOptions>(TelemetryOptions).toConstantValue({ ...options, tracerProvider: traces.provider, captureContent: capturing });
+  }
   const agents = new Map<string, AgentInfo>();
   for (const [name, agentConfig] of Object.entries(resolved.agents ?? {})) {
     agents.set(name, { name, displayName: agentConfig.name, description: agentConfig.description, client: agentConfig.client });
   }
-  return { container, agents };
+  return { container, agents, captureContent: capturing };
 }
 
 class DevUIServer {
@@ -244,6 +283,7 @@ class DevUIServer {
     private readonly guard: LocalRequestGuard,
     private readonly token: AccessToken | undefined,
     private readonly url: string,
+    private readonly tracing: { collector: TurnTraces | undefined; captureContent: boolean },
   ) {}
 
   async close(server: Server): Promise<void> {
@@ -278,6 +318,7 @@ class DevUIServer {
         if (id === 'import' && parts.length === 3 && method === 'POST') return await this.#import(req, res);
         if (id !== undefined && parts.length === 3 && method === 'GET') return await this.#getThread(res, id);
         if (id !== undefined && action === 'json' && method === 'GET') return await this.#download(res, id);
+        if (id !== undefined && action === 'traces' && method === 'GET') return await this.#traces(res, id);
         if (id !== undefined && parts.length === 3 && method === 'DELETE') return await this.#delete(res, id, url.searchParams.get('confirm') === '1');
       }
       throw new HttpError(404, `No API route ${method} ${url.pathname}.`);
@@ -335,6 +376,13 @@ class DevUIServer {
       messages: messages.map(viewMessage),
       pendingApprovals: pendingOf(thread),
     });
+  }
+
+  /** The traces of the thread's turns taken in this session (kept in memory, never sent elsewhere). */
+  async #traces(res: ServerResponse, id: string): Promise<void> {
+    await this.#entry(id);
+    const { collector, captureContent } = this.tracing;
+    sendJson(res, 200, { enabled: collector !== undefined, captureContent, traces: collector?.forThread(id) ?? [] });
   }
 
   async #download(res: ServerResponse, id: string): Promise<void> {
@@ -421,6 +469,7 @@ class DevUIServer {
       await agent.deleteThread(await agent.deserializeThread(entry.serialized));
     }
     await this.index.delete(id);
+    this.tracing.collector?.forget(id);
     sendJson(res, 200, { deleted: true, service, historyKept: shared.length > 0, deletion });
   }
 
@@ -478,11 +527,14 @@ class DevUIServer {
       if (threadId !== undefined) this.#busyThreads.delete(threadId);
       sse.end();
     };
+    const collector = this.tracing.collector;
     const stop = () => {
       if (finished || completed) return;
       subscription.unsubscribe();
       sse.send('stopped', { message: 'Stopped. The thread is unchanged.' });
       finish();
+      // A stopped turn saves nothing, so it keeps no trace.
+      collector?.discard(runId);
       // The aborted run unwinds after this; if the agent kept results of approved tools that
       // already ran, save them once it let go of the thread, so they can never run twice.
       void whenIdle(thread).then(() => this.#keepWhatTheAgentKept(thread, agentName, existing, input, updates)).catch(() => undefined);
@@ -498,8 +550,7 @@ class DevUIServer {
     });
     sse.send('run', { runId, threadId, agent: agentName });
 
-    // stop() and the close handler run only after subscribe() has returned (both are async events).
-    const subscription: Subscription = agent.runStream(input, { thread }).subscribe({
+    const observer: Partial<Observer<AgentRunResponseUpdate>> = {
       next: (update) => {
         updates.push(update);
         for (const content of update.contents) {
@@ -508,9 +559,11 @@ class DevUIServer {
               if (content.text) sse.send('delta', { text: content.text, role: update.role, authorName: update.authorName });
               break;
             case 'function-call':
+              collector?.noteTool(runId, content.callId, { arguments: content.arguments });
               sse.send('tool-call', { callId: content.callId, name: content.name, arguments: content.arguments, authorName: update.authorName });
               break;
             case 'function-result':
+              collector?.noteTool(runId, content.callId, { result: content.error !== undefined ? `Error: ${content.error}` : JSON.stringify(content.result ?? null) });
               sse.send('tool-result', { callId: content.callId, result: content.result, error: content.error });
               break;
             case 'function-approval-request':
@@ -532,21 +585,40 @@ class DevUIServer {
         // The core may keep part of a failed turn (results of tools the user approved, which
         // already ran): save that, so answering again can never run a tool twice.
         void this.#keepWhatTheAgentKept(thread, agentName, existing, input, updates)
-          .then((entry) => sse.send('error', { ...describeError(error).body, ...(entry ? { thread: summarize(entry), pendingApprovals: pendingOf(thread) } : {}) }))
+          .then(async (entry) => {
+            // A failed turn on a listed thread keeps its trace: the error is what the user wants to see.
+            await this.#sendTrace(sse, runId, entry?.id ?? threadId);
+            sse.send('error', { ...describeError(error).body, ...(entry ? { thread: summarize(entry), pendingApprovals: pendingOf(thread) } : {}) });
+          })
           .catch(() => sse.send('error', describeError(error).body))
           .finally(finish);
       },
       complete: () => {
         completed = true;
         void this.#commit(thread, agentName, existing, input, updates)
-          .then((entry) => {
+          .then(async (entry) => {
+            await this.#sendTrace(sse, runId, entry.id);
             sse.send('usage', { usage: usage ?? {} });
             sse.send('done', { thread: summarize(entry), usage: usage ?? {}, pendingApprovals: pendingOf(thread) });
           })
           .catch((error: unknown) => sse.send('error', describeError(error).body))
           .finally(finish);
       },
-    });
+    };
+    // stop() and the close handler run only after subscribe() has returned (both are async events).
+    const subscribe = () => agent.runStream(input, { thread }).subscribe(observer);
+    const subscription: Subscription = collector ? collector.inRun(runId, undefined, subscribe) : subscribe();
+  }
+
+  /** Files the run's trace under its thread and sends it to the page (after its last span ended); a run on no thread keeps none. */
+  async #sendTrace(sse: SseWriter, runId: string, threadId: string | undefined): Promise<void> {
+    const collector = this.tracing.collector;
+    if (!collector) return;
+    if (threadId === undefined) return collector.discard(runId);
+    collector.assign(runId, threadId);
+    await collector.settled(runId);
+    const trace = collector.forThread(threadId).find((t) => t.runId === runId);
+    if (trace) sse.send('trace', { trace, captureContent: this.tracing.captureContent });
   }
 
   /** Saves a failed turn's thread only when the agent changed it (it kept settled approvals). */

@@ -577,4 +577,34 @@ describe('Dev UI in headless Chromium', function () {
       expect(images).to.deep.equal([1, 1]);
     });
   });
+
+  describe('turn traces', () => {
+    it('a turn with a tool call shows its timeline: the model call, the tool span and the second model call in order, with durations; the thread shows it again when opened', async () => {
+      await send('call get_weather {"city":"Paris"}');
+      const trace = page.locator('details.trace').last();
+      expect(await trace.locator('summary').textContent()).to.match(/^Trace · 4 spans · \d+(\.\d+)? m?s$/);
+      await trace.locator('summary').click();
+      const rows = () =>
+        trace.locator('.span-row').evaluateAll((nodes) =>
+          nodes.map((n) => [n.querySelector('.span-name')!.textContent, n.querySelector('.span-duration')!.textContent, n.querySelector('.span-facts')?.textContent ?? '']),
+        );
+      const shown = await rows();
+      expect(shown.map(([name]) => name)).to.deep.equal(['invoke_agent assistant', 'chat gpt-4.1-mini', 'execute_tool get_weather', 'chat gpt-4.1-mini']);
+      for (const [, duration] of shown) expect(duration).to.match(/^\d+(\.\d+)? m?s$/);
+      expect(shown[1]![2]).to.match(/^model gpt-4\.1-mini · tokens \d+ in \/ \d+ out · finish tool_calls$/);
+      expect(shown[3]![2]).to.match(/finish stop$/);
+      const tool = trace.locator('.span-row[data-operation="execute_tool"]');
+      expect(await tool.locator('.span-arguments').textContent()).to.contain('"city": "Paris"');
+      expect(await tool.locator('.span-result').textContent()).to.contain('"forecast": "sunny"');
+      // The bars sit on one time axis: the tool's starts after the first model call's ends.
+      const bars = await trace.locator('.span-fill').evaluateAll((nodes) => nodes.map((n) => [parseFloat((n as HTMLElement).style.left), parseFloat((n as HTMLElement).style.width)]));
+      expect(bars[2]![0]).to.be.at.least(bars[1]![0]! + bars[1]![1]! - 0.5);
+
+      await page.reload();
+      await page.waitForSelector('body[data-ready="true"]');
+      await openThread('call get_weather {"city":"Paris"}');
+      await page.waitForSelector('.thread-traces details.trace');
+      expect(await page.locator('.thread-traces details.trace .span-row').count()).to.equal(4);
+    });
+  });
 });

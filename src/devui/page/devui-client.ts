@@ -65,6 +65,34 @@ interface ViewMessage {
   contents: Content[];
 }
 
+/** One span of a turn's trace (see TraceSpanView on the server). */
+interface TraceSpan {
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  operation?: string;
+  startMs: number;
+  durationMs: number;
+  status: 'ok' | 'error';
+  error?: string;
+  model?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+  finishReasons?: string[];
+  toolName?: string;
+  toolArguments?: string;
+  toolResult?: string;
+  request?: string;
+  response?: string;
+}
+
+interface TurnTrace {
+  runId: string;
+  startedAt: string;
+  durationMs: number;
+  spans: TraceSpan[];
+}
+
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
 const agentSelect = $<HTMLSelectElement>('agent');
@@ -410,6 +438,60 @@ function copyCode(event: MouseEvent): void {
   );
 }
 
+const formatMs = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`);
+
+/** A turn's spans as a timeline: one row per span, indented under its parent, a bar for when it ran. */
+function traceView(trace: TurnTrace, label: string): HTMLDetailsElement {
+  const details = el('details', 'trace');
+  details.dataset.runId = trace.runId;
+  details.append(el('summary', undefined, `${label} · ${trace.spans.length} spans · ${formatMs(trace.durationMs)}`));
+  const depth = new Map<string, number>();
+  const total = Math.max(trace.durationMs, 1);
+  for (const span of trace.spans) {
+    const level = span.parentSpanId !== undefined && depth.has(span.parentSpanId) ? depth.get(span.parentSpanId)! + 1 : 0;
+    depth.set(span.spanId, level);
+    const row = el('div', 'span-row');
+    row.dataset.operation = span.operation ?? '';
+    row.dataset.status = span.status;
+    row.style.paddingLeft = `${level * 14}px`;
+    const head = el('div', 'span-head');
+    const bar = el('span', 'span-bar');
+    const fill = el('span', 'span-fill');
+    fill.style.left = `${(span.startMs / total) * 100}%`;
+    fill.style.width = `${Math.max((span.durationMs / total) * 100, 0.5)}%`;
+    bar.append(fill);
+    head.append(el('span', 'span-name', span.name), bar, el('span', 'span-duration', formatMs(span.durationMs)));
+    row.append(head);
+    const facts: string[] = [];
+    if (span.model) facts.push(`model ${span.model}`);
+    if (span.inputTokens !== undefined || span.outputTokens !== undefined) facts.push(`tokens ${span.inputTokens ?? '?'} in / ${span.outputTokens ?? '?'} out`);
+    if (span.finishReasons?.length) facts.push(`finish ${span.finishReasons.join(', ')}`);
+    if (facts.length) row.append(el('div', 'span-facts', facts.join(' · ')));
+    if (span.toolArguments !== undefined) row.append(el('pre', 'span-arguments', `Arguments: ${prettyArguments(span.toolArguments)}`));
+    if (span.toolResult !== undefined) row.append(el('pre', 'span-result', `Result: ${prettyArguments(span.toolResult)}`));
+    if (span.error !== undefined) row.append(el('div', 'span-error', `Error: ${span.error}`));
+    for (const [name, body] of [['Request', span.request], ['Response', span.response]] as const) {
+      if (body === undefined) continue;
+      const raw = el('details', 'span-body');
+      raw.append(el('summary', undefined, name), el('pre', undefined, prettyArguments(body)));
+      row.append(raw);
+    }
+    details.append(row);
+  }
+  return details;
+}
+
+/** The traces of the open thread's turns taken this session, under its history. */
+async function showThreadTraces(id: string): Promise<void> {
+  const { traces } = await api<{ traces: TurnTrace[] }>(`/api/threads/${encodeURIComponent(id)}/traces`);
+  if (currentThread?.id !== id || !traces.length) return;
+  const section = el('section', 'thread-traces');
+  section.setAttribute('aria-label', 'Traces of this session\'s turns');
+  section.append(el('h3', undefined, 'Traces of the turns taken in this session'));
+  for (const trace of traces) section.append(traceView(trace, `Turn at ${new Date(trace.startedAt).toLocaleTimeString()}`));
+  messages.append(section);
+}
+
 async function loadAgents(): Promise<void> {
   agents = (await api<{ agents: AgentInfo[] }>('/api/agents')).agents;
   agentSelect.replaceChildren(
@@ -483,6 +565,7 @@ async function openThread(id: string): Promise<void> {
   for (const message of view.messages) renderMessage(message, pendingIds);
   // The thread's state keeps the calls waiting for approval, so they are asked again after a reload.
   for (const request of view.pendingApprovals) showApproval(request);
+  await showThreadTraces(id);
 }
 
 function newChat(): void {
@@ -631,6 +714,8 @@ async function runTurn(request: { text?: string; approvals?: ApprovalAnswer[] },
         reply = undefined;
       } else if (event === 'notice') {
         replyView().appendText(`\n[${d.message as string}]`);
+      } else if (event === 'trace') {
+        messages.append(traceView((d as { trace: TurnTrace }).trace, 'Trace'));
       } else if (event === 'usage') {
         messages.append(el('div', 'usage', formatUsage(d.usage as Usage)));
         messages.scrollTop = messages.scrollHeight;

@@ -57,6 +57,21 @@ details.tool-call pre { margin: 4px 0; white-space: pre-wrap; word-break: break-
 .approval-actions .reason { flex: 1; max-width: 340px; border: 1px solid #b7c0cc; border-radius: 6px; padding: 3px 6px; font: inherit; }
 .approval-status, .approval-note { display: block; font-size: 12px; color: #5b6776; }
 .thread .awaiting { display: inline-block; margin-top: 2px; font-size: 11px; color: #92400e; background: #fff1d6; border-radius: 4px; padding: 0 5px; }
+details.trace { max-width: 860px; margin: 2px 0 6px; border: 1px solid #d8dee6; border-radius: 6px; background: #fff; padding: 4px 8px; font-size: 12px; }
+details.trace > summary { cursor: pointer; color: #374151; }
+.span-row { border-top: 1px dashed #e5e7eb; padding: 3px 0; }
+.span-row[data-status="error"] .span-name { color: #9b1c1c; }
+.span-head { display: flex; align-items: center; gap: 8px; }
+.span-name { font-family: ui-monospace, monospace; min-width: 200px; }
+.span-bar { position: relative; flex: 1; height: 8px; background: #f1f3f6; border-radius: 4px; }
+.span-fill { position: absolute; top: 0; bottom: 0; background: #7aa7ff; border-radius: 4px; }
+.span-row[data-operation="execute_tool"] .span-fill { background: #e0a526; }
+.span-row[data-operation="invoke_agent"] .span-fill { background: #9aa5b1; }
+.span-duration { min-width: 64px; text-align: right; color: #4b5563; }
+.span-facts { color: #4b5563; }
+.span-row pre { margin: 2px 0; white-space: pre-wrap; word-break: break-word; }
+.span-error { color: #9b1c1c; }
+.thread-traces h3 { font-size: 13px; margin: 12px 0 4px; }
 .usage { font-size: 12px; color: #5b6776; margin: 2px 0 10px; }
 .turn-note { font-size: 12px; color: #92400e; margin: 2px 0 10px; }
 #error { background: #fdecec; border: 1px solid #f5b5b5; color: #7f1d1d; border-radius: 6px; padding: 8px 12px; margin: 6px 0; white-space: pre-wrap; }
