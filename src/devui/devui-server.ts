@@ -7,6 +7,8 @@ import type { Container } from 'inversify';
 import type { Observer, Subscription } from 'rxjs';
 import type { TracerProvider } from '@opentelemetry/api';
 import type { AIAgent } from '../agents/ai-agent.js';
+import { ChatAgent } from '../agents/chat-agent.js';
+import type { ChatOptions } from '../clients/chat-options.js';
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
 import { pendingApprovalsOf } from '../agents/function-approvals.js';
 import { responseFromUpdates } from '../clients/chat-response.js';
@@ -498,6 +500,7 @@ class DevUIServer {
     }
     const agentName = existing?.agent ?? (body.agent as string);
     const agent = this.#agent(agentName);
+    const settings = parseRunSettings(body.settings, agent, agentName);
     if (threadId !== undefined && this.#busyThreads.has(threadId)) {
       throw new HttpError(409, 'This thread is already running a turn; wait for it or stop it.', 'ThreadBusyError');
     }
@@ -548,7 +551,7 @@ class DevUIServer {
         finish();
       }
     });
-    sse.send('run', { runId, threadId, agent: agentName });
+    sse.send('run', { runId, threadId, agent: agentName, ...(settings ? { settings } : {}) });
 
     const observer: Partial<Observer<AgentRunResponseUpdate>> = {
       next: (update) => {
@@ -606,8 +609,9 @@ class DevUIServer {
       },
     };
     // stop() and the close handler run only after subscribe() has returned (both are async events).
-    const subscribe = () => agent.runStream(input, { thread }).subscribe(observer);
-    const subscription: Subscription = collector ? collector.inRun(runId, undefined, subscribe) : subscribe();
+    const chatOptions = settings ? chatOptionsOf(settings, agent) : undefined;
+    const subscribe = () => agent.runStream(input, { thread, ...(chatOptions ? { chatOptions } : {}) }).subscribe(observer);
+    const subscription: Subscription = collector ? collector.inRun(runId, settings ? { ...settings } : undefined, subscribe) : subscribe();
   }
 
   /** Files the run's trace under its thread and sends it to the page (after its last span ended); a run on no thread keeps none. */
@@ -653,6 +657,57 @@ class DevUIServer {
     await this.index.put(entry);
     return entry;
   }
+}
+
+/** Settings for one run, as the page sends them with a turn (`settings` on `POST /api/chat`). */
+export interface RunSettings {
+  temperature?: number;
+  maxOutputTokens?: number;
+  model?: string;
+  /** Added after the agent's own instructions for this run only. */
+  instructions?: string;
+}
+
+/** Checks `settings` of a chat request; only agents that build their own model requests (ChatAgent) take them. */
+function parseRunSettings(value: unknown, agent: AIAgent, agentName: string): RunSettings | undefined {
+  if (value === undefined || value === null) return undefined;
+  const raw = asObject(value, '"settings"');
+  const settings: RunSettings = {};
+  for (const key of Object.keys(raw)) {
+    if (!['temperature', 'maxOutputTokens', 'model', 'instructions'].includes(key)) {
+      throw new HttpError(400, `settings.${key} is not a run setting; expected temperature, maxOutputTokens, model or instructions.`);
+    }
+  }
+  if (raw.temperature !== undefined) {
+    if (typeof raw.temperature !== 'number' || !(raw.temperature >= 0 && raw.temperature <= 2)) {
+      throw new HttpError(400, `settings.temperature must be a number from 0 to 2; got ${JSON.stringify(raw.temperature)}.`);
+    }
+    settings.temperature = raw.temperature;
+  }
+  if (raw.maxOutputTokens !== undefined) {
+    if (typeof raw.maxOutputTokens !== 'number' || !Number.isInteger(raw.maxOutputTokens) || raw.maxOutputTokens < 1) {
+      throw new HttpError(400, `settings.maxOutputTokens must be a whole number of at least 1; got ${JSON.stringify(raw.maxOutputTokens)}.`);
+    }
+    settings.maxOutputTokens = raw.maxOutputTokens;
+  }
+  for (const key of ['model', 'instructions'] as const) {
+    const text = raw[key];
+    if (text === undefined) continue;
+    if (typeof text !== 'string') throw new HttpError(400, `settings.${key} must be a string; got ${JSON.stringify(text)}.`);
+    if (text.trim()) settings[key] = text.trim();
+  }
+  if (!Object.keys(settings).length) return undefined;
+  if (!(agent instanceof ChatAgent)) {
+    throw new HttpError(400, `Agent "${agentName}" runs on a service that sets its own model options; run settings apply to agents with a chat client (openai-chat, openai-responses). Send the turn without settings.`);
+  }
+  return settings;
+}
+
+/** The run's chat options: extra instructions go after the agent's own, the rest as given. */
+function chatOptionsOf(settings: RunSettings, agent: AIAgent): ChatOptions {
+  const { instructions, ...options } = settings;
+  const own = agent instanceof ChatAgent ? agent.instructions : undefined;
+  return instructions ? { ...options, instructions: own ? `${own}\n\n${instructions}` : instructions } : options;
 }
 
 function pendingOf(thread: AgentThread): PendingApproval[] {

@@ -607,4 +607,26 @@ describe('Dev UI in headless Chromium', function () {
       expect(await page.locator('.thread-traces details.trace .span-row').count()).to.equal(4);
     });
   });
+
+  describe('run settings', () => {
+    it('settings from the form go with the next run and are shown with that turn (and its trace); Clear returns to the agent\'s', async () => {
+      await page.click('#run-settings summary');
+      await page.getByLabel('Temperature').fill('0.2');
+      await page.getByLabel('Max tokens').fill('40');
+      await page.getByLabel('Model').fill('gpt-4o-mini');
+      await page.getByLabel('Extra instructions').fill('Be brief.');
+      await send('My name is Ines');
+      expect(await page.locator('.message[data-role="user"] + .turn-settings').textContent()).to.equal(
+        'Run settings: temperature 0.2 · max tokens 40 · model gpt-4o-mini · extra instructions: Be brief.',
+      );
+      expect(await page.locator('details.trace .turn-settings').textContent()).to.contain('model gpt-4o-mini');
+      const sent = fx.emulator.requestsTo('/v1/chat/completions').at(-1)!.body as { model: string; temperature: number };
+      expect(sent).to.include({ model: 'gpt-4o-mini', temperature: 0.2 });
+
+      await page.click('#settings-clear');
+      await send("What's my name?");
+      expect(await page.locator('.turn-settings').count()).to.equal(2); // the first turn's line and its trace's; none for this turn
+      expect((fx.emulator.requestsTo('/v1/chat/completions').at(-1)!.body as { model: string }).model).to.equal('gpt-4.1-mini');
+    });
+  });
 });

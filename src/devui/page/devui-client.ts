@@ -91,6 +91,38 @@ interface TurnTrace {
   startedAt: string;
   durationMs: number;
   spans: TraceSpan[];
+  settings?: RunSettings;
+}
+
+/** Settings for the next run (see RunSettings on the server). */
+interface RunSettings {
+  temperature?: number;
+  maxOutputTokens?: number;
+  model?: string;
+  instructions?: string;
+}
+
+/** The settings form's values; empty fields are left out (the agent's own apply). */
+function readSettings(): RunSettings | undefined {
+  const settings: RunSettings = {};
+  const temperature = $<HTMLInputElement>('set-temperature').value.trim();
+  const maxTokens = $<HTMLInputElement>('set-max-tokens').value.trim();
+  const model = $<HTMLInputElement>('set-model').value.trim();
+  const instructions = $<HTMLTextAreaElement>('set-instructions').value.trim();
+  if (temperature) settings.temperature = Number(temperature);
+  if (maxTokens) settings.maxOutputTokens = Number(maxTokens);
+  if (model) settings.model = model;
+  if (instructions) settings.instructions = instructions;
+  return Object.keys(settings).length ? settings : undefined;
+}
+
+function describeSettings(settings: RunSettings): string {
+  const parts: string[] = [];
+  if (settings.temperature !== undefined) parts.push(`temperature ${settings.temperature}`);
+  if (settings.maxOutputTokens !== undefined) parts.push(`max tokens ${settings.maxOutputTokens}`);
+  if (settings.model !== undefined) parts.push(`model ${settings.model}`);
+  if (settings.instructions !== undefined) parts.push(`extra instructions: ${settings.instructions}`);
+  return `Run settings: ${parts.join(' · ')}`;
 }
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -445,6 +477,7 @@ function traceView(trace: TurnTrace, label: string): HTMLDetailsElement {
   const details = el('details', 'trace');
   details.dataset.runId = trace.runId;
   details.append(el('summary', undefined, `${label} · ${trace.spans.length} spans · ${formatMs(trace.durationMs)}`));
+  if (trace.settings) details.append(el('div', 'turn-settings', describeSettings(trace.settings)));
   const depth = new Map<string, number>();
   const total = Math.max(trace.durationMs, 1);
   for (const span of trace.spans) {
@@ -682,6 +715,7 @@ async function runTurn(request: { text?: string; approvals?: ApprovalAnswer[] },
   messages.append(turn);
   const userView = new MessageView('user');
   userView.appendText(userLines.join('\n'));
+  const settings = readSettings();
   let reply: MessageView | undefined;
   const replyView = (author?: string) => (reply ??= new MessageView('assistant', author));
   let outcome: Outcome | undefined;
@@ -689,7 +723,7 @@ async function runTurn(request: { text?: string; approvals?: ApprovalAnswer[] },
     const response = await fetch('/api/chat', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ agent: agentSelect.value, threadId: currentThread?.id, ...request }),
+      body: JSON.stringify({ agent: agentSelect.value, threadId: currentThread?.id, ...request, ...(settings ? { settings } : {}) }),
       signal: controller.signal,
     });
     if (!response.ok || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
@@ -698,7 +732,11 @@ async function runTurn(request: { text?: string; approvals?: ApprovalAnswer[] },
     }
     for await (const { event, data } of readEvents(response)) {
       const d = data as Record<string, unknown>;
-      if (event === 'run') running!.runId = d.runId as string;
+      if (event === 'run') {
+        running!.runId = d.runId as string;
+        // Shown with the turn that used them (the server echoes what it applied).
+        if (d.settings) userView.node.after(el('div', 'turn-settings', describeSettings(d.settings as RunSettings)));
+      }
       else if (event === 'delta') {
         if (d.role === 'tool') new MessageView('tool').appendText(d.text as string);
         else replyView(d.authorName as string | undefined).appendText(d.text as string);
@@ -778,6 +816,9 @@ $('new-chat').addEventListener('click', newChat);
 messages.addEventListener('click', copyCode);
 $('load-json').addEventListener('click', () => upload.click());
 $('error-close').addEventListener('click', clearError);
+$('settings-clear').addEventListener('click', () => {
+  for (const id of ['set-temperature', 'set-max-tokens', 'set-model', 'set-instructions']) $<HTMLInputElement>(id).value = '';
+});
 agentSelect.addEventListener('change', () => {
   describeAgent();
   if (currentThread && currentThread.agent !== agentSelect.value) newChat();

@@ -77,6 +77,14 @@ details.trace > summary { cursor: pointer; color: #374151; }
 #error { background: #fdecec; border: 1px solid #f5b5b5; color: #7f1d1d; border-radius: 6px; padding: 8px 12px; margin: 6px 0; white-space: pre-wrap; }
 #error-close { float: right; border: none; background: transparent; color: inherit; }
 #load-note { background: #eef4fb; border: 1px solid #b9cfe8; color: #1e3a5f; border-radius: 6px; padding: 8px 12px; margin: 6px 0; }
+#run-settings { margin: 4px 0; font-size: 13px; }
+#run-settings summary { cursor: pointer; color: #374151; }
+.settings-grid { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: flex-end; margin: 6px 0; }
+.settings-grid label { display: flex; flex-direction: column; font-size: 12px; color: #4b5563; }
+.settings-grid label.wide { flex: 1; min-width: 240px; }
+.settings-grid input, .settings-grid textarea { font: inherit; border: 1px solid #b7c0cc; border-radius: 6px; padding: 3px 6px; width: 130px; }
+.settings-grid textarea { width: 100%; resize: vertical; }
+.turn-settings { font-size: 12px; color: #374151; background: #eef2f7; border-radius: 4px; padding: 2px 8px; margin: 2px 0 4px 60px; max-width: 800px; }
 #composer { display: flex; gap: 8px; align-items: flex-end; }
 #composer textarea { flex: 1; resize: vertical; border: 1px solid #b7c0cc; border-radius: 6px; padding: 8px; }
 #composer .actions { display: flex; flex-direction: column; gap: 6px; }

@@ -36,6 +36,17 @@ export const PAGE_HTML = `<!doctype html>
     <div id="load-note" role="status" hidden><span id="load-note-text"></span> <button type="button" id="load-copy" hidden>Load as a copy</button></div>
     <div id="messages" aria-live="polite" aria-label="Conversation"></div>
     <div id="error" role="alert" hidden><span id="error-text"></span> <button type="button" id="error-close" aria-label="Dismiss">&times;</button></div>
+    <details id="run-settings">
+      <summary>Run settings</summary>
+      <div class="settings-grid">
+        <label>Temperature <input id="set-temperature" type="number" min="0" max="2" step="0.1" placeholder="agent's"></label>
+        <label>Max tokens <input id="set-max-tokens" type="number" min="1" step="1" placeholder="agent's"></label>
+        <label>Model <input id="set-model" type="text" placeholder="agent's"></label>
+        <label class="wide">Extra instructions <textarea id="set-instructions" rows="2" placeholder="Added after the agent's instructions"></textarea></label>
+        <button type="button" id="settings-clear">Clear settings</button>
+      </div>
+      <p class="muted">Used by each run until cleared; each turn shows the settings it ran with.</p>
+    </details>
     <form id="composer">
       <textarea id="input" rows="3" aria-label="Message" placeholder="Message the agent (Enter sends, Shift+Enter for a new line)"></textarea>
       <div class="actions">
