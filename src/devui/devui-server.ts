@@ -9,6 +9,7 @@ import type { TracerProvider } from '@opentelemetry/api';
 import type { AIAgent } from '../agents/ai-agent.js';
 import { ChatAgent } from '../agents/chat-agent.js';
 import type { ChatOptions } from '../clients/chat-options.js';
+import type { AITool } from '../tools/ai-tool.js';
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
 import { pendingApprovalsOf } from '../agents/function-approvals.js';
 import { responseFromUpdates } from '../clients/chat-response.js';
@@ -313,6 +314,8 @@ class DevUIServer {
       const unauthorized = this.token?.check(req, `open the address the Dev UI printed when it started (${this.url}/?token=...), or send Authorization: Bearer <token>. Start it with --no-token to turn the check off.`);
       if (unauthorized) throw unauthorized;
       if (resource === 'agents' && parts.length === 2 && method === 'GET') return sendJson(res, 200, { agents: [...this.agents.values()] });
+      if (resource === 'agents' && action === 'tools' && parts.length === 4 && method === 'GET') return sendJson(res, 200, { tools: this.#tools(id).map(describeTool) });
+      if (resource === 'agents' && action === 'tools' && parts.length === 5 && method === 'POST') return await this.#runTool(req, res, id, parts[4]!);
       if (resource === 'chat' && parts.length === 2 && method === 'POST') return await this.#chat(req, res);
       if (resource === 'runs' && action === 'stop' && method === 'POST') return sendJson(res, 200, { stopped: this.#stop(id!) });
       if (resource === 'threads') {
@@ -359,6 +362,34 @@ class DevUIServer {
       throw new HttpError(400, `Unknown agent ${JSON.stringify(name)}; configured agents: ${[...this.agents.keys()].join(', ') || 'none'}.`);
     }
     return this.container.get(agentToken(name));
+  }
+
+  /** The agent's local tools (a ChatAgent's; other agents' tools run on their service). */
+  #tools(agentName: string | undefined): AITool[] {
+    const agent = this.#agent(agentName);
+    return agent instanceof ChatAgent ? agent.tools : [];
+  }
+
+  /**
+   * Runs one of the agent's tools by hand, outside any conversation: no thread, no model. The
+   * click is the user's own decision, so a tool that asks for approval in a conversation runs too.
+   */
+  async #runTool(req: IncomingMessage, res: ServerResponse, agentName: string | undefined, toolName: string): Promise<void> {
+    const tools = this.#tools(agentName);
+    const tool = tools.find((t) => t.declaration.name === toolName);
+    if (!tool) throw new HttpError(404, `Agent "${agentName}" has no local tool "${toolName}"; its tools: ${tools.map((t) => t.declaration.name).join(', ') || 'none'}.`, 'NotFoundError');
+    const body = asObject(await readJsonBody(req), 'The request body');
+    const args = body.arguments ?? {};
+    asObject(args, '"arguments"');
+    const controller = new AbortController();
+    res.on('close', () => controller.abort());
+    const started = performance.now();
+    const call = { kind: 'function-call' as const, callId: `devui_${randomUUID()}`, name: toolName, arguments: JSON.stringify(args) };
+    const outcome = await tool.invoke({ signal: controller.signal, call });
+    const reply: { tool: string; arguments: unknown; durationMs: number; result?: unknown; error?: string } = { tool: toolName, arguments: args, durationMs: Math.round((performance.now() - started) * 100) / 100 };
+    if (outcome.error !== undefined) reply.error = outcome.error;
+    else reply.result = outcome.result ?? null;
+    sendJson(res, 200, reply);
   }
 
   async #entry(id: string): Promise<ThreadIndexEntry> {
@@ -708,6 +739,12 @@ function chatOptionsOf(settings: RunSettings, agent: AIAgent): ChatOptions {
   const { instructions, ...options } = settings;
   const own = agent instanceof ChatAgent ? agent.instructions : undefined;
   return instructions ? { ...options, instructions: own ? `${own}\n\n${instructions}` : instructions } : options;
+}
+
+/** What the page needs to build a tool's form. */
+function describeTool(tool: AITool): { name: string; description?: string; parameters: unknown; requiresApproval: boolean } {
+  const { name, description, parameters } = tool.declaration;
+  return { name, ...(description ? { description } : {}), parameters, requiresApproval: tool.requiresApproval === true };
 }
 
 function pendingOf(thread: AgentThread): PendingApproval[] {

@@ -629,4 +629,38 @@ describe('Dev UI in headless Chromium', function () {
       expect((fx.emulator.requestsTo('/v1/chat/completions').at(-1)!.body as { model: string }).model).to.equal('gpt-4.1-mini');
     });
   });
+
+  describe('running a tool by hand', () => {
+    it('builds a form from the tool\'s JSON Schema, runs it outside the conversation and shows the result; a bad value shows the tool\'s error', async () => {
+      expect(await page.locator('#tool-list button').allTextContents()).to.deep.equal(['get_weather', 'book_table']);
+      await page.getByRole('button', { name: 'Run tool book_table by hand' }).click();
+      const dialog = page.locator('#tool-dialog');
+      expect(await dialog.isVisible()).to.equal(true);
+      expect(await dialog.locator('#tool-approval-note').isVisible()).to.equal(true);
+      expect(await dialog.locator('#tool-fields label').evaluateAll((ls) => ls.map((l) => [(l as HTMLElement).dataset.name, (l as HTMLElement).dataset.type]))).to.deep.equal([
+        ['restaurant', 'string'],
+        ['time', 'string'],
+        ['people', 'integer'],
+      ]);
+      const restaurant = `Form ${Math.random().toString(36).slice(2, 8)}`;
+      await dialog.getByLabel('restaurant (required)').fill(restaurant);
+      await dialog.getByLabel('time (required)').fill('13:00');
+      await dialog.getByLabel('people (required)').fill('5');
+      await dialog.getByRole('button', { name: 'Run tool' }).click();
+      await page.waitForSelector('#tool-output[data-outcome="ok"]');
+      const [booking] = tableBookings().filter((b) => b.restaurant === restaurant);
+      expect(booking).to.include({ time: '13:00', people: 5 });
+      expect(await page.textContent('#tool-output')).to.contain(booking!.bookingId);
+      // Outside any conversation: no model call, no thread.
+      expect(fx.emulator.requests).to.deep.equal([]);
+      expect(await page.locator('#thread-list .thread').count()).to.equal(0);
+
+      await dialog.getByLabel('people (required)').fill('-1');
+      await dialog.getByRole('button', { name: 'Run tool' }).click();
+      await page.waitForSelector('#tool-output[data-outcome="error"]');
+      expect(await page.textContent('#tool-output')).to.match(/^Error: .*people/);
+      await dialog.getByRole('button', { name: 'Close' }).click();
+      expect(await dialog.isVisible()).to.equal(false);
+    });
+  });
 });

@@ -85,6 +85,16 @@ details.trace > summary { cursor: pointer; color: #374151; }
 .settings-grid input, .settings-grid textarea { font: inherit; border: 1px solid #b7c0cc; border-radius: 6px; padding: 3px 6px; width: 130px; }
 .settings-grid textarea { width: 100%; resize: vertical; }
 .turn-settings { font-size: 12px; color: #374151; background: #eef2f7; border-radius: 4px; padding: 2px 8px; margin: 2px 0 4px 60px; max-width: 800px; }
+#tools-panel { margin-top: 14px; border-top: 1px solid #e5e7eb; }
+#tool-list { list-style: none; margin: 0; padding: 0; }
+#tool-list button { width: 100%; text-align: left; margin: 2px 0; font-family: ui-monospace, monospace; font-size: 12px; }
+#tool-dialog { border: 1px solid #b7c0cc; border-radius: 8px; min-width: 420px; max-width: 640px; }
+#tool-dialog h2 { font-size: 15px; margin: 0 0 4px; font-family: ui-monospace, monospace; }
+#tool-fields label { display: flex; flex-direction: column; margin: 6px 0; font-size: 12px; color: #374151; }
+#tool-fields label.checkbox { flex-direction: row; gap: 6px; align-items: center; }
+#tool-fields input:not([type="checkbox"]), #tool-fields select, #tool-fields textarea { font: inherit; border: 1px solid #b7c0cc; border-radius: 6px; padding: 3px 6px; }
+#tool-output { background: #f7f8fa; border: 1px solid #d8dee6; border-radius: 6px; padding: 6px 8px; white-space: pre-wrap; word-break: break-word; max-height: 300px; overflow: auto; }
+#tool-output[data-outcome="error"] { color: #9b1c1c; }
 #composer { display: flex; gap: 8px; align-items: flex-end; }
 #composer textarea { flex: 1; resize: vertical; border: 1px solid #b7c0cc; border-radius: 6px; padding: 8px; }
 #composer .actions { display: flex; flex-direction: column; gap: 6px; }

@@ -25,6 +25,11 @@ export const PAGE_HTML = `<!doctype html>
     </div>
     <p id="threads-empty" class="muted">No threads yet. Send a message to start one.</p>
     <ul id="thread-list"></ul>
+    <section id="tools-panel" aria-labelledby="tools-heading">
+      <h2 id="tools-heading">Tools</h2>
+      <p id="tools-empty" class="muted" hidden>This agent has no local tools.</p>
+      <ul id="tool-list"></ul>
+    </section>
   </aside>
   <main class="chat">
     <div class="thread-head">
@@ -56,6 +61,19 @@ export const PAGE_HTML = `<!doctype html>
     </form>
   </main>
 </div>
+<dialog id="tool-dialog" aria-labelledby="tool-title">
+  <form id="tool-form" method="dialog">
+    <h2 id="tool-title"></h2>
+    <p id="tool-description" class="muted"></p>
+    <p id="tool-approval-note" class="muted" hidden>In a conversation this tool asks for approval first; running it here runs it now.</p>
+    <div id="tool-fields"></div>
+    <div class="actions">
+      <button type="submit" id="tool-run" value="run">Run tool</button>
+      <button type="button" id="tool-close">Close</button>
+    </div>
+    <pre id="tool-output" role="status" hidden></pre>
+  </form>
+</dialog>
 </body>
 </html>
 `;
