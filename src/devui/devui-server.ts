@@ -103,6 +103,8 @@ export interface ThreadSummary {
   pendingApprovals: number;
   /** Exactly what `DELETE` deletes: the title, and the store and key or the service thread. */
   deletion: string;
+  /** With `?q=`: where the words were found (the title, or the messages with an excerpt). */
+  match?: { in: 'title' } | { in: 'messages'; excerpt: string };
 }
 
 /** How `POST /api/threads/import` placed a file: a new entry, the entry already listed for its history, or a real copy. */
@@ -319,7 +321,8 @@ class DevUIServer {
       if (resource === 'chat' && parts.length === 2 && method === 'POST') return await this.#chat(req, res);
       if (resource === 'runs' && action === 'stop' && method === 'POST') return sendJson(res, 200, { stopped: this.#stop(id!) });
       if (resource === 'threads') {
-        if (parts.length === 2 && method === 'GET') return sendJson(res, 200, { threads: await this.#summaries() });
+        if (parts.length === 2 && method === 'GET') return sendJson(res, 200, { threads: await this.#summaries(url.searchParams) });
+        if (id !== undefined && parts.length === 3 && method === 'PATCH') return await this.#rename(req, res, id);
         if (id === 'import' && parts.length === 3 && method === 'POST') return await this.#import(req, res);
         if (id !== undefined && parts.length === 3 && method === 'GET') return await this.#getThread(res, id);
         if (id !== undefined && action === 'json' && method === 'GET') return await this.#download(res, id);
@@ -352,9 +355,57 @@ class DevUIServer {
   }
 
   /** Every entry's summary; entries left sharing one history (by an older Dev UI) name each other. */
-  async #summaries(): Promise<ThreadSummary[]> {
+  async #summaries(query: URLSearchParams): Promise<ThreadSummary[]> {
     const entries = await this.index.list();
-    return entries.map((entry) => summarize(entry, sharingWith(entry, entries)));
+    const agent = query.get('agent') || undefined;
+    if (agent !== undefined && !this.agents.has(agent)) throw new HttpError(400, `Unknown agent ${JSON.stringify(agent)} in ?agent=; configured agents: ${[...this.agents.keys()].join(', ')}.`);
+    const words = (query.get('q') ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+    const shown: ThreadSummary[] = [];
+    for (const entry of entries) {
+      if (agent !== undefined && entry.agent !== agent) continue;
+      const summary = summarize(entry, sharingWith(entry, entries));
+      if (words.length) {
+        const match = await this.#match(entry, words);
+        if (!match) continue;
+        summary.match = match;
+      }
+      shown.push(summary);
+    }
+    return shown;
+  }
+
+  /**
+   * Where a thread holds every search word: its title, else its messages (read from its store, or
+   * the Dev UI's transcript for a service thread), with a short excerpt around the first word.
+   */
+  async #match(entry: ThreadIndexEntry, words: readonly string[]): Promise<ThreadSummary['match'] | undefined> {
+    if (words.every((w) => entry.title.toLowerCase().includes(w))) return { in: 'title' };
+    let messages: readonly ChatMessage[] = entry.transcript ?? [];
+    if (!entry.transcript && entry.serialized.$type !== UNSTARTED_THREAD_TYPE) {
+      // A thread whose agent or store is gone cannot be searched; it is simply not a match.
+      const thread = await this.#agent(entry.agent).deserializeThread(entry.serialized).catch(() => undefined);
+      messages = (await thread?.messageStore?.listMessages().catch(() => undefined)) ?? [];
+    }
+    const text = messages.map((m) => messageText(m)).join('\n');
+    const lower = text.toLowerCase();
+    if (!words.every((w) => lower.includes(w) || entry.title.toLowerCase().includes(w))) return undefined;
+    const at = Math.max(0, ...words.map((w) => lower.indexOf(w)).filter((i) => i >= 0).slice(0, 1));
+    const start = Math.max(0, at - 30);
+    return { in: 'messages', excerpt: `${start > 0 ? '…' : ''}${text.slice(start, at + 60).replace(/\s+/g, ' ').trim()}${at + 60 < text.length ? '…' : ''}` };
+  }
+
+  /** Renames a thread (the Dev UI's title; the history is untouched). */
+  async #rename(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+    const body = asObject(await readJsonBody(req), 'The request body');
+    const title = typeof body.title === 'string' ? body.title.trim().replace(/\s+/g, ' ') : undefined;
+    if (!title || title.length > 200) {
+      throw new HttpError(400, `"title" must be a non-empty string of at most 200 characters; got ${typeof body.title === 'string' ? `${body.title.trim().length} characters` : JSON.stringify(body.title)}.`);
+    }
+    const entry = await this.#entry(id);
+    if (this.#busyThreads.has(id)) throw new HttpError(409, 'This thread is running a turn; rename it when the turn ends.', 'ThreadBusyError');
+    const renamed = { ...entry, title };
+    await this.index.put(renamed);
+    sendJson(res, 200, { thread: summarize(renamed) });
   }
 
   #agent(name: unknown): AIAgent {

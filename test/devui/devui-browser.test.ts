@@ -663,4 +663,37 @@ describe('Dev UI in headless Chromium', function () {
       expect(await dialog.isVisible()).to.equal(false);
     });
   });
+
+  describe('finding threads', () => {
+    it('searches by title and content, filters by agent, and renames the open thread', async () => {
+      await send('Plans for dinner');
+      await send('I would like fresh pasta');
+      await page.click('#new-chat');
+      await page.selectOption('#agent', 'responses');
+      await send('My name is Quentin');
+      expect(await sidebarTitles()).to.deep.equal(['My name is Quentin', 'Plans for dinner']);
+
+      const shows = (titles: string[]) => page.waitForFunction((t) => JSON.stringify(Array.from(document.querySelectorAll('#thread-list .thread .title')).map((n) => n.textContent)) === JSON.stringify(t), titles);
+      await page.getByLabel('Search threads by title and content').fill('pasta');
+      await shows(['Plans for dinner']);
+      expect(await page.locator('#thread-list .thread .excerpt').textContent()).to.contain('fresh pasta');
+      await page.getByLabel('Search threads by title and content').fill('nothing like this');
+      await shows([]);
+      expect(await page.textContent('#threads-empty')).to.equal('No thread matches.');
+      await page.getByLabel('Search threads by title and content').fill('');
+      await page.getByLabel('Show threads of agent').selectOption('assistant');
+      await shows(['Plans for dinner']);
+      await page.getByLabel('Show threads of agent').selectOption('');
+      await shows(['My name is Quentin', 'Plans for dinner']);
+
+      await openThread('Plans for dinner');
+      page.once('dialog', (dialog) => void dialog.accept('Dinner plans'));
+      await page.click('#rename');
+      await page.waitForFunction(() => document.getElementById('thread-title')?.textContent === 'Dinner plans');
+      await shows(['My name is Quentin', 'Dinner plans']);
+      await page.reload();
+      await page.waitForSelector('body[data-ready="true"]');
+      expect(await sidebarTitles()).to.deep.equal(['My name is Quentin', 'Dinner plans']);
+    });
+  });
 });

@@ -24,6 +24,8 @@ interface ThreadSummary {
   pendingApprovals: number;
   /** What Delete deletes, said by the server. */
   deletion: string;
+  /** Where a search found its words. */
+  match?: { in: 'title' } | { in: 'messages'; excerpt: string };
 }
 
 /** A tool call waiting for the user's approval. */
@@ -670,6 +672,13 @@ async function runTool(): Promise<void> {
 
 async function loadAgents(): Promise<void> {
   agents = (await api<{ agents: AgentInfo[] }>('/api/agents')).agents;
+  agentFilter.append(
+    ...agents.map((a) => {
+      const option = el('option', undefined, a.name);
+      option.value = a.name;
+      return option;
+    }),
+  );
   agentSelect.replaceChildren(
     ...agents.map((a) => {
       const option = el('option', undefined, a.displayName && a.displayName !== a.name ? `${a.name} (${a.displayName})` : a.name);
@@ -686,8 +695,20 @@ function describeAgent(): void {
   agentDescription.textContent = agent ? `${agent.client}${agent.description ? ` — ${agent.description}` : ''}` : '';
 }
 
+const threadSearch = $<HTMLInputElement>('thread-search');
+const agentFilter = $<HTMLSelectElement>('thread-agent-filter');
+/** Answers to older searches are dropped when a newer one was asked. */
+let threadQuery = 0;
+
 async function loadThreads(): Promise<void> {
-  const { threads } = await api<{ threads: ThreadSummary[] }>('/api/threads');
+  const query = new URLSearchParams();
+  if (threadSearch.value.trim()) query.set('q', threadSearch.value.trim());
+  if (agentFilter.value) query.set('agent', agentFilter.value);
+  const asked = ++threadQuery;
+  const { threads } = await api<{ threads: ThreadSummary[] }>(`/api/threads${query.size ? `?${query}` : ''}`);
+  if (asked !== threadQuery) return;
+  const filtering = query.size > 0;
+  threadsEmpty.textContent = filtering ? 'No thread matches.' : 'No threads yet. Send a message to start one.';
   threadsEmpty.hidden = threads.length > 0;
   threadList.replaceChildren(
     ...threads.map((t) => {
@@ -697,6 +718,7 @@ async function loadThreads(): Promise<void> {
       const open = el('button', 'open');
       open.type = 'button';
       open.append(el('span', 'title', t.title), el('span', 'meta', `${t.agent} · ${t.kind === 'service' ? 'service thread' : t.type} · ${new Date(t.updatedAt).toLocaleString()}`));
+      if (t.match?.in === 'messages') open.append(el('span', 'excerpt', t.match.excerpt));
       if (t.pendingApprovals > 0) open.append(el('span', 'awaiting', t.pendingApprovals === 1 ? 'awaiting approval' : `${t.pendingApprovals} awaiting approval`));
       open.addEventListener('click', () => void openThread(t.id).catch(showError));
       const remove = el('button', 'delete', 'Delete');
@@ -717,6 +739,7 @@ function setCurrentThread(thread: ThreadSummary | undefined): void {
     ? `${thread.agent} · ${thread.kind === 'service' ? `service thread ${thread.serviceThreadId ?? ''}` : `${thread.type} thread`}`
     : '';
   download.hidden = !thread;
+  $('rename').hidden = !thread;
   if (thread) {
     download.href = `/api/threads/${encodeURIComponent(thread.id)}/json`;
     download.setAttribute('download', `skein-thread-${thread.id}.json`);
@@ -754,6 +777,16 @@ function newChat(): void {
   messages.replaceChildren();
   resetApprovals();
   input.focus();
+}
+
+async function renameThread(): Promise<void> {
+  const thread = currentThread;
+  if (!thread) return;
+  const title = window.prompt('Rename this thread', thread.title);
+  if (title === null || !title.trim() || title.trim() === thread.title) return;
+  const renamed = await api<{ thread: ThreadSummary }>(`/api/threads/${encodeURIComponent(thread.id)}`, { method: 'PATCH', body: JSON.stringify({ title }) });
+  if (currentThread?.id === thread.id) setCurrentThread(renamed.thread);
+  await loadThreads();
 }
 
 async function deleteThread(thread: ThreadSummary): Promise<void> {
@@ -960,6 +993,9 @@ $('new-chat').addEventListener('click', newChat);
 messages.addEventListener('click', copyCode);
 $('load-json').addEventListener('click', () => upload.click());
 $('error-close').addEventListener('click', clearError);
+threadSearch.addEventListener('input', () => void loadThreads().catch(showError));
+agentFilter.addEventListener('change', () => void loadThreads().catch(showError));
+$('rename').addEventListener('click', () => void renameThread().catch(showError));
 $('tool-form').addEventListener('submit', (event) => {
   event.preventDefault();
   void runTool();

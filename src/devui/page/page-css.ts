@@ -85,6 +85,9 @@ details.trace > summary { cursor: pointer; color: #374151; }
 .settings-grid input, .settings-grid textarea { font: inherit; border: 1px solid #b7c0cc; border-radius: 6px; padding: 3px 6px; width: 130px; }
 .settings-grid textarea { width: 100%; resize: vertical; }
 .turn-settings { font-size: 12px; color: #374151; background: #eef2f7; border-radius: 4px; padding: 2px 8px; margin: 2px 0 4px 60px; max-width: 800px; }
+.thread-filters { display: flex; gap: 4px; margin: 4px 0 6px; }
+.thread-filters input { flex: 1; min-width: 0; font: inherit; border: 1px solid #b7c0cc; border-radius: 6px; padding: 3px 6px; }
+.thread .excerpt { display: block; font-size: 12px; color: #374151; font-style: italic; }
 #tools-panel { margin-top: 14px; border-top: 1px solid #e5e7eb; }
 #tool-list { list-style: none; margin: 0; padding: 0; }
 #tool-list button { width: 100%; text-align: left; margin: 2px 0; font-family: ui-monospace, monospace; font-size: 12px; }

@@ -23,6 +23,10 @@ export const PAGE_HTML = `<!doctype html>
       <button type="button" id="load-json" aria-label="Load a thread from a JSON file">Load JSON</button>
       <input type="file" id="upload" accept="application/json,.json" aria-label="Thread JSON file" hidden>
     </div>
+    <div class="thread-filters" role="search">
+      <input type="search" id="thread-search" aria-label="Search threads by title and content" placeholder="Search threads">
+      <select id="thread-agent-filter" aria-label="Show threads of agent"><option value="">All agents</option></select>
+    </div>
     <p id="threads-empty" class="muted">No threads yet. Send a message to start one.</p>
     <ul id="thread-list"></ul>
     <section id="tools-panel" aria-labelledby="tools-heading">
@@ -35,6 +39,7 @@ export const PAGE_HTML = `<!doctype html>
     <div class="thread-head">
       <h2 id="thread-title">New chat</h2>
       <span id="thread-meta" class="muted"></span>
+      <button type="button" id="rename" hidden>Rename</button>
       <a id="download" class="button" hidden>Download JSON</a>
     </div>
     <div id="history-note" class="muted" hidden></div>
