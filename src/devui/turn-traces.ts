@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { GenAI } from '../telemetry/gen-ai-attributes.js';
+import type { RunSettings } from './devui-server.js';
 
 /** One span of a turn, as the page's timeline shows it. */
 export interface TraceSpanView {
@@ -37,12 +38,12 @@ export interface TurnTrace {
   durationMs: number;
   spans: TraceSpanView[];
   /** The run's settings (temperature, model, ...) as the page sent them. */
-  settings?: Record<string, unknown>;
+  settings?: RunSettings;
 }
 
 interface RunRecord {
   threadId?: string;
-  settings?: Record<string, unknown>;
+  settings?: RunSettings;
   spans: ReadableSpan[];
   open: number;
   /** Tool arguments and results the run streamed, by call id (spans carry them only with content capture). */
@@ -62,7 +63,7 @@ export class TurnTraces implements SpanProcessor {
   readonly #runs = new Map<string, RunRecord>();
 
   /** Runs `fn` (which starts the agent's run) so that the spans it makes are recorded as `runId`'s. */
-  inRun<T>(runId: string, settings: Record<string, unknown> | undefined, fn: () => T): T {
+  inRun<T>(runId: string, settings: RunSettings | undefined, fn: () => T): T {
     this.#runs.set(runId, { spans: [], open: 0, tools: new Map(), ...(settings ? { settings } : {}) });
     return this.#scope.run(runId, fn);
   }

@@ -1,30 +1,6 @@
 import { expect } from 'chai';
+import type { TurnTrace as Trace } from '../../src/devui/turn-traces.js';
 import { readSse, startFixture, type DevUIFixture, type SseEvent } from './devui-fixture.js';
-
-interface Span {
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  operation?: string;
-  startMs: number;
-  durationMs: number;
-  status: string;
-  error?: string;
-  model?: string;
-  inputTokens?: number;
-  outputTokens?: number;
-  finishReasons?: string[];
-  toolName?: string;
-  toolArguments?: string;
-  toolResult?: string;
-  request?: string;
-  response?: string;
-}
-interface Trace {
-  runId: string;
-  durationMs: number;
-  spans: Span[];
-}
 
 describe('Dev UI turn traces (HTTP API)', () => {
   let fx: DevUIFixture;

@@ -2,6 +2,8 @@
  * The Dev UI's browser script, served as /app.js. It is compiled by tsc with the rest of the
  * package (no bundler, no dependencies), so it only uses the DOM and fetch.
  */
+import type { RunSettings } from '../devui-server.js';
+import type { TurnTrace } from '../turn-traces.js';
 import { renderMarkdown } from './markdown.js';
 
 interface AgentInfo {
@@ -65,43 +67,6 @@ interface ViewMessage {
   authorName?: string;
   createdAt?: string;
   contents: Content[];
-}
-
-/** One span of a turn's trace (see TraceSpanView on the server). */
-interface TraceSpan {
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  operation?: string;
-  startMs: number;
-  durationMs: number;
-  status: 'ok' | 'error';
-  error?: string;
-  model?: string;
-  inputTokens?: number;
-  outputTokens?: number;
-  finishReasons?: string[];
-  toolName?: string;
-  toolArguments?: string;
-  toolResult?: string;
-  request?: string;
-  response?: string;
-}
-
-interface TurnTrace {
-  runId: string;
-  startedAt: string;
-  durationMs: number;
-  spans: TraceSpan[];
-  settings?: RunSettings;
-}
-
-/** Settings for the next run (see RunSettings on the server). */
-interface RunSettings {
-  temperature?: number;
-  maxOutputTokens?: number;
-  model?: string;
-  instructions?: string;
 }
 
 /** The settings form's values; empty fields are left out (the agent's own apply). */
