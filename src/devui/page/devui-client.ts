@@ -453,29 +453,34 @@ function traceView(trace: TurnTrace, label: string): HTMLDetailsElement {
     const row = el('div', 'span-row');
     row.dataset.operation = span.operation ?? '';
     row.dataset.status = span.status;
-    row.style.paddingLeft = `${level * 14}px`;
     const head = el('div', 'span-head');
     const bar = el('span', 'span-bar');
     const fill = el('span', 'span-fill');
     fill.style.left = `${(span.startMs / total) * 100}%`;
     fill.style.width = `${Math.max((span.durationMs / total) * 100, 0.5)}%`;
     bar.append(fill);
-    head.append(el('span', 'span-name', span.name), bar, el('span', 'span-duration', formatMs(span.durationMs)));
+    // Only the name is indented under its parent, so every bar sits on the same time axis.
+    const name = el('span', 'span-name', span.name);
+    name.style.paddingLeft = `${level * 14}px`;
+    head.append(name, bar, el('span', 'span-duration', formatMs(span.durationMs)));
     row.append(head);
+    const info = el('div', 'span-details');
+    info.style.paddingLeft = `${level * 14}px`;
     const facts: string[] = [];
     if (span.model) facts.push(`model ${span.model}`);
     if (span.inputTokens !== undefined || span.outputTokens !== undefined) facts.push(`tokens ${span.inputTokens ?? '?'} in / ${span.outputTokens ?? '?'} out`);
     if (span.finishReasons?.length) facts.push(`finish ${span.finishReasons.join(', ')}`);
-    if (facts.length) row.append(el('div', 'span-facts', facts.join(' · ')));
-    if (span.toolArguments !== undefined) row.append(el('pre', 'span-arguments', `Arguments: ${prettyArguments(span.toolArguments)}`));
-    if (span.toolResult !== undefined) row.append(el('pre', 'span-result', `Result: ${prettyArguments(span.toolResult)}`));
-    if (span.error !== undefined) row.append(el('div', 'span-error', `Error: ${span.error}`));
-    for (const [name, body] of [['Request', span.request], ['Response', span.response]] as const) {
+    if (facts.length) info.append(el('div', 'span-facts', facts.join(' · ')));
+    if (span.toolArguments !== undefined) info.append(el('pre', 'span-arguments', `Arguments: ${prettyArguments(span.toolArguments)}`));
+    if (span.toolResult !== undefined) info.append(el('pre', 'span-result', `Result: ${prettyArguments(span.toolResult)}`));
+    if (span.error !== undefined) info.append(el('div', 'span-error', `Error: ${span.error}`));
+    for (const [title, body] of [['Request', span.request], ['Response', span.response]] as const) {
       if (body === undefined) continue;
       const raw = el('details', 'span-body');
-      raw.append(el('summary', undefined, name), el('pre', undefined, prettyArguments(body)));
-      row.append(raw);
+      raw.append(el('summary', undefined, title), el('pre', undefined, prettyArguments(body)));
+      info.append(raw);
     }
+    row.append(info);
     details.append(row);
   }
   return details;

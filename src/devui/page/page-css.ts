@@ -62,7 +62,7 @@ details.trace > summary { cursor: pointer; color: #374151; }
 .span-row { border-top: 1px dashed #e5e7eb; padding: 3px 0; }
 .span-row[data-status="error"] .span-name { color: #9b1c1c; }
 .span-head { display: flex; align-items: center; gap: 8px; }
-.span-name { font-family: ui-monospace, monospace; min-width: 200px; }
+.span-name { font-family: ui-monospace, monospace; flex: 0 0 240px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .span-bar { position: relative; flex: 1; height: 8px; background: #f1f3f6; border-radius: 4px; }
 .span-fill { position: absolute; top: 0; bottom: 0; background: #7aa7ff; border-radius: 4px; }
 .span-row[data-operation="execute_tool"] .span-fill { background: #e0a526; }
