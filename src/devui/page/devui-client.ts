@@ -487,9 +487,8 @@ function traceView(trace: TurnTrace, label: string): HTMLDetailsElement {
 }
 
 /** The traces of the open thread's turns taken this session, under its history. */
-async function showThreadTraces(id: string): Promise<void> {
-  const { traces } = await api<{ traces: TurnTrace[] }>(`/api/threads/${encodeURIComponent(id)}/traces`);
-  if (currentThread?.id !== id || !traces.length) return;
+function showThreadTraces(traces: readonly TurnTrace[]): void {
+  if (!traces.length) return;
   const section = el('section', 'thread-traces');
   section.setAttribute('aria-label', 'Traces of this session\'s turns');
   section.append(el('h3', undefined, 'Traces of the turns taken in this session'));
@@ -723,9 +722,11 @@ async function openThread(id: string): Promise<void> {
   if (running) return;
   clearError();
   loadNote.hidden = true;
-  const view = await api<{ thread: ThreadSummary; history: 'store' | 'transcript'; messages: ViewMessage[]; pendingApprovals: PendingApproval[] }>(
-    `/api/threads/${encodeURIComponent(id)}`,
-  );
+  // Both before anything is drawn, so the thread appears at once, its traces under it.
+  const [view, { traces }] = await Promise.all([
+    api<{ thread: ThreadSummary; history: 'store' | 'transcript'; messages: ViewMessage[]; pendingApprovals: PendingApproval[] }>(`/api/threads/${encodeURIComponent(id)}`),
+    api<{ traces: TurnTrace[] }>(`/api/threads/${encodeURIComponent(id)}/traces`),
+  ]);
   setCurrentThread(view.thread);
   messages.replaceChildren();
   resetApprovals();
@@ -735,7 +736,7 @@ async function openThread(id: string): Promise<void> {
   for (const message of view.messages) renderMessage(message, pendingIds);
   // The thread's state keeps the calls waiting for approval, so they are asked again after a reload.
   for (const request of view.pendingApprovals) showApproval(request);
-  await showThreadTraces(id);
+  showThreadTraces(traces);
 }
 
 function newChat(): void {
