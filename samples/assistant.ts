@@ -1,8 +1,9 @@
 /**
- * An OpenAI assistant (Assistants v2) with a Skein tool, a multi-turn service thread that is
- * saved and resumed, a streamed turn, and file search: a file uploaded into a vector store,
- * attached to a thread, and an answer that cites it. Without OPENAI_API_KEY it runs against
- * the emulator.
+ * An OpenAI assistant (Assistants v2) from a definition (run it twice: the second run finds the
+ * assistant the first made), with a Skein tool, a multi-turn service thread that is saved and
+ * resumed, a streamed turn, an image in a message, a JSON answer checked with zod, and file
+ * search: a file uploaded into a vector store, attached to a thread, and an answer that cites
+ * it. Without OPENAI_API_KEY it runs against the emulator.
  *
  *   npm run build && node dist/samples/assistant.js
  */
@@ -23,7 +24,9 @@ const weather = tool({
 const emulator = process.env.OPENAI_API_KEY ? undefined : await Emulator.start();
 const client = new OpenAI(emulator ? { apiKey: 'emulator', baseURL: emulator.openaiBaseURL } : {});
 
-const agent = await OpenAIAssistantAgent.create(
+// Idempotent: finds the assistant this definition made (in any process), updates it when the
+// definition changed, creates it only when there is none.
+const agent = await OpenAIAssistantAgent.fromDefinition(
   client,
   {
     model: process.env.OPENAI_MODEL ?? 'gpt-4o-mini',
@@ -53,6 +56,23 @@ try {
   console.log();
   for (const m of await agent.getThreadMessages(resumed)) console.log(`  [${m.role}] ${m.contents.map((c) => (c.kind === 'text' ? c.text : '')).join('')}`);
   await agent.deleteThread(resumed);
+
+  // An image goes as an image part (inline bytes would be uploaded as an image file).
+  const photo = agent.getNewThread();
+  const seen = await agent.run(
+    [{ role: 'user', contents: [{ kind: 'text', text: 'What is in this picture?' }, { kind: 'uri', uri: 'https://upload.wikimedia.org/wikipedia/commons/3/3f/JPEG_example_flower.jpg', mediaType: 'image/jpeg' }] }],
+    { thread: photo },
+  );
+  console.log(`image: ${seen.text}`);
+
+  // JSON output checked with a zod schema (per run here; also on the definition or the thread).
+  const Trip = z.object({ city: z.string(), days: z.number() });
+  const planned = await agent.run('Plan 3 days in Porto as JSON.', {
+    thread: photo,
+    invocationOptions: { responseFormat: { type: 'json_schema', name: 'trip', schema: Trip } },
+  });
+  console.log(`trip: ${JSON.stringify(Trip.parse(JSON.parse(planned.text)))}`);
+  await agent.deleteThread(photo);
 
   // File search: upload a file, index it in a vector store, attach the store to a thread.
   const file = await OpenAIAssistantAgent.uploadFile(client, {

@@ -1,8 +1,11 @@
-import { type AgentCard, TaskState } from '@a2a-js/sdk';
-import { type Client, ClientFactory, DefaultAgentCardResolver, type RequestOptions } from '@a2a-js/sdk/client';
+import type { AgentCard } from '@a2a-js/sdk';
+import type { Client, RequestOptions } from '@a2a-js/sdk/client';
+import { ClientFactory, DefaultAgentCardResolver, TaskState } from './a2a-peers.js';
 import type { SendMessageRequest } from '@a2a-js/sdk';
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
-import { Observable } from 'rxjs/internal/Observable';
+// The declarations name rxjs's public Observable type; the class comes from its own module.
+import type { Observable } from 'rxjs';
+import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import {
   AbortError,
   type AgentInput,
@@ -14,6 +17,10 @@ import {
   AIAgent,
   type ChatMessage,
   ConnectionError,
+  ForkUnsupportedError,
+  type GetMessagesOptions,
+  HistoryUnavailableError,
+  pageMessages,
   type JsonObject,
   SerializationError,
   type SerializationRegistry,
@@ -40,6 +47,7 @@ import {
 } from './a2a-errors.js';
 import { isTerminalState, stateName, toA2AMessage } from './a2a-mapping.js';
 import { TaskTracker } from './task-tracker.js';
+import { messagesFromTasks } from './a2a-history.js';
 
 export interface A2AAgentOptions {
   /** The agent card URL (`https://host/.well-known/agent-card.json`, or any `.json` URL), or the agent's base URL. */
@@ -162,12 +170,56 @@ export class A2AAgent extends AIAgent {
     }
   }
 
+  /**
+   * The history the remote returns for the thread's context: its tasks (ListTasks, every page)
+   * with their history and artifacts, oldest first. A remote that answered with plain messages
+   * (no tasks) or keeps no task history has nothing to return: HistoryUnavailableError says so.
+   */
+  override async getMessages(thread: AgentThread, options: GetMessagesOptions = {}): Promise<ChatMessage[]> {
+    this.assertCompatible(thread);
+    const contextId = thread.serviceThreadId;
+    if (contextId === undefined) return [];
+    const { client } = await this.#connect(options.signal);
+    const tasks = [];
+    try {
+      let pageToken = '';
+      do {
+        const page = await client.listTasks(
+          { tenant: '', contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 100, pageToken, statusTimestampAfter: undefined, includeArtifacts: true },
+          { signal: options.signal, serviceParameters: this.#options.headers },
+        );
+        tasks.push(...page.tasks);
+        pageToken = page.nextPageToken;
+      } while (pageToken);
+    } catch (error) {
+      throw new HistoryUnavailableError(A2A_PROVIDER_ID, `The remote A2A agent did not list the tasks of context "${contextId}" (${causeText(error)}), so its history cannot be read.`, {
+        cause: error,
+      });
+    }
+    if (tasks.length === 0) {
+      throw new HistoryUnavailableError(
+        A2A_PROVIDER_ID,
+        `The remote A2A agent returned no task history for context "${contextId}": it answered with messages only (no tasks), or keeps no history. The remote owns this conversation; keep your own copy of the replies if you need them.`,
+      );
+    }
+    return pageMessages(messagesFromTasks(tasks), options);
+  }
+
+  /** Always ForkUnsupportedError: the remote owns the context, and A2A has no call to copy one. */
+  override async forkThread(thread: AgentThread): Promise<AgentThread> {
+    this.assertCompatible(thread);
+    throw new ForkUnsupportedError(
+      A2A_PROVIDER_ID,
+      `A2A threads cannot be forked: the remote agent owns context "${thread.serviceThreadId ?? '(not started)'}" and A2A has no call to copy one. Start a new thread with agent.getNewThread() and send what the branch needs.`,
+    );
+  }
+
   run(input: AgentInput, options: AgentRunOptions = {}): Promise<AgentRunResponse> {
     return this.#runTurn(input, options, options.signal ?? new AbortController().signal, undefined);
   }
 
   runStream(input: AgentInput, options: AgentRunOptions = {}): Observable<AgentRunResponseUpdate> {
-    return new Observable<AgentRunResponseUpdate>((subscriber) => {
+    return new RxObservable<AgentRunResponseUpdate>((subscriber) => {
       const controller = new AbortController();
       const unlink = linkSignal(options.signal, controller);
       const emit = (update: AgentRunResponseUpdate) => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type Artifact, type Message, type Part, Role, TaskState } from '@a2a-js/sdk';
+import type { Artifact, Message, Part } from '@a2a-js/sdk';
+import { Role, TaskState } from './a2a-peers.js';
 import type { AIContent, ChatMessage } from 'skein';
 import { A2AInputError, type A2ATaskStateName } from './a2a-errors.js';
 

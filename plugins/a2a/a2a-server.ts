@@ -1,11 +1,11 @@
-import { AGENT_CARD_PATH, type AgentCard, type AgentSkill } from '@a2a-js/sdk';
-import { DefaultRequestHandler, InMemoryTaskStore, type TaskStore } from '@a2a-js/sdk/server';
-import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
-import express, { type Express } from 'express';
-import type { Server } from 'node:http';
+import type { AgentCard, AgentSkill } from '@a2a-js/sdk';
+import type { TaskStore } from '@a2a-js/sdk/server';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AIAgent, ChatMessageStoreFactory, SerializationRegistry } from 'skein';
 import { type A2AContextStore, InMemoryA2AContextStore } from './a2a-context-store.js';
+import { AGENT_CARD_PATH, DefaultRequestHandler, InMemoryTaskStore } from './a2a-peers.js';
+import { UserBuilder, agentCardHandler, jsonRpcHandler, express } from './express-peers.js';
 import { SkeinAgentExecutor } from './skein-agent-executor.js';
 
 /** A skill the agent card advertises. */
@@ -40,13 +40,21 @@ export interface A2AServerOptions {
 export const A2A_JSONRPC_PATH = '/a2a/jsonrpc';
 
 /**
+ * The express app, typed as the Node request listener it is (express's types are not a
+ * dependency of an app that installs skein): mount it in your own express app
+ * (`app.use(server.app)`) or serve it (`http.createServer(server.app)`).
+ */
+export type A2ARequestListener = (request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void) => void;
+
+/**
  * Hosts a Skein agent as an A2A 1.0 endpoint on express: the agent card at
  * `/.well-known/agent-card.json`, JSON-RPC (with streaming) at `/a2a/jsonrpc`. Each A2A
  * `contextId` is one AgentThread, kept in the context store between turns.
  */
 export class A2AServer {
   /** The express app; mount it in your own app, or call `listen`. */
-  readonly app: Express;
+  readonly app: A2ARequestListener;
+  readonly #app: ReturnType<typeof express>;
   readonly card: AgentCard;
   readonly executor: SkeinAgentExecutor;
   readonly contextStore: A2AContextStore;
@@ -83,9 +91,9 @@ export class A2AServer {
       serializationRegistry: options.serializationRegistry,
     });
     this.requestHandler = new DefaultRequestHandler(this.card, options.taskStore ?? new InMemoryTaskStore(), this.executor);
-    this.app = express();
-    this.app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: this.requestHandler }));
-    this.app.use(A2A_JSONRPC_PATH, jsonRpcHandler({ requestHandler: this.requestHandler, userBuilder: UserBuilder.noAuthentication }));
+    this.app = this.#app = express();
+    this.#app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: this.requestHandler }));
+    this.#app.use(A2A_JSONRPC_PATH, jsonRpcHandler({ requestHandler: this.requestHandler, userBuilder: UserBuilder.noAuthentication }));
   }
 
   /** The base URL (the card is at `${url}/.well-known/agent-card.json`). */
@@ -101,7 +109,7 @@ export class A2AServer {
   async listen(port = 0, host = '127.0.0.1'): Promise<string> {
     if (this.#server) throw new Error('This A2AServer is already listening; close it first.');
     const server = await new Promise<Server>((resolve, reject) => {
-      const s = this.app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(s)));
+      const s = this.#app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(s)));
     });
     this.#server = server;
     if (!this.#url) {

@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+// First: without its optional peers (@a2a-js/sdk, express) this entry point is a ConfigurationError naming them.
+import './a2a-peers.js';
 
 export * from './a2a-agent.js';
 export * from './a2a-server.js';

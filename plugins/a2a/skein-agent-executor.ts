@@ -1,5 +1,6 @@
-import { type Part, TaskState, type TaskStatus } from '@a2a-js/sdk';
-import { AgentEvent, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import type { Part, TaskStatus } from '@a2a-js/sdk';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
+import { AgentEvent, TaskState } from './a2a-peers.js';
 import { randomUUID } from 'node:crypto';
 import {
   type AIAgent,

@@ -4,6 +4,7 @@ import type {
   Agent,
   AgentEventMessage,
   AgentsClient,
+  UpdateAgentOptionalParams,
   FunctionToolDefinition,
   MessageDeltaChunk,
   RequiredFunctionToolCall,
@@ -16,8 +17,9 @@ import type {
   ToolOutput,
 } from '@azure/ai-agents';
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
-import { Observable } from 'rxjs/internal/Observable';
-import { isRestError } from '@azure/core-rest-pipeline';
+// The declarations name rxjs's public Observable type; the class comes from its own module.
+import type { Observable } from 'rxjs';
+import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import {
   AbortError,
   type AIContent,
@@ -28,16 +30,23 @@ import {
   type ChatResponseUpdate,
   ConfigurationError,
   ConnectionError,
-  definitionFingerprint,
+  agentsOfDefinition,
+  type DefinedAgentService,
+  definitionTags,
+  provisionDefinedAgent,
   type FunctionResultContent,
   NotFoundError,
   ServiceError,
+  type ServiceThreadFork,
   SkeinError,
   type ThreadKind,
   type UsageDetails,
   functionResultText,
 } from 'skein';
+import { isRestError } from './azure-peers.js';
 import { foundryMessageDrafts, foundryMessages } from './foundry-message-content.js';
+import { listEveryPage } from './foundry-paging.js';
+import { foundryThreadMessages, seededFoundryThread } from './foundry-thread-history.js';
 import { FoundryRunError, FoundryRunTimeoutError, listAll, reportCredentialFailures, toSkeinError } from './azure-ai-agents-errors.js';
 
 export const AZURE_AI_AGENTS_CLIENT_ID = 'azure-ai-agents';
@@ -87,14 +96,11 @@ export interface AzureAIAgentsChatClientOptions {
  */
 export const RUN_TAG_METADATA_KEY = 'skein_run';
 
-/** Foundry agent metadata key holding the fingerprint of the definition the agent was made from. */
-export const DEFINITION_METADATA_KEY = 'skein_definition';
 
 const ACTIVE_STATUSES = new Set(['queued', 'in_progress', 'requires_action', 'cancelling']);
 const RUNNING_STATUSES = new Set(['queued', 'in_progress', 'cancelling']);
 const DEFAULT_POLL_INTERVAL_MS = 500;
 /** The largest page the agents list serves. */
-const AGENT_PAGE = 100;
 const DEFAULT_RUN_TIMEOUT_MS = 10 * 60_000;
 
 interface BoundAgent {
@@ -175,7 +181,8 @@ export class AzureAIAgentsChatClient implements ChatClient {
       else {
         if (this.#bound) ids.add((await this.#bound).id);
         if (this.#definition?.name !== undefined) {
-          for (const agent of await this.#agentsOfDefinition(this.#definition.name, undefined, options.signal)) ids.add(agent.id);
+          const key = definitionTags(this.#definition.name, undefined).key;
+          for (const agent of await agentsOfDefinition(this.#agentService(options.signal), key)) ids.add(agent.id);
         }
       }
       for (const id of ids) {
@@ -183,6 +190,24 @@ export class AzureAIAgentsChatClient implements ChatClient {
         this.#boundById.delete(id);
       }
       this.#bound = undefined;
+    } catch (error) {
+      throw toSkeinError(this.providerId, error, options.signal);
+    }
+  }
+
+  /** The thread's messages, every page, oldest first (see foundry-thread-history.ts). */
+  async getServiceThreadMessages(serviceThreadId: string, options: { signal?: AbortSignal } = {}): Promise<ChatMessage[]> {
+    try {
+      return await foundryThreadMessages(this.client, serviceThreadId, options.signal);
+    } catch (error) {
+      throw toSkeinError(this.providerId, error, options.signal);
+    }
+  }
+
+  /** A new Foundry thread seeded with the first `count` messages; the original is untouched. */
+  async forkServiceThread(_serviceThreadId: string, options: { count: number; messages: readonly ChatMessage[]; signal?: AbortSignal }): Promise<ServiceThreadFork> {
+    try {
+      return { serviceThreadId: await seededFoundryThread(this.client, options.messages.slice(0, options.count), options.signal) };
     } catch (error) {
       throw toSkeinError(this.providerId, error, options.signal);
     }
@@ -217,7 +242,7 @@ export class AzureAIAgentsChatClient implements ChatClient {
   }
 
   getStreamingResponse(messages: readonly ChatMessage[], options: ChatOptions = {}): Observable<ChatResponseUpdate> {
-    return new Observable<ChatResponseUpdate>((subscriber) => {
+    return new RxObservable<ChatResponseUpdate>((subscriber) => {
       const controller = new AbortController();
       const outer = options.signal;
       const onOuterAbort = () => controller.abort(outer?.reason);
@@ -379,11 +404,10 @@ export class AzureAIAgentsChatClient implements ChatClient {
   }
 
   /**
-   * Definitions are idempotent: the Foundry agent made from a definition carries its name and the
-   * definition's fingerprint (metadata `skein_definition`). The same definition finds that agent
-   * in every process; a changed one updates it in place; only when none exists is one created.
-   * Two processes creating at once both see the duplicates afterwards and agree on the oldest;
-   * the other deletes its own.
+   * Definitions are idempotent: the Foundry agent made from a definition carries its tags
+   * (metadata `skein_definition`: its name, `skein_fingerprint`: what it was made from), so the
+   * same definition finds that agent in every process, a changed one updates it in place, and
+   * only when none exists is one created (see `provisionDefinedAgent`).
    */
   async #fromDefinition(definition: FoundryAgentDefinition, options: ChatOptions): Promise<Agent> {
     const signal = options.signal;
@@ -395,41 +419,29 @@ export class AzureAIAgentsChatClient implements ChatClient {
       temperature: definition.temperature,
       topP: definition.topP,
     };
-    const fingerprint = definitionFingerprint({ model: definition.model, ...fields, metadata: definition.metadata });
-    const metadata = { ...definition.metadata, [DEFINITION_METADATA_KEY]: fingerprint };
-    const made = await this.#agentsOfDefinition(definition.name, fingerprint, signal);
-    const same = made.filter((a) => a.metadata?.[DEFINITION_METADATA_KEY] === fingerprint);
-    if (same.length > 0) return oldest(same);
-    if (made.length > 0) return this.client.updateAgent(oldest(made).id, { model: definition.model, ...fields, metadata, abortSignal: signal });
-    const created = await this.client.createAgent(definition.model, { ...fields, metadata, abortSignal: signal });
-    const twins = (await this.#agentsOfDefinition(definition.name, fingerprint, signal)).filter((a) => a.metadata?.[DEFINITION_METADATA_KEY] === fingerprint);
-    const keep = twins.length > 0 ? oldest(twins) : created;
-    if (keep.id !== created.id) await this.client.deleteAgent(created.id, { abortSignal: signal }).catch(() => {});
-    return keep;
+    const tags = definitionTags(definition.name, { model: definition.model, ...fields, metadata: definition.metadata });
+    return provisionDefinedAgent(this.#agentService(signal, (t) => ({ model: definition.model, ...fields, metadata: { ...definition.metadata, ...t } })), tags);
   }
 
-  /**
-   * Every agent of the project. The SDK's pager stops after the first page (it follows a
-   * `nextLink` the service never sends, not `has_more`), so pages are walked with `after`.
-   */
-  async #allAgents(signal: AbortSignal | undefined): Promise<Agent[]> {
-    const agents: Agent[] = [];
-    for (let after: string | undefined; ; ) {
-      const page = await listAll((o) => this.client.listAgents({ limit: AGENT_PAGE, order: 'asc', after, abortSignal: signal, ...o }));
-      agents.push(...page);
-      if (page.length < AGENT_PAGE) return agents;
-      after = page[page.length - 1]!.id;
-    }
+  /** The project's agents as provisioning sees them; `body` is what create and update send. */
+  #agentService(signal: AbortSignal | undefined, body: (tags: Readonly<Record<string, string>>) => AgentBody = () => ({ model: '' })): DefinedAgentService<Agent> {
+    return {
+      listAll: () => this.#allAgents(signal),
+      facts: (agent) => ({ id: agent.id, createdAt: agent.createdAt.getTime(), metadata: agent.metadata }),
+      create: (tags) => {
+        const { model, ...rest } = body(tags);
+        return this.client.createAgent(model, { ...rest, abortSignal: signal });
+      },
+      update: (id, tags) => this.client.updateAgent(id, { ...body(tags), abortSignal: signal }),
+      delete: async (id) => {
+        await this.client.deleteAgent(id, { abortSignal: signal });
+      },
+    };
   }
 
-  /** Foundry agents made from a definition of this name (any version); unnamed: of this very definition. */
-  async #agentsOfDefinition(name: string | undefined, fingerprint: string | undefined, signal: AbortSignal | undefined): Promise<Agent[]> {
-    const all = await this.#allAgents(signal);
-    return all.filter((a) => {
-      const made = a.metadata?.[DEFINITION_METADATA_KEY];
-      if (made === undefined) return false;
-      return name !== undefined ? a.name === name : made === fingerprint;
-    });
+  /** Every agent of the project, all pages. */
+  #allAgents(signal: AbortSignal | undefined): Promise<Agent[]> {
+    return listEveryPage((o) => this.client.listAgents({ order: 'asc', abortSignal: signal, ...o }));
   }
 
   /** Polls until the run needs tool outputs or has ended; past the timeout the run is cancelled. */
@@ -459,7 +471,7 @@ export class AzureAIAgentsChatClient implements ChatClient {
     }
     if (status === 'completed' || status === 'incomplete') {
       const messages: ChatMessage[] = [];
-      const listed = await listAll((o) => this.client.messages.list(run.threadId, { runId: run.id, order: 'asc', abortSignal: signal, ...o }));
+      const listed = await listEveryPage((o) => this.client.messages.list(run.threadId, { runId: run.id, order: 'asc', abortSignal: signal, ...o }));
       for (const m of listed) {
         if (m.role !== 'assistant') continue;
         messages.push({ role: 'assistant', contents: outputContents(m.content), messageId: m.id, createdAt: m.createdAt.toISOString() });
@@ -662,10 +674,8 @@ function runError(provider: string, run: ThreadRun): FoundryRunError {
   return new FoundryRunError(provider, run.threadId, run.id, status, run.lastError?.code, `Foundry run ${run.id} on thread ${run.threadId} ended "${status}"${reason}. ${advice}`);
 }
 
-/** The oldest agent (then the smallest id): every process picks the same one of a set. */
-function oldest(agents: readonly Agent[]): Agent {
-  return [...agents].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))[0]!;
-}
+/** What creating or updating a definition's agent sends. */
+type AgentBody = Pick<UpdateAgentOptionalParams, 'name' | 'description' | 'instructions' | 'tools' | 'temperature' | 'topP' | 'metadata'> & { model: string };
 
 /** The Foundry agent id a service thread's continuation recorded (ChatAgent passes it back). */
 function recordedAgentId(options: ChatOptions): string | undefined {

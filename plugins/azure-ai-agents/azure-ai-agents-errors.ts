@@ -1,5 +1,6 @@
 import type { AgentsClient } from '@azure/ai-agents';
-import { bearerTokenAuthenticationPolicyName, isRestError, type PipelinePolicy, type PipelineRequest } from '@azure/core-rest-pipeline';
+import type { PipelinePolicy, PipelineRequest } from '@azure/core-rest-pipeline';
+import { bearerTokenAuthenticationPolicyName, isRestError } from './azure-peers.js';
 import {
   AbortError,
   AuthenticationError,

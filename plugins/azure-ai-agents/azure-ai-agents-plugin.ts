@@ -1,5 +1,6 @@
-import { AgentsClient, type AgentsClientOptionalParams } from '@azure/ai-agents';
+import type { AgentsClientOptionalParams } from '@azure/ai-agents';
 import type { TokenCredential } from '@azure/core-auth';
+import { AgentsClient } from './azure-peers.js';
 import type { ResolutionContext } from 'inversify';
 import {
   AGENT_CONFIG_KEYS,

@@ -1,6 +1,7 @@
-import { AgentsClient, type AgentsClientOptionalParams } from '@azure/ai-agents';
+import type { AgentsClientOptionalParams } from '@azure/ai-agents';
 import type { TokenCredential } from '@azure/core-auth';
-import { createDefaultHttpClient, type HttpClient } from '@azure/core-rest-pipeline';
+import type { HttpClient } from '@azure/core-rest-pipeline';
+import { AgentsClient, createDefaultHttpClient } from './azure-peers.js';
 
 /**
  * Offline wiring for `@azure/ai-agents` against Skein's emulator (or any loopback Foundry fake).
@@ -42,8 +43,15 @@ export function emulatorProjectEndpoint(emulatorUrl: string, project = 'emulated
   return `${emulatorUrl.replace(/^http:/, 'https:')}/api/projects/${project}`;
 }
 
+/** What `new AgentsClient(endpoint, credential, clientOptions)` takes to reach an emulator. */
+export interface EmulatorConnection {
+  endpoint: string;
+  credential: TokenCredential;
+  clientOptions: AgentsClientOptionalParams & { httpClient: HttpClient };
+}
+
 /** Endpoint, credential and SDK options for an emulator at `emulatorUrl` (e.g. `emulator.url`). */
-export function emulatorConnection(emulatorUrl: string, options: EmulatorConnectionOptions = {}) {
+export function emulatorConnection(emulatorUrl: string, options: EmulatorConnectionOptions = {}): EmulatorConnection {
   return {
     endpoint: emulatorProjectEndpoint(emulatorUrl, options.project),
     credential: staticTokenCredential(options.token),

@@ -13,6 +13,7 @@ import {
 } from 'skein';
 import { AzureAIAgent } from './azure-ai-agent.js';
 import { toSkeinError } from './azure-ai-agents-errors.js';
+import { listEveryPage } from './foundry-paging.js';
 
 export const FOUNDRY_CHANNEL_TYPE = 'foundry-channel';
 
@@ -66,7 +67,7 @@ async function readFoundryThread(agent: AzureAIAgent, threadId: string | undefin
   if (threadId === undefined) return [];
   const out: ChatMessage[] = [];
   try {
-    for await (const m of agent.chatClient.client.messages.list(threadId, { order: 'asc', abortSignal: signal })) {
+    for (const m of await listEveryPage((o) => agent.chatClient.client.messages.list(threadId, { order: 'asc', abortSignal: signal, ...o }))) {
       if (m.role !== 'user' && m.role !== 'assistant') continue;
       const text = m.content.map((c) => (c.type === 'text' ? (c as { text: { value: string } }).text.value : '')).join('');
       out.push({ role: m.role, contents: [{ kind: 'text', text }], messageId: m.id, createdAt: m.createdAt.toISOString() });

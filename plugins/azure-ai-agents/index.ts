@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+// First: without its optional peers (@azure/ai-agents and companions) this entry point is a ConfigurationError naming them.
+import './azure-peers.js';
 
 export * from './azure-ai-agents-chat-client.js';
 export * from './azure-ai-agent.js';

@@ -1,7 +1,8 @@
-import OpenAI, { AzureOpenAI, type ClientOptions } from 'openai';
+import type OpenAI from 'openai';
+import type { ClientOptions } from 'openai';
 import type { AzureClientOptions } from 'openai/azure';
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
-import { Observable } from 'rxjs/internal/Observable';
+import type { Observable } from 'rxjs';
 import {
   type ChatClient,
   type ChatMessage,
@@ -19,6 +20,7 @@ import {
   usageFrom,
 } from './chat-completions-mapping.js';
 import { toSkeinError } from './openai-errors.js';
+import { createAzureOpenAISdkClient, createOpenAISdkClient } from './openai-sdk-client.js';
 import { streamFromAsyncIterable } from './stream-observable.js';
 
 export const OPENAI_CHAT_CLIENT_ID = 'openai-chat';
@@ -41,15 +43,15 @@ export class OpenAIChatClient implements ChatClient {
 
   constructor(options: OpenAIChatClientOptions = {}) {
     const { model, client, providerId, ...sdkOptions } = options;
-    this.client = client ?? new OpenAI(sdkOptions);
-    this.model = model;
     this.providerId = providerId ?? OPENAI_CHAT_CLIENT_ID;
+    this.client = client ?? createOpenAISdkClient(this.providerId, sdkOptions);
+    this.model = model;
   }
 
   /** Azure OpenAI through the SDK's `AzureOpenAI` client (endpoint, deployment, apiVersion, key or token). */
   static azure(options: AzureClientOptions & { model?: string; providerId?: string }): OpenAIChatClient {
     const { model, providerId, ...azureOptions } = options;
-    return new OpenAIChatClient({ client: new AzureOpenAI(azureOptions), model: model ?? azureOptions.deployment, providerId });
+    return new OpenAIChatClient({ client: createAzureOpenAISdkClient(providerId ?? OPENAI_CHAT_CLIENT_ID, azureOptions), model: model ?? azureOptions.deployment, providerId });
   }
 
   async getResponse(messages: readonly ChatMessage[], options: ChatOptions = {}): Promise<ChatResponse> {

@@ -10,11 +10,14 @@ import {
   type ChatResponseUpdate,
   ConfigurationError,
   ConnectionError,
+  type DeleteServiceThreadOptions,
   NotFoundError,
+  type ServiceThreadFork,
   ServiceError,
   type ThreadKind,
 } from 'skein';
 import { toSkeinError } from './openai-errors.js';
+import { createOpenAISdkClient } from './openai-sdk-client.js';
 import {
   contentsOfItem,
   continuationIdOf,
@@ -24,6 +27,7 @@ import {
   toResponsesInput,
   toResponsesTools,
 } from './responses-mapping.js';
+import { chainForkPoint, conversationItems, conversationWithItems, copiedItems, messagesFromItems, readResponseChain } from './responses-history.js';
 import { streamFromAsyncIterable } from './stream-observable.js';
 
 export const OPENAI_RESPONSES_CLIENT_ID = 'openai-responses';
@@ -78,9 +82,9 @@ export class OpenAIResponsesClient implements ChatClient {
 
   constructor(options: OpenAIResponsesClientOptions = {}) {
     const { model, client, providerId, store, conversation, ...sdkOptions } = options;
-    this.client = client ?? new OpenAI(sdkOptions);
-    this.model = model;
     this.providerId = providerId ?? OPENAI_RESPONSES_CLIENT_ID;
+    this.client = client ?? createOpenAISdkClient(this.providerId, sdkOptions);
+    this.model = model;
     this.store = store ?? true;
     this.conversation = conversation ?? false;
   }
@@ -133,14 +137,15 @@ export class OpenAIResponsesClient implements ChatClient {
    * `previous_response_id` chain, walking back from the thread's last response. Already
    * deleted objects count as deleted.
    */
-  async deleteServiceThread(serviceThreadId: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+  async deleteServiceThread(serviceThreadId: string, options: DeleteServiceThreadOptions = {}): Promise<void> {
     const { signal } = options;
     try {
       if (isConversationId(serviceThreadId)) {
         await ignoreNotFound(this.client.conversations.delete(serviceThreadId, { signal }));
         return;
       }
-      for (let id: string | null | undefined = serviceThreadId; id; ) {
+      // A fork of a chain shares its origin's responses up to its branch point: those stay.
+      for (let id: string | null | undefined = serviceThreadId; id && id !== options.sharedUntil; ) {
         const response: OpenAI.Responses.Response | undefined = await ignoreNotFound(this.client.responses.retrieve(id, {}, { signal }));
         await ignoreNotFound(this.client.responses.delete(id, { signal }));
         id = response?.previous_response_id;
@@ -148,6 +153,49 @@ export class OpenAIResponsesClient implements ChatClient {
     } catch (error) {
       throw this.#error(error, signal);
     }
+  }
+
+  /**
+   * A service thread's history, oldest first: a conversation's items (every page), or a
+   * `previous_response_id` chain walked back from its last response (each response's input items
+   * and its output, as one assistant message whose id is the response id).
+   */
+  async getServiceThreadMessages(serviceThreadId: string, options: { signal?: AbortSignal } = {}): Promise<ChatMessage[]> {
+    const { signal } = options;
+    try {
+      if (isConversationId(serviceThreadId)) return messagesFromItems(await conversationItems(this.client, serviceThreadId, signal));
+      return (await readResponseChain(this.client, serviceThreadId, signal)).messages;
+    } catch (error) {
+      throw this.#error(error, signal);
+    }
+  }
+
+  /**
+   * Forks natively. A chain: the fork continues from the response that ends at the cut
+   * (`previous_response_id`; nothing is copied, the fork shares the earlier responses with its
+   * origin); a cut inside a response's input is refused with ForkUnsupportedError. A
+   * conversation: a new conversation with the first `count` messages' items copied.
+   */
+  async forkServiceThread(
+    serviceThreadId: string,
+    options: { count: number; messages: readonly ChatMessage[]; signal?: AbortSignal },
+  ): Promise<ServiceThreadFork> {
+    const { signal, count } = options;
+    if (isConversationId(serviceThreadId)) {
+      try {
+        return { serviceThreadId: await conversationWithItems(this.client, copiedItems(options.messages.slice(0, count)), signal) };
+      } catch (error) {
+        throw this.#error(error, signal);
+      }
+    }
+    let history;
+    try {
+      history = await readResponseChain(this.client, serviceThreadId, signal);
+    } catch (error) {
+      throw this.#error(error, signal);
+    }
+    const responseId = chainForkPoint(this.providerId, history, count);
+    return { serviceThreadId: responseId, sharedUntil: responseId };
   }
 
   #settings(options: ChatOptions): { store: boolean; conversation: boolean } {

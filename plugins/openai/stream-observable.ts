@@ -1,5 +1,7 @@
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
-import { Observable } from 'rxjs/internal/Observable';
+// The declarations name rxjs's public Observable type; the class comes from its own module.
+import type { Observable } from 'rxjs';
+import { Observable as RxObservable } from 'rxjs/internal/Observable';
 
 export interface StreamTranslator<TChunk, TUpdate> {
   next(chunk: TChunk): TUpdate[];
@@ -22,7 +24,7 @@ export interface StreamSource<TChunk, TUpdate> {
  * the request. Not `from(asyncIterable)`: that has no teardown.
  */
 export function streamFromAsyncIterable<TChunk, TUpdate>(source: StreamSource<TChunk, TUpdate>): Observable<TUpdate> {
-  return new Observable<TUpdate>((subscriber) => {
+  return new RxObservable<TUpdate>((subscriber) => {
     const controller = new AbortController();
     const outer = source.signal;
     const onOuterAbort = () => controller.abort(outer?.reason);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type { Pool } from 'pg';
+import { pg } from './postgres-peers.js';
 import {
   type ChatMessage,
   type ChatMessageStore,
@@ -28,11 +29,32 @@ import {
 
 export const POSTGRES_STORE_ID = 'postgres';
 
+/**
+ * What the store needs of a pool: a `pg.Pool` is one. Declared here so an app type-checks these
+ * declarations without `@types/pg` (pg ships no types of its own).
+ */
+export interface PostgresPool {
+  query<R extends object = Record<string, unknown>>(text: string, values?: unknown[]): Promise<PostgresQueryResult<R>>;
+  connect(): Promise<PostgresPoolClient>;
+}
+
+/** A client checked out of a {@link PostgresPool} (a `pg.PoolClient`). */
+export interface PostgresPoolClient {
+  query<R extends object = Record<string, unknown>>(text: string, values?: unknown[]): Promise<PostgresQueryResult<R>>;
+  release(): void;
+}
+
+/** The part of a `pg` query result the store reads. */
+export interface PostgresQueryResult<R> {
+  rows: R[];
+  rowCount: number | null;
+}
+
 export interface PostgresStoreOptions {
   /** `postgres://user[:password]@host:port/db`. The password never appears in state or errors. */
   connectionString?: string;
   /** Use this pool instead of making one (the caller ends it). */
-  pool?: pg.Pool;
+  pool?: PostgresPool;
   /** The schema holding skein's tables (created by `migrate()`). Default `skein`. */
   schema?: string;
   /** Keep only the newest N messages of each thread (trimmed on append). */
@@ -110,7 +132,7 @@ export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory 
   /** Where this factory's warnings go (the `logger` option, the container's StoreLogger, or a process warning). */
   logger: StoreLogger;
   readonly #connectionString: string;
-  #pool: pg.Pool | undefined;
+  #pool: Pool | undefined;
   readonly #durability = new DurabilityCheckOnce(
     () => this.checkDurability(),
     () => this.logger,
@@ -216,13 +238,13 @@ export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory 
    * @internal Runs queries on the (lazily made) pool, turning failures into StoreError.
    * `write`: the call appends a turn, so a failure whose outcome is unknown says so.
    */
-  async run<T>(fn: (pool: pg.Pool) => Promise<T>, write = false): Promise<T> {
+  async run<T>(fn: (pool: PostgresPool) => Promise<T>, write = false): Promise<T> {
     const result = await this.#call(fn, write);
     if (this.options.durabilityCheck !== false) await this.#durability.afterSuccess();
     return result;
   }
 
-  async #call<T>(fn: (pool: pg.Pool) => Promise<T>, write = false): Promise<T> {
+  async #call<T>(fn: (pool: PostgresPool) => Promise<T>, write = false): Promise<T> {
     try {
       return await fn(this.#poolOrNew());
     } catch (error) {
@@ -243,7 +265,7 @@ export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory 
     }
   }
 
-  #poolOrNew(): pg.Pool {
+  #poolOrNew(): PostgresPool {
     if (this.options.pool) return this.options.pool;
     if (!this.#pool) {
       this.#pool = new pg.Pool({
@@ -338,6 +360,33 @@ export class PostgresChatMessageStore implements ChatMessageStore {
 
   async serialize(): Promise<JsonObject> {
     return { key: this.key };
+  }
+
+  /** A new thread (a new key) with a copy of the first `count` messages, in one statement; this one is unchanged. */
+  async fork(count: number): Promise<PostgresChatMessageStore> {
+    const s = `"${this.factory.schema}"`;
+    const key = randomUUID();
+    const limit = Math.max(0, Math.floor(count));
+    const rows =
+      limit === 0
+        ? []
+        : await this.factory.run(async (pool) =>
+            (
+              await pool.query<{ version: string }>(
+                `WITH src AS (
+                   SELECT body, row_number() OVER (ORDER BY seq) AS ord FROM ${s}.skein_messages WHERE thread_key = $1 ORDER BY seq LIMIT $3
+                 ), thread AS (
+                   INSERT INTO ${s}.skein_threads (key, version, updated_at)
+                   SELECT $2, n, now() FROM (SELECT count(*) AS n FROM src) c WHERE n > 0 RETURNING version
+                 ), msgs AS (
+                   INSERT INTO ${s}.skein_messages (thread_key, seq, body) SELECT $2, src.ord, src.body FROM src, thread RETURNING 1
+                 )
+                 SELECT version FROM thread`,
+                [this.key, key, limit],
+              )
+            ).rows,
+          );
+    return new PostgresChatMessageStore(this.factory, key, Number(rows[0]?.version ?? 0));
   }
 
   async clear(): Promise<void> {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Redis } from './redis-peers.js';
 import {
   type ChatMessage,
   type ChatMessageStore,
@@ -62,6 +62,16 @@ export interface RedisStoreOptions {
 }
 
 
+/** Lua: RPUSH the entries of table `values` from index `first` on to `key`, 1,000 at a time (unpack's stack limit). */
+function luaPushChunked(key: string, values: string, first: number): string {
+  return `local i = ${first}
+while i <= #${values} do
+  local j = math.min(i + 999, #${values})
+  redis.call('RPUSH', ${key}, unpack(${values}, i, j))
+  i = j + 1
+end`;
+}
+
 /**
  * The append is one Lua script, so it runs atomically on the server: check the thread's version,
  * push the turn, bump the version, trim and set the TTL. A lost race writes nothing.
@@ -71,12 +81,7 @@ local actual = tonumber(redis.call('GET', KEYS[2]) or '0')
 if actual ~= tonumber(ARGV[1]) then return {0, actual} end
 local max = tonumber(ARGV[2])
 local ttl = tonumber(ARGV[3])
-local i = 4
-while i <= #ARGV do
-  local j = math.min(i + 999, #ARGV)
-  redis.call('RPUSH', KEYS[1], unpack(ARGV, i, j))
-  i = j + 1
-end
+${luaPushChunked('KEYS[1]', 'ARGV', 4)}
 local nextVersion = actual + #ARGV - 3
 redis.call('SET', KEYS[2], nextVersion)
 if max > 0 then redis.call('LTRIM', KEYS[1], -max, -1) end
@@ -86,6 +91,26 @@ if ttl > 0 then
 end
 return {1, nextVersion}
 `;
+
+/**
+ * A fork is one script too: copy the first ARGV[1] messages of KEYS[1] to a new list KEYS[2],
+ * set its version KEYS[3] and TTL. The keys of two threads hash to different slots, so on a
+ * Redis Cluster a fork fails (CROSSSLOT); forks need a single Redis (or a replica set).
+ */
+const FORK_SCRIPT = `
+local items = redis.call('LRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+if #items == 0 then return 0 end
+${luaPushChunked('KEYS[2]', 'items', 1)}
+redis.call('SET', KEYS[3], #items)
+local ttl = tonumber(ARGV[2])
+if ttl > 0 then
+  redis.call('EXPIRE', KEYS[2], ttl)
+  redis.call('EXPIRE', KEYS[3], ttl)
+end
+return #items
+`;
+
+type ForkCommand = (sourceList: string, list: string, version: string, count: string, ttl: string) => Promise<number>;
 
 type AppendCommand = (listKey: string, versionKey: string, ...args: string[]) => Promise<[number, number]>;
 
@@ -199,6 +224,11 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
     return (redis as unknown as { skeinAppend: AppendCommand }).skeinAppend(args[0]!, args[1]!, ...args.slice(2));
   }
 
+  /** @internal */
+  forkCommand(redis: Redis, from: string, to: string, count: number): Promise<number> {
+    return (redis as unknown as { skeinFork: ForkCommand }).skeinFork(this.listKey(from), this.listKey(to), this.versionKey(to), String(count), String(this.options.ttlSeconds ?? 0));
+  }
+
   /**
    * @internal Runs commands on the (lazily connected) client, turning failures into StoreError.
    * `write`: the call appends a turn, so a failure whose outcome is unknown says so.
@@ -246,6 +276,7 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
       // Failures reach callers through their commands; without a listener ioredis logs them.
       redis.on('error', () => {});
       redis.defineCommand('skeinAppend', { numberOfKeys: 2, lua: APPEND_SCRIPT });
+      redis.defineCommand('skeinFork', { numberOfKeys: 3, lua: FORK_SCRIPT });
       this.#redis = redis;
     }
     if (redis.status === 'wait' || redis.status === 'end' || redis.status === 'close') {
@@ -337,6 +368,15 @@ export class RedisChatMessageStore implements ChatMessageStore {
 
   async serialize(): Promise<JsonObject> {
     return { key: this.key };
+  }
+
+  /** A new thread (a new key) with a copy of the first `count` messages, in one script; this one is unchanged. */
+  async fork(count: number): Promise<RedisChatMessageStore> {
+    const key = randomUUID();
+    const limit = Math.max(0, Math.floor(count));
+    // LRANGE 0 -1 would be everything: an empty fork writes nothing at all.
+    const copied = limit === 0 ? 0 : Number(await this.factory.run((redis) => this.factory.forkCommand(redis, this.key, key, limit)));
+    return new RedisChatMessageStore(this.factory, key, copied);
   }
 
   async clear(): Promise<void> {

@@ -277,6 +277,23 @@ export class SqliteChatMessageStore implements ChatMessageStore {
     return { key: this.key };
   }
 
+  /** A new thread (a new key) with a copy of the first `count` messages, in one transaction; this one is unchanged. */
+  async fork(count: number): Promise<SqliteChatMessageStore> {
+    const key = randomUUID();
+    const limit = Math.max(0, Math.floor(count));
+    const copied = limit === 0 ? 0 : this.factory.run(() =>
+      this.factory.transaction('IMMEDIATE', (db) => {
+        const changes = Number(
+          db.prepare('INSERT INTO skein_messages (thread_key, seq, body) SELECT ?, ROW_NUMBER() OVER (ORDER BY seq), body FROM skein_messages WHERE thread_key = ? ORDER BY seq LIMIT ?')
+            .run(key, this.key, limit).changes,
+        );
+        if (changes > 0) this.factory.statements.upsert.run(key, changes, Date.now());
+        return changes;
+      }),
+    );
+    return new SqliteChatMessageStore(this.factory, key, copied);
+  }
+
   async clear(): Promise<void> {
     this.factory.run(() => {
       const s = this.factory.statements;

@@ -1,7 +1,8 @@
 import type { Container } from 'inversify';
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same classes either way.
-import { Observable } from 'rxjs/internal/Observable';
-import type { Subscription } from 'rxjs';
+// The declarations name rxjs's public Observable type; the class comes from its own module.
+import type { Observable, Subscription } from 'rxjs';
+import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import type { AIAgent } from '../agents/ai-agent.js';
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
 import { linkSignal } from '../agents/chat-agent.js';
@@ -222,7 +223,7 @@ export class AgentGroupChat {
    * and only its own service thread may keep what the service wrote before the run was cancelled.
    */
   invokeStream(options: AgentGroupChatInvokeOptions = {}): Observable<AgentChatUpdate> {
-    return new Observable<AgentChatUpdate>((subscriber) => {
+    return new RxObservable<AgentChatUpdate>((subscriber) => {
       let release: () => void;
       try {
         release = this.#acquire();

@@ -1,6 +1,7 @@
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
-import { Observable } from 'rxjs/internal/Observable';
-import type { Subscription } from 'rxjs';
+// The declarations name rxjs's public Observable type; the class comes from its own module.
+import type { Observable, Subscription } from 'rxjs';
+import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import type { AIAgent } from '../agents/ai-agent.js';
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
 import { SerializationError } from '../errors/skein-error.js';
@@ -108,7 +109,7 @@ export class AgentThreadChannel implements AgentChannel {
   }
 
   invokeStream(agent: AIAgent, options: ChannelInvokeOptions = {}): Observable<AgentRunResponseUpdate> {
-    return new Observable<AgentRunResponseUpdate>((subscriber) => {
+    return new RxObservable<AgentRunResponseUpdate>((subscriber) => {
       let inner: Subscription | undefined;
       const start = () => {
         const updates: AgentRunResponseUpdate[] = [];

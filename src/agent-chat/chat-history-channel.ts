@@ -1,5 +1,7 @@
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
-import { Observable } from 'rxjs/internal/Observable';
+// The declarations name rxjs's public Observable type; the class comes from its own module.
+import type { Observable } from 'rxjs';
+import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import type { AIAgent } from '../agents/ai-agent.js';
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
 import { ChatAgent } from '../agents/chat-agent.js';
@@ -47,7 +49,7 @@ export class ChatHistoryChannel implements AgentChannel {
   }
 
   invokeStream(agent: AIAgent, options: ChannelInvokeOptions = {}): Observable<AgentRunResponseUpdate> {
-    return new Observable<AgentRunResponseUpdate>((subscriber) => {
+    return new RxObservable<AgentRunResponseUpdate>((subscriber) => {
       const { thread, input, historyLength } = this.#turnThread(agent);
       const inner = agent.runStream(input, { thread, signal: options.signal }).subscribe({
         next: (update) => subscriber.next(update),

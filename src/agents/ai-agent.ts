@@ -1,6 +1,8 @@
 import type { Observable } from 'rxjs';
 import type { ChatOptions } from '../clients/chat-options.js';
-import type { AgentInput } from '../messages/chat-message.js';
+import { ForkUnsupportedError, HistoryUnavailableError } from '../errors/skein-error.js';
+import type { AgentInput, ChatMessage } from '../messages/chat-message.js';
+import type { ForkThreadOptions, GetMessagesOptions } from '../threads/thread-history.js';
 import type { AgentThread, ThreadConcurrency } from '../threads/agent-thread.js';
 import type { AITool } from '../tools/ai-tool.js';
 import type { AgentRunResponse, AgentRunResponseUpdate } from './agent-run-response.js';
@@ -39,4 +41,35 @@ export abstract class AIAgent {
   abstract deserializeThread(serialized: unknown): Promise<AgentThread>;
   /** Deletes the thread's history: on the service for service threads, in the store otherwise. */
   abstract deleteThread(thread: AgentThread): Promise<void>;
+
+  /**
+   * The conversation of `thread` as messages, oldest first, whoever keeps it (see
+   * docs/history.md). `limit` keeps the newest N; `before` (an index or a messageId) pages back.
+   * An agent whose service keeps no readable history throws HistoryUnavailableError.
+   *
+   * @example
+   * ```ts
+   * const last10 = await agent.getMessages(thread, { limit: 10 });
+   * ```
+   */
+  async getMessages(thread: AgentThread, _options?: GetMessagesOptions): Promise<ChatMessage[]> {
+    throw new HistoryUnavailableError(thread.origin.provider, `Agent "${this.name ?? thread.origin.provider}" cannot read the history of its threads.`);
+  }
+
+  /**
+   * A new, independent thread holding the history of `thread` up to and including message `at`
+   * (an index or a messageId; default: all of it). The original is never changed. A fork never
+   * separates a function call from its results and never ends in an unfinished turn (one waiting
+   * for approval, or a partial reply): it ends before that turn. Agents that cannot fork their
+   * threads throw ForkUnsupportedError before creating anything.
+   *
+   * @example
+   * ```ts
+   * const branch = await agent.forkThread(thread, { at: 3 });
+   * await agent.run('Try another way', { thread: branch });
+   * ```
+   */
+  async forkThread(thread: AgentThread, _options?: ForkThreadOptions): Promise<AgentThread> {
+    throw new ForkUnsupportedError(thread.origin.provider, `Agent "${this.name ?? thread.origin.provider}" cannot fork its threads.`);
+  }
 }

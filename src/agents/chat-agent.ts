@@ -1,20 +1,25 @@
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
-import { Observable } from 'rxjs/internal/Observable';
+// The declarations name rxjs's public Observable type; the class comes from its own module.
+import type { Observable } from 'rxjs';
+import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import type { ChatClient, ThreadKind } from '../clients/chat-client.js';
 import { type ChatOptions, type ToolDeclaration, mergeChatOptions } from '../clients/chat-options.js';
 import { type ChatResponse, ChatResponseFolder, type ChatResponseUpdate } from '../clients/chat-response.js';
-import { AbortError, SkeinError, ThreadCompatibilityError } from '../errors/skein-error.js';
+import { AbortError, ForkUnsupportedError, HistoryUnavailableError, SkeinError, ThreadCompatibilityError } from '../errors/skein-error.js';
 import { type AgentInput, type ChatMessage, toMessages } from '../messages/chat-message.js';
 import { type FunctionCallContent, type FunctionResultContent, isText } from '../messages/content.js';
 import type { JsonObject } from '../serialization/json.js';
 import { type SerializationRegistry, defaultSerializationRegistry } from '../serialization/serialization-registry.js';
-import type { AgentThread, ThreadConcurrency } from '../threads/agent-thread.js';
+import { AgentThread, type ThreadConcurrency } from '../threads/agent-thread.js';
+import { type ForkThreadOptions, type GetMessagesOptions, forkCount, forkMessageStore, pageMessages } from '../threads/thread-history.js';
 import type { ChatMessageStoreFactory } from '../threads/chat-message-store.js';
 import type { ChatReducer } from '../threads/chat-reducer.js';
 import { InMemoryChatMessageStoreFactory } from '../threads/in-memory-chat-message-store.js';
+import { withoutSummaryBeyond } from '../threads/summarizing-reducer.js';
 import { DefaultThreadFactory, type ThreadFactory } from '../threads/thread-factory.js';
 import type { AITool } from '../tools/ai-tool.js';
 import { toolMap } from '../tools/tool-map.js';
+import { type AIToolSet, isToolSet } from '../tools/ai-tool-set.js';
 import { AIAgent, type AgentRunOptions } from './ai-agent.js';
 import { AgentRunResponse, type AgentRunResponseUpdate } from './agent-run-response.js';
 import { type AIContext, type ContextProvider, providerState, withProviderState } from './context-provider.js';
@@ -30,7 +35,11 @@ export interface ChatAgentOptions {
   name?: string;
   description?: string;
   instructions?: string;
-  tools?: readonly AITool[];
+  /**
+   * Fixed tools, and tool sets listed again at the start of every run (e.g. an MCP server:
+   * `mcpServer({ ... })` from `skein/mcp`).
+   */
+  tools?: readonly (AITool | AIToolSet)[];
   /** Default model options for every run (model, temperature, provider extras). */
   chatOptions?: ChatOptions;
   /** Where new Skein-managed threads keep their messages; in memory by default. */
@@ -63,6 +72,7 @@ export class ChatAgent extends AIAgent {
   readonly chatClient: ChatClient;
   readonly instructions: string | undefined;
   readonly #tools: ReadonlyMap<string, AITool>;
+  readonly #toolSets: readonly AIToolSet[];
   readonly #chatOptions: ChatOptions | undefined;
   readonly #storeFactory: ChatMessageStoreFactory;
   readonly #threadFactory: ThreadFactory;
@@ -84,7 +94,8 @@ export class ChatAgent extends AIAgent {
     this.name = options.name;
     this.description = options.description;
     this.instructions = options.instructions;
-    this.#tools = toolMap(options.tools ?? []);
+    this.#tools = toolMap((options.tools ?? []).filter((t): t is AITool => !isToolSet(t)));
+    this.#toolSets = (options.tools ?? []).filter(isToolSet);
     this.#chatOptions = options.chatOptions;
     this.#storeFactory = options.chatMessageStoreFactory ?? new InMemoryChatMessageStoreFactory();
     this.#threadFactory = options.threadFactory ?? new DefaultThreadFactory();
@@ -99,8 +110,13 @@ export class ChatAgent extends AIAgent {
     this.#keepPartial = options.keepPartial ?? false;
   }
 
+  /** The fixed tools (tool sets are listed per run: see `toolSets`). */
   get tools(): AITool[] {
     return [...this.#toolList];
+  }
+
+  get toolSets(): AIToolSet[] {
+    return [...this.#toolSets];
   }
 
   /** The kind of thread this agent makes and continues: the client's, as configured for this agent. */
@@ -130,7 +146,66 @@ export class ChatAgent extends AIAgent {
     if (!this.chatClient.deleteServiceThread) {
       throw new SkeinError(`The "${this.chatClient.providerId}" client cannot delete service threads.`);
     }
-    await this.chatClient.deleteServiceThread(thread.serviceThreadId);
+    const shared = thread.state[SHARED_SERVICE_HISTORY];
+    await this.chatClient.deleteServiceThread(thread.serviceThreadId, typeof shared === 'string' ? { sharedUntil: shared } : undefined);
+  }
+
+  override async getMessages(thread: AgentThread, options: GetMessagesOptions = {}): Promise<ChatMessage[]> {
+    this.assertCompatible(thread);
+    return pageMessages(await this.#history(thread, options.signal), options);
+  }
+
+  /**
+   * Forks by kind: a message-store thread gets a new store holding the copied messages (the
+   * store's own `fork` when it has one); a service thread gets a new service thread from the
+   * client (`forkServiceThread`), or ForkUnsupportedError when the client has none. The fork
+   * waits for a turn running on `thread` to finish, so it never sees half of one.
+   */
+  override async forkThread(thread: AgentThread, options: ForkThreadOptions = {}): Promise<AgentThread> {
+    this.assertCompatible(thread);
+    const release = await thread.acquire('queue');
+    try {
+      const messages = await this.#history(thread, options.signal);
+      const count = forkCount(messages, options.at);
+      const state = forkedState(thread.state, count);
+      const origin = thread.origin;
+      if (thread.messageStore) {
+        const store = await forkMessageStore(thread.messageStore, messages, count, this.#storeFactory, origin);
+        return new AgentThread({ origin, messageStore: store, state });
+      }
+      if (thread.serviceThreadId === undefined || count === 0) {
+        // Nothing to copy: a new thread that decides its kind on its first run, like getNewThread's.
+        const fresh = this.getNewThread();
+        fresh.state = state;
+        return fresh;
+      }
+      if (!this.chatClient.forkServiceThread) {
+        throw new ForkUnsupportedError(
+          this.chatClient.providerId,
+          `The "${this.chatClient.providerId}" client cannot fork service threads, so thread "${thread.serviceThreadId}" cannot be forked. ` +
+            'Start a new thread instead, or use a client that keeps history in a message store.',
+        );
+      }
+      const fork = await this.chatClient.forkServiceThread(thread.serviceThreadId, { count, messages, signal: options.signal });
+      // A fork of a fork shares at most what its origin shared, plus what the client says.
+      const forkState = fork.sharedUntil !== undefined ? { ...state, [SHARED_SERVICE_HISTORY]: fork.sharedUntil } : withoutKey(state, SHARED_SERVICE_HISTORY);
+      return new AgentThread({ origin, serviceThreadId: fork.serviceThreadId, state: forkState });
+    } finally {
+      release();
+    }
+  }
+
+  /** The whole history of `thread`, oldest first. */
+  async #history(thread: AgentThread, signal: AbortSignal | undefined): Promise<ChatMessage[]> {
+    if (thread.messageStore) return thread.messageStore.listMessages();
+    if (thread.serviceThreadId === undefined) return [];
+    if (!this.chatClient.getServiceThreadMessages) {
+      throw new HistoryUnavailableError(
+        this.chatClient.providerId,
+        `The "${this.chatClient.providerId}" client cannot read the history of service thread "${thread.serviceThreadId}"; the service keeps it.`,
+      );
+    }
+    return this.chatClient.getServiceThreadMessages(thread.serviceThreadId, { signal });
   }
 
   async run(input: AgentInput, options: AgentRunOptions = {}): Promise<AgentRunResponse> {
@@ -142,7 +217,7 @@ export class ChatAgent extends AIAgent {
   readonly #getResponse: CallModel = (messages, chatOptions) => this.chatClient.getResponse(messages, chatOptions);
 
   runStream(input: AgentInput, options: AgentRunOptions = {}): Observable<AgentRunResponseUpdate> {
-    return new Observable<AgentRunResponseUpdate>((subscriber) => {
+    return new RxObservable<AgentRunResponseUpdate>((subscriber) => {
       // Unsubscribing aborts the run: the model stream in flight is unsubscribed (which aborts
       // its request) and tools see the run's signal, made only if a tool asks for it.
       const abort = new RunAbort(options.signal, true);
@@ -235,13 +310,15 @@ export class ChatAgent extends AIAgent {
   ): Promise<AgentRunResponse> {
     // The agent's own map is shared until the run or a context provider adds tools (copy on write).
     let tools: Map<string, AITool> | ReadonlyMap<string, AITool> = options.tools?.length ? new Map([...this.#tools, ...toolMap(options.tools)]) : this.#tools;
+    // Tool sets are listed before approvals are settled, so an approved call finds its tool.
+    if (this.#toolSets.length) tools = await this.#withToolSets(tools, abort?.signal);
     // Tools always get a signal: the run's, or one that never aborts when the caller gave none.
     const invokeTool = (call: FunctionCallContent, tool: AITool) =>
       this.#middleware.callTool({ agent: this, thread, call, tool }, () => tool.invoke({ call, signal: abort ? abort.signal : new AbortController().signal, thread }));
 
     const { turnInput, settled } = await this.#settleApprovals(thread, input, tools, invokeTool, emit);
     const stored = thread.messageStore ? await thread.messageStore.listMessages() : [];
-    const history = this.#reducer && stored.length > 0 ? await this.#reducer.reduce(stored) : stored;
+    const history = this.#reducer && stored.length > 0 ? await this.#reducer.reduce(stored, { thread, chatClient: this.chatClient, chatOptions: this.#chatOptions, signal: abort?.callerSignal }) : stored;
     const contexts = this.#contextProviders.length ? await this.#gatherContext(thread, turnInput) : NO_CONTEXT;
     if (contexts.tools.length) {
       const all = tools === this.#tools ? new Map(this.#tools) : (tools as Map<string, AITool>);
@@ -306,6 +383,12 @@ export class ChatAgent extends AIAgent {
       agentName: this.name,
       approvalRequests,
     });
+  }
+
+  async #withToolSets(tools: ReadonlyMap<string, AITool>, signal: AbortSignal | undefined): Promise<Map<string, AITool>> {
+    const listed = await Promise.all(this.#toolSets.map((set) => set.listTools(signal)));
+    // toolMap: a listed tool named like another tool of the agent is an error, never a silent shadow.
+    return toolMap([...tools.values(), ...listed.flat()]);
   }
 
   /** Answers the calls that waited for approval; their results come first in this turn. */
@@ -456,6 +539,24 @@ export class ChatAgent extends AIAgent {
   }
 }
 
+
+/** Thread state key: the newest service object a forked thread shares with its origin (kept when the fork is deleted). */
+const SHARED_SERVICE_HISTORY = 'sharedServiceHistory';
+
+function withoutKey(state: JsonObject, key: string): JsonObject {
+  if (!(key in state)) return state;
+  const { [key]: _dropped, ...rest } = state;
+  return rest;
+}
+
+/**
+ * A fork's state: the origin's, without what belongs to the origin's unfinished last turn
+ * (pending approvals: a fork ends before that turn) or to messages the fork does not hold.
+ */
+function forkedState(state: JsonObject, count: number): JsonObject {
+  const out = withoutSummaryBeyond(withPendingApprovals(state, undefined), count);
+  return out === state ? { ...state } : out;
+}
 
 function toAbortError(error: unknown): AbortError {
   return error instanceof AbortError ? error : new AbortError(undefined, { cause: error });

@@ -1,5 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { AIAgent } from '../agents/ai-agent.js';
+import { approvalRequestsFor, pendingApprovalsOf } from '../agents/function-approvals.js';
+import { ConfigurationError } from '../errors/skein-error.js';
 import { approvalResponse, type AgentInput } from '../messages/chat-message.js';
 import type { FunctionApprovalRequestContent } from '../messages/content.js';
 import type { AgentThread } from '../threads/agent-thread.js';
@@ -32,13 +34,21 @@ type TurnOutcome = 'completed' | 'interrupted' | 'failed';
 /** The read-run-print loop of `skein chat`: one streamed run per line, the thread saved after each. */
 export class ChatSession {
   #cancelTurn: (() => void) | undefined;
-  #pendingApprovals: FunctionApprovalRequestContent[] = [];
   readonly #callNames = new Map<string, string>();
+  /** How many calls waited for approval in the thread as last loaded or saved. */
+  #savedPending = 0;
 
   constructor(private readonly options: ChatSessionOptions) {}
 
+  /** The calls waiting for approval: the thread holds them, so they survive a restart. */
+  get #pendingApprovals(): FunctionApprovalRequestContent[] {
+    return approvalRequestsFor(pendingApprovalsOf(this.options.thread));
+  }
+
   async run(): Promise<number> {
     const { io } = this.options;
+    this.#savedPending = this.#pendingApprovals.length;
+    this.#showPendingApprovals();
     const interactive = io.stdin.isTTY === true;
     const rl = createInterface({ input: io.stdin, output: interactive ? io.stdout : undefined, terminal: interactive, prompt: 'you> ' });
     const lines = new LineReader(rl);
@@ -69,6 +79,8 @@ export class ChatSession {
       process.off('SIGINT', onInterrupt);
       rl.close();
     }
+    // An interrupted run settles approved calls as it winds down, after the turn returned.
+    if (this.#pendingApprovals.length !== this.#savedPending) await this.#save();
     if (interrupted && interactive) writeLine(io.stdout);
     return interrupted ? ExitCode.interrupted : ExitCode.ok;
   }
@@ -103,13 +115,28 @@ export class ChatSession {
     }
   }
 
-  /** One streamed run. The thread is saved only after a completed run; otherwise it is as it was. */
+  /** A resumed thread that stopped at tools needing approval: say so, as the turn that stopped did. */
+  #showPendingApprovals(): void {
+    const pending = this.#pendingApprovals;
+    if (!pending.length) return;
+    const printer = new ReplyPrinter(this.options.io.stdout, this.options.label, this.#callNames);
+    writeLine(this.options.io.stderr, `This thread is waiting for your approval of ${pending.length === 1 ? 'a tool call' : `${pending.length} tool calls`}:`);
+    for (const request of pending) printer.approvalNeeded(request);
+  }
+
+  /**
+   * One streamed run, the thread saved after it. A failed or interrupted run leaves the thread as
+   * it was, except for approved tools that already ran: their results are kept (so answering
+   * again never runs a tool twice), and that is saved too.
+   */
   async #turn(input: AgentInput): Promise<TurnOutcome> {
-    const { agent, thread, io, label, slot } = this.options;
+    const { agent, thread, io, label } = this.options;
+    const pendingBefore = this.#pendingApprovals.length;
     const progress = new Progress(io.stderr);
     const printer = new ReplyPrinter(io.stdout, label, this.#callNames);
     progress.start('thinking…');
     let outcome: TurnOutcome;
+    let fatal: ConfigurationError | undefined;
     try {
       outcome = await new Promise<TurnOutcome>((resolve, reject) => {
         const subscription = agent.runStream(input, { thread }).subscribe({
@@ -130,23 +157,31 @@ export class ChatSession {
       outcome = 'failed';
       progress.stop();
       printer.end();
-      writeLine(io.stderr, `${describeError(error)}\nThe thread is unchanged; you can try again.`);
+      // Trying again cannot help a configuration problem: end the chat with it (exit 1).
+      if (error instanceof ConfigurationError) fatal = error;
+      else {
+        const settled = pendingBefore > 0 && this.#pendingApprovals.length === 0;
+        writeLine(io.stderr, `${describeError(error)}\n${settled ? 'The approved tool calls ran and their results are kept; send a message to go on.' : 'The thread is unchanged; you can try again.'}`);
+      }
     } finally {
       this.#cancelTurn = undefined;
       progress.stop();
       printer.end();
     }
-    if (outcome === 'interrupted') {
-      writeLine(io.stderr, '(interrupted: the reply was discarded and the thread is unchanged)');
-    } else if (outcome === 'completed') {
-      this.#pendingApprovals = printer.approvalRequests;
-      try {
-        await slot.save(await thread.serialize());
-      } catch (error) {
-        writeLine(io.stderr, `The thread could not be saved to ${slot.describe()}: ${describeError(error)}`);
-      }
-    }
+    if (outcome === 'interrupted') writeLine(io.stderr, '(interrupted: the reply was discarded and the thread is unchanged)');
+    if (outcome === 'completed' || this.#pendingApprovals.length !== this.#savedPending) await this.#save();
+    if (fatal) throw fatal;
     return outcome;
+  }
+
+  async #save(): Promise<void> {
+    const { thread, slot, io } = this.options;
+    try {
+      await slot.save(await thread.serialize());
+      this.#savedPending = this.#pendingApprovals.length;
+    } catch (error) {
+      writeLine(io.stderr, `The thread could not be saved to ${slot.describe()}: ${describeError(error)}`);
+    }
   }
 }
 

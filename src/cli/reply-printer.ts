@@ -7,7 +7,6 @@ import { formatToolCall, formatToolResult } from './message-format.js';
  * tool result and approval request on a line of its own.
  */
 export class ReplyPrinter {
-  readonly approvalRequests: FunctionApprovalRequestContent[] = [];
   #lineOpen = false;
 
   constructor(
@@ -30,10 +29,15 @@ export class ReplyPrinter {
       } else if (content.kind === 'function-result') {
         this.#line(formatToolResult(content, this.callNames.get(content.callId)));
       } else if (content.kind === 'function-approval-request') {
-        this.approvalRequests.push(content);
-        this.#line(`[approval needed] ${content.name} ${content.arguments || '{}'}: answer /approve or /reject [reason]`);
+        this.approvalNeeded(content);
       }
     }
+  }
+
+  /** A call waiting for the user, from this reply or from a resumed thread. */
+  approvalNeeded(request: FunctionApprovalRequestContent): void {
+    this.callNames.set(request.callId, request.name);
+    this.#line(`[approval needed] ${request.name} ${request.arguments || '{}'}: answer /approve or /reject [reason]`);
   }
 
   /** Ends an open text line. */

@@ -6,9 +6,10 @@ import { writeLine, type CliIO } from './cli-io.js';
 import { chatCommand } from './commands/chat-command.js';
 import { devuiCommand } from './commands/devui-command.js';
 import { emulatorCommand } from './commands/emulator-command.js';
+import { mcpCommand } from './commands/mcp-command.js';
 import { threadsCommand } from './commands/threads-command.js';
 
-export const COMMANDS: readonly CliCommand[] = [chatCommand, threadsCommand, emulatorCommand, devuiCommand];
+export const COMMANDS: readonly CliCommand[] = [chatCommand, threadsCommand, emulatorCommand, devuiCommand, mcpCommand];
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -78,8 +79,19 @@ function report(error: unknown, command: CliCommand | undefined, io: CliIO): num
     writeLine(io.stderr, `${prefix}: ${error.name}: ${error.message}`);
     return ExitCode.failure;
   }
+  if (isSystemError(error)) {
+    // The machine said no (a busy port, a missing or unreadable file): its message is the news, not a stack.
+    writeLine(io.stderr, `${prefix}: ${error.message}`);
+    return ExitCode.failure;
+  }
   writeLine(io.stderr, `${prefix}: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return ExitCode.failure;
+}
+
+/** A Node system error (`EADDRINUSE`, `ENOENT`, `EACCES`, ...): it carries an error code and the failed system call. */
+function isSystemError(error: unknown): error is NodeJS.ErrnoException {
+  const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
+  return error instanceof Error && typeof code === 'string' && /^E[A-Z]+$/.test(code) && typeof syscall === 'string';
 }
 
 function packageVersion(): string {

@@ -29,5 +29,33 @@ export interface ChatClient {
    */
   getStreamingResponse(messages: readonly ChatMessage[], options?: ChatOptions): Observable<ChatResponseUpdate>;
   /** Deletes a service-side thread. Clients without service threads need not implement it. */
-  deleteServiceThread?(serviceThreadId: string, options?: { signal?: AbortSignal }): Promise<void>;
+  deleteServiceThread?(serviceThreadId: string, options?: DeleteServiceThreadOptions): Promise<void>;
+  /**
+   * The whole history of a service thread as messages, oldest first (every page). Clients
+   * without it cannot show a service thread's history (`agent.getMessages` says so).
+   */
+  getServiceThreadMessages?(serviceThreadId: string, options?: { signal?: AbortSignal }): Promise<ChatMessage[]>;
+  /**
+   * A new service thread holding the first `count` messages of `serviceThreadId` (as
+   * `getServiceThreadMessages` returns them, passed in as `messages`); returns its id. The
+   * original is not changed. Throws ForkUnsupportedError, before creating anything, when the
+   * service cannot continue from that point. Clients without it cannot fork service threads.
+   */
+  forkServiceThread?(serviceThreadId: string, options: { count: number; messages: readonly ChatMessage[]; signal?: AbortSignal }): Promise<ServiceThreadFork>;
+}
+
+/** A forked service thread. */
+export interface ServiceThreadFork {
+  serviceThreadId: string;
+  /**
+   * Set when the fork shares stored objects with its origin instead of copying them (Responses
+   * `previous_response_id` chains): the newest shared one. Deleting the fork keeps it and older ones.
+   */
+  sharedUntil?: string;
+}
+
+export interface DeleteServiceThreadOptions {
+  signal?: AbortSignal;
+  /** A fork's `sharedUntil`: the objects it shares with its origin are not deleted. */
+  sharedUntil?: string;
 }

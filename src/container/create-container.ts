@@ -12,19 +12,32 @@ import { ChatMessageStoreFactory } from '../threads/chat-message-store.js';
 import { InMemoryChatMessageStoreFactory } from '../threads/in-memory-chat-message-store.js';
 import { DefaultThreadFactory, ThreadFactory } from '../threads/thread-factory.js';
 import { type ChatReducer, MessageCountReducer, TokenBudgetReducer } from '../threads/chat-reducer.js';
+import { SummarizingReducer } from '../threads/summarizing-reducer.js';
 import { AITool } from '../tools/ai-tool.js';
+import { type AIToolSet, isToolSet } from '../tools/ai-tool-set.js';
 import { AgentFactory } from './agent-factory.js';
 import { agentToken } from './agent-token.js';
-import { readConfigFile } from './config-file.js';
+import { checkAgentFields } from './agent-config-rules.js';
+import { readConfigFileChecked } from './config-file-reader.js';
+import { ConfigProblems } from './config-problems.js';
 import { AGENT_CONFIG_KEYS, type AgentConfig, type SkeinConfig } from './skein-config.js';
 import { SkeinPlugin } from './skein-plugin.js';
-import { containerModule, inversify, newContainer } from './inversify-runtime.js';
+import { containerModule, newContainer } from './inversify-runtime.js';
+import { isSkeinPlugin, NOT_A_PLUGIN } from './plugin-shape.js';
+import { ToolReferenceResolver, parseToolReference } from './tool-reference-resolver.js';
 
 export const IN_MEMORY_STORE_ID = 'in-memory';
 
 /**
  * Builds a container from config: the core bindings, each plugin's module, and one binding per
- * agent under `agentToken(name)`. Config problems are reported together, before anything binds.
+ * agent under `agentToken(name)`. Config problems are reported together, each root cause once,
+ * before anything binds. With `parent`, the child's agents may also use the clients, agent
+ * factories and stores any ancestor provides (the child's own win).
+ *
+ * @example
+ * const shared = createContainer({ plugins: [openaiPlugin({ apiKey })], agents: { support: { client: 'openai-chat', model: 'gpt-4.1' } } });
+ * const tenant = createContainer({ parent: shared, agents: { support: { client: 'openai-chat', model: 'gpt-4.1-mini' } } });
+ * const reply = await tenant.get(agentToken('support')).run('Hello');
  */
 export function createContainer(config?: SkeinConfig): Container;
 /** From a JSON or YAML config file (plugins by id or module path, `${ENV}` interpolation). */
@@ -34,21 +47,26 @@ export function createContainer(
   options: { env?: NodeJS.ProcessEnv; parent?: Container } = {},
 ): Container | Promise<Container> {
   if (typeof config === 'string') {
-    return readConfigFile(config, options.env).then(({ config: fileConfig, problems }) =>
+    return readConfigFileChecked(config, options.env).then(({ config: fileConfig, problems }) =>
       buildContainer({ ...fileConfig, parent: options.parent }, problems),
     );
   }
-  return buildContainer(config, []);
+  return buildContainer(config, new ConfigProblems());
 }
 
-function buildContainer(config: SkeinConfig, earlierProblems: string[]): Container {
-  validateConfig(config, earlierProblems);
+// The parent of each container built here, so a child can look up its whole chain of ancestors.
+const parents = new WeakMap<Container, Container>();
+
+function buildContainer(config: SkeinConfig, problems: ConfigProblems): Container {
+  validateConfig(config, problems);
   const container = newContainer(config.parent ? { parent: config.parent } : undefined);
+  if (config.parent) parents.set(container, config.parent);
   container.load(coreModule(config));
   for (const plugin of config.plugins ?? []) {
     container.bind(SkeinPlugin).toConstantValue(plugin);
     container.load(plugin.module);
   }
+  if (config.parent) forwardFromParent(container, config);
   for (const [name, agentConfig] of Object.entries(config.agents ?? {})) {
     container
       .bind(agentToken(name))
@@ -56,6 +74,42 @@ function buildContainer(config: SkeinConfig, earlierProblems: string[]): Contain
       .inSingletonScope();
   }
   return container;
+}
+
+/** The parent and its ancestors, nearest first. */
+function ancestors(parent: Container): Container[] {
+  const chain: Container[] = [];
+  for (let c: Container | undefined = parent; c && !chain.includes(c); c = parents.get(c)) chain.push(c);
+  return chain;
+}
+
+/** The nearest ancestor that binds `token` under `name` (without building it). */
+function ownerInParents(parent: Container, token: symbol, name: string): Container | undefined {
+  return ancestors(parent).find((c) => c.isBound(token, { name }));
+}
+
+/**
+ * Binds in the child, under their names, the clients, agent factories, thread factories and stores
+ * its agents name but only an ancestor provides. inversify looks in the parent only for a service
+ * the child has no binding for at all, and the child always binds default stores and thread
+ * factories (and maybe clients of its own), so a named lookup would otherwise stop at the child.
+ */
+function forwardFromParent(container: Container, config: SkeinConfig): void {
+  const parent = config.parent!;
+  const own = { clients: new Set((config.plugins ?? []).flatMap((p) => p.clients ?? [])), stores: new Set((config.plugins ?? []).flatMap((p) => p.stores ?? [])) };
+  const forward = (token: symbol, name: string) => {
+    if (container.isCurrentBound(token, { name })) return;
+    const owner = ownerInParents(parent, token, name);
+    if (owner) container.bind(token).toDynamicValue(() => owner.get(token, { name })).whenNamed(name);
+  };
+  const agents = Object.values(config.agents ?? {});
+  for (const client of new Set(agents.map((a) => a.client))) {
+    if (own.clients.has(client)) continue;
+    for (const token of [ChatClient, AgentFactory, ThreadFactory]) forward(token, client);
+  }
+  for (const store of new Set(agents.map((a) => a.messageStore))) {
+    if (store !== undefined && store !== IN_MEMORY_STORE_ID && !own.stores.has(store)) forward(ChatMessageStoreFactory, store);
+  }
 }
 
 function coreModule(config: SkeinConfig): ContainerModule {
@@ -89,7 +143,7 @@ function createAgent(name: string, config: AgentConfig, context: ResolutionConte
     name: config.name ?? name,
     description: config.description,
     instructions: config.instructions,
-    tools: resolveTools(name, config, context),
+    tools: resolveToolsAndSets(name, config, context),
     chatOptions: {
       model: config.model,
       temperature: config.temperature,
@@ -117,10 +171,23 @@ export function resolveStoreFactory(id: string | undefined, context: ResolutionC
   return context.get<ChatMessageStoreFactory>(ChatMessageStoreFactory, { name: id });
 }
 
+/** The agent's tools for agents that take only fixed tools; a tool set (e.g. `mcp:files`) is a ConfigurationError. */
 export function resolveTools(agentName: string, config: AgentConfig, context: ResolutionContext): AITool[] {
+  return resolveToolsAndSets(agentName, config, context).map((t) => {
+    if (!isToolSet(t)) return t;
+    throw new ConfigurationError(
+      `agents.${agentName}.tools: "${t.name}" is a tool set listed at run time, which client "${config.client}" does not support; use a ChatAgent client (e.g. openai-chat, openai-responses) or name its tools one by one.`,
+    );
+  });
+}
+
+/** The agent's tools: named tools bound under AITool and `<prefix>:<rest>` references a plugin resolves. */
+export function resolveToolsAndSets(agentName: string, config: AgentConfig, context: ResolutionContext): (AITool | AIToolSet)[] {
   if (!config.tools?.length) return [];
   const available = new Map(context.getAll<AITool>(AITool, { optional: true }).map((t) => [t.declaration.name, t]));
   return config.tools.map((toolName) => {
+    const reference = parseToolReference(toolName);
+    if (reference) return resolveToolReference(agentName, toolName, reference.prefix, context);
     const found = available.get(toolName);
     if (!found) {
       throw new ConfigurationError(
@@ -131,89 +198,100 @@ export function resolveTools(agentName: string, config: AgentConfig, context: Re
   });
 }
 
+/** `<prefix>:<rest>` (e.g. `mcp:files`): the plugin that owns the prefix resolves it. */
+function resolveToolReference(agentName: string, reference: string, prefix: string, context: ResolutionContext): AITool | AIToolSet {
+  const resolvers = context.getAll<ToolReferenceResolver>(ToolReferenceResolver, { optional: true });
+  const resolver = resolvers.find((r) => r.prefix === prefix);
+  if (!resolver) {
+    throw new ConfigurationError(
+      `agents.${agentName}.tools: no loaded plugin resolves "${prefix}:" references (found "${reference}"); loaded prefixes: ${resolvers.map((r) => r.prefix).join(', ') || 'none'}.`,
+    );
+  }
+  return resolver.resolve(reference);
+}
+
 /** Config keys the core does not know are provider options (e.g. `store: false` for Responses). */
 export function providerOptions(config: AgentConfig): Record<string, unknown> | undefined {
   const extras = Object.entries(config).filter(([key]) => !AGENT_CONFIG_KEYS.has(key));
   return extras.length ? Object.fromEntries(extras) : undefined;
 }
 
-function isHistoryLimit(value: unknown): boolean {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
-  const entries = Object.entries(value);
-  return entries.length > 0 && entries.every(([k, v]) => (k === 'maxMessages' || k === 'maxTokens') && Number.isInteger(v) && (v as number) > 0);
-}
-
-/** The reducer an agent's `history` config asks for (a token budget wins when both are given). */
+/** The reducer an agent's `history` config asks for (summarize wins, then a token budget, then a count). */
 function historyReducer(history: AgentConfig['history']): ChatReducer | undefined {
+  if (history?.summarize !== undefined) return new SummarizingReducer(history.summarize);
   if (history?.maxTokens !== undefined) return new TokenBudgetReducer({ maxTokens: history.maxTokens });
   if (history?.maxMessages !== undefined) return new MessageCountReducer(history.maxMessages);
   return undefined;
 }
 
-type FieldRule = [check: (value: unknown) => boolean, expected: string];
-const isString = (v: unknown) => typeof v === 'string';
-const isInt = (v: unknown) => Number.isInteger(v);
-const AGENT_FIELD_RULES: Record<string, FieldRule> = {
-  client: [(v) => isString(v) && v !== '', 'a non-empty string'],
-  model: [isString, 'a string'],
-  instructions: [isString, 'a string'],
-  name: [(v) => isString(v) && v !== '', 'a non-empty string'],
-  description: [isString, 'a string'],
-  messageStore: [isString, 'a string'],
-  tools: [(v) => Array.isArray(v) && v.every(isString), 'an array of tool names'],
-  temperature: [(v) => typeof v === 'number' && Number.isFinite(v), 'a number'],
-  maxOutputTokens: [(v) => isInt(v) && (v as number) > 0, 'a positive integer'],
-  maxToolIterations: [(v) => isInt(v) && (v as number) >= 0, 'a non-negative integer'],
-  concurrency: [(v) => v === 'queue' || v === 'reject', '"queue" or "reject"'],
-  keepPartial: [(v) => typeof v === 'boolean', 'true or false'],
-  history: [isHistoryLimit, 'an object with a positive integer maxMessages and/or maxTokens'],
-};
-
-/** The core agent keys' types (provider keys are the plugin's to check); one problem per bad field. */
-function agentProblems(name: string, agent: unknown): string[] {
-  if (!agent || typeof agent !== 'object' || Array.isArray(agent)) return [`agents.${name}: expected an object with at least "client".`];
-  const problems: string[] = [];
-  const fields = agent as Record<string, unknown>;
-  if (fields.client === undefined) problems.push(`agents.${name}.client: required; name the client a plugin provides, e.g. "openai-chat".`);
-  for (const [key, [check, expected]] of Object.entries(AGENT_FIELD_RULES)) {
-    const value = fields[key];
-    if (value !== undefined && !check(value)) problems.push(`agents.${name}.${key}: expected ${expected}, found ${JSON.stringify(value)}.`);
-  }
-  return problems;
+/** Client and store ids a parent container provides: its plugins' (and its ancestors'), or bound by hand. */
+function providedByParent(parent: Container | undefined): { clients: string[]; stores: string[]; hasClient(id: string): boolean; hasStore(id: string): boolean } {
+  if (!parent) return { clients: [], stores: [], hasClient: () => false, hasStore: () => false };
+  const plugins = parent.getAll<SkeinPlugin>(SkeinPlugin, { optional: true });
+  return {
+    clients: plugins.flatMap((p) => p.clients ?? []),
+    stores: plugins.flatMap((p) => p.stores ?? []),
+    hasClient: (id) => !!ownerInParents(parent, ChatClient, id) || !!ownerInParents(parent, AgentFactory, id),
+    hasStore: (id) => !!ownerInParents(parent, ChatMessageStoreFactory, id),
+  };
 }
 
-function validateConfig(config: SkeinConfig, earlierProblems: readonly string[]): void {
-  const problems: string[] = [...earlierProblems];
+/** Problems with the `<prefix>:<rest>` entries of an agent's tools (plain names are resolved at creation). */
+function addToolReferenceProblems(
+  agentName: string,
+  tools: readonly string[] | undefined,
+  owners: ReadonlyMap<string, NonNullable<SkeinPlugin['toolReferences']>>,
+  problems: ConfigProblems,
+): void {
+  (tools ?? []).forEach((entry, i) => {
+    const reference = parseToolReference(entry);
+    if (!reference) return;
+    const owner = owners.get(reference.prefix);
+    // A plugin that failed to load may be the one resolving this prefix: its own problem is the news.
+    if (!owner && problems.mayHaveProvided('toolPrefixes', reference.prefix)) return;
+    const problem = owner
+      ? owner.check(entry)
+      : `no loaded plugin resolves "${reference.prefix}:" tool references; loaded prefixes: ${[...owners.keys()].join(', ') || 'none'}. Add the plugin (e.g. plugins: { mcp: { servers: ... } }).`;
+    if (problem) problems.add(`agents.${agentName}.tools[${i}]`, problem);
+  });
+}
+
+function validateConfig(config: SkeinConfig, problems: ConfigProblems): void {
   const plugins = config.plugins ?? [];
   const clients = new Set<string>();
   const stores = new Set<string>([IN_MEMORY_STORE_ID]);
   const seen = new Set<string>();
+  const toolReferences = new Map<string, NonNullable<SkeinPlugin['toolReferences']>>();
   plugins.forEach((plugin, i) => {
-    if (!plugin || typeof plugin.id !== 'string' || !(plugin.module instanceof inversify().ContainerModule)) {
-      problems.push(`plugins[${i}]: expected a SkeinPlugin ({ id, module: ContainerModule }), e.g. openaiPlugin({ apiKey }).`);
+    if (!isSkeinPlugin(plugin)) {
+      problems.add(`plugins[${i}]`, NOT_A_PLUGIN);
+      problems.pluginFailed({ id: String(i) });
       return;
     }
-    if (seen.has(plugin.id)) problems.push(`plugins[${i}]: plugin "${plugin.id}" is loaded twice.`);
+    if (seen.has(plugin.id)) problems.add(`plugins[${i}]`, `plugin "${plugin.id}" is loaded twice.`);
     seen.add(plugin.id);
     plugin.clients?.forEach((c) => clients.add(c));
     plugin.stores?.forEach((s) => stores.add(s));
+    if (plugin.toolReferences) toolReferences.set(plugin.toolReferences.prefix, plugin.toolReferences);
   });
+  const parent = providedByParent(config.parent);
   for (const [name, agent] of Object.entries(config.agents ?? {})) {
-    const fieldProblems = agentProblems(name, agent);
-    if (fieldProblems.length) {
-      problems.push(...fieldProblems);
-      continue;
-    }
-    if (!clients.has(agent.client)) {
-      problems.push(
-        `agents.${name}.client: no loaded plugin provides client "${agent.client}"; loaded clients: ${[...clients].join(', ') || 'none'}. Add the plugin that provides it to config.plugins.`,
+    if (!checkAgentFields(name, agent, problems)) continue;
+    // An agent naming what a plugin that failed would provide has no problem of its own.
+    if (!clients.has(agent.client) && !parent.hasClient(agent.client) && !problems.mayHaveProvided('clients', agent.client)) {
+      const loaded = [...new Set([...clients, ...parent.clients])].join(', ') || 'none';
+      problems.add(
+        `agents.${name}.client`,
+        `no loaded plugin${config.parent ? ' (here or in the parent container)' : ''} provides client "${agent.client}"; loaded clients: ${loaded}. Add the plugin that provides it to config.plugins.`,
       );
     }
-    if (agent.messageStore !== undefined && !stores.has(agent.messageStore)) {
-      problems.push(
-        `agents.${name}.messageStore: no loaded plugin provides store "${agent.messageStore}"; available stores: ${[...stores].join(', ')}.`,
+    if (agent.messageStore !== undefined && !stores.has(agent.messageStore) && !parent.hasStore(agent.messageStore) && !problems.mayHaveProvided('stores', agent.messageStore)) {
+      problems.add(
+        `agents.${name}.messageStore`,
+        `no loaded plugin${config.parent ? ' (here or in the parent container)' : ''} provides store "${agent.messageStore}"; available stores: ${[...new Set([...stores, ...parent.stores])].join(', ')}.`,
       );
     }
+    addToolReferenceProblems(name, agent.tools, toolReferences, problems);
   }
-  if (problems.length) throw new ConfigurationError(problems);
+  if (problems.length) throw new ConfigurationError(problems.messages);
 }

@@ -26,8 +26,10 @@ export interface AgentConfig {
   /**
    * Shrinks the history sent to the model (the stored history is unchanged): the newest
    * `maxMessages`, or the newest turns within `maxTokens` (estimated); tool calls stay with their results.
+   * `summarize`: older messages are summarized by the agent's chat client once more than
+   * `maxMessages` follow the last summary, keeping the newest `keep` (SummarizingReducer, docs/history.md).
    */
-  history?: { maxMessages?: number; maxTokens?: number };
+  history?: { maxMessages?: number; maxTokens?: number; summarize?: { maxMessages: number; keep?: number } };
   [providerOption: string]: unknown;
 }
 

@@ -13,4 +13,10 @@ export interface SkeinPlugin {
   readonly clients?: readonly string[];
   /** Store ids this plugin binds (what `agents.<name>.messageStore` may name). */
   readonly stores?: readonly string[];
+  /**
+   * Tool references this plugin resolves in `agents.<name>.tools` (`<prefix>:<rest>`, e.g.
+   * `mcp:files`); `check` returns a problem for a bad reference, so it is reported with the rest
+   * of the config. The plugin's module binds a `ToolReferenceResolver` with the same prefix.
+   */
+  readonly toolReferences?: { readonly prefix: string; check(reference: string): string | undefined };
 }

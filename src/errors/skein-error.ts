@@ -129,3 +129,37 @@ export class StoreError extends SkeinError {
     this.store = store;
   }
 }
+
+/**
+ * `agent.forkThread` cannot fork this thread here: the kind of thread (an A2A context, owned by
+ * the remote) or the point asked for (a cut the service cannot continue from). Thrown before
+ * anything is created, so nothing needs cleaning up.
+ */
+export class ForkUnsupportedError extends SkeinError {
+  /** The provider (client id) of the thread, e.g. `a2a`. */
+  readonly provider: string;
+  constructor(provider: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.provider = provider;
+  }
+}
+
+/** A history position (`at`, `before`) that is not in the thread: an index out of range, an unknown message id. */
+export class HistoryPositionError extends SkeinError {
+  constructor(
+    message: string,
+    /** The position that was given. */
+    readonly position: number | string,
+  ) {
+    super(message);
+  }
+}
+
+/** The thread's history cannot be read: the service keeps none the client can fetch (e.g. an A2A remote without task history). */
+export class HistoryUnavailableError extends SkeinError {
+  readonly provider: string;
+  constructor(provider: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.provider = provider;
+  }
+}

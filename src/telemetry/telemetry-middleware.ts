@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type Attributes, type Context, type Span, SpanKind, SpanStatusCode, type Tracer, type TracerProvider, context, trace } from '@opentelemetry/api';
+import type { Attributes, Context, Span, Tracer, TracerProvider } from '@opentelemetry/api';
 import type { AIAgent } from '../agents/ai-agent.js';
+import { SpanKind, SpanStatusCode, context, trace } from './opentelemetry-api.js';
 import type { AgentRunResponse } from '../agents/agent-run-response.js';
 import type {
   AgentMiddleware,

@@ -1,5 +1,7 @@
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
-import { Observable } from 'rxjs/internal/Observable';
+// The declarations name rxjs's public Observable type; the class comes from its own module.
+import type { Observable } from 'rxjs';
+import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import type { ChatClient, ThreadKind } from '../clients/chat-client.js';
 import type { ChatOptions } from '../clients/chat-options.js';
 import type { ChatResponse, ChatResponseUpdate } from '../clients/chat-response.js';
@@ -43,7 +45,7 @@ export class FakeChatClient implements ChatClient {
   }
 
   getStreamingResponse(messages: readonly ChatMessage[], options: ChatOptions = {}): Observable<ChatResponseUpdate> {
-    return new Observable<ChatResponseUpdate>((subscriber) => {
+    return new RxObservable<ChatResponseUpdate>((subscriber) => {
       this.calls.push({ messages: [...messages], options, streaming: true });
       this.#next(messages, options).then(
         (response) => {

@@ -20,6 +20,13 @@ export interface ChatMessageStore {
   /** The store's own state: its messages for an in-memory store, its key for a database. JSON only, no secrets. */
   serialize(): Promise<JsonObject>;
   clear(): Promise<void>;
+  /**
+   * Optional: a new, independent thread (a new key) holding a copy of the first `count` messages
+   * of this one, as `listMessages()` returns them (oldest first), made in one round trip. This
+   * store is not changed. Stores without it are forked by `agent.forkThread` through the
+   * contract: a new store from the factory and one `addMessages` with the copied messages.
+   */
+  fork?(count: number): Promise<ChatMessageStore>;
 }
 
 export interface StoreCreateContext {

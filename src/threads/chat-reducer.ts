@@ -1,5 +1,18 @@
+import type { ChatClient } from '../clients/chat-client.js';
+import type { ChatOptions } from '../clients/chat-options.js';
 import type { ChatMessage } from '../messages/chat-message.js';
 import { isFunctionCall, isFunctionResult } from '../messages/content.js';
+import type { AgentThread } from './agent-thread.js';
+
+/** What the agent gives a reducer besides the history: the thread (for state a reducer keeps) and its chat client. */
+export interface ChatReducerContext {
+  thread?: AgentThread;
+  /** The agent's chat client, for reducers that call a model (SummarizingReducer). */
+  chatClient?: ChatClient;
+  /** The agent's default chat options (its model and provider options), for calls made on its client. */
+  chatOptions?: ChatOptions;
+  signal?: AbortSignal;
+}
 
 /**
  * Shrinks a history before it is sent to the model. Applied when history is read (by the agent's
@@ -9,7 +22,7 @@ import { isFunctionCall, isFunctionResult } from '../messages/content.js';
  */
 export const ChatReducer = Symbol('ChatReducer');
 export interface ChatReducer {
-  reduce(messages: ChatMessage[]): ChatMessage[] | Promise<ChatMessage[]>;
+  reduce(messages: ChatMessage[], context?: ChatReducerContext): ChatMessage[] | Promise<ChatMessage[]>;
 }
 
 /**

@@ -57,6 +57,13 @@ export class InMemoryChatMessageStore implements ChatMessageStore {
     this.#messages = [];
   }
 
+  /** A new store holding the first `count` messages; messages are never changed, so they are shared, not copied. */
+  async fork(count: number): Promise<InMemoryChatMessageStore> {
+    const copy = new InMemoryChatMessageStore();
+    copy.#messages = this.#messages.slice(0, Math.max(0, count));
+    return copy;
+  }
+
   get size(): number {
     return this.#messages.length;
   }

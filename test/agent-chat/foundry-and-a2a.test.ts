@@ -62,6 +62,15 @@ describe('AgentGroupChat with Foundry and A2A agents', () => {
     expect(bodies(emulator, '/v1/chat/completions').length).to.be.greaterThan(2);
   });
 
+  it('reads a Foundry thread longer than one page of the service (every message, in order)', async () => {
+    const container = build();
+    const chat = AgentGroupChat.fromContainer(container, { agents: ['foundry'] });
+    const said = Array.from({ length: 120 }, (_, i) => `note ${i + 1}`);
+    for (const text of said) await chat.addChatMessage(text);
+    const [reply] = texts(await chat.invoke({ agent: get(container, 'foundry') }));
+    expect(texts(await chat.getChatMessages(get(container, 'foundry')))).to.deep.equal([...said, reply]);
+  });
+
   it('shares one Foundry thread between two Foundry agents of the project, and reset deletes it', async () => {
     const container = build();
     const chat = AgentGroupChat.fromContainer(container, { agents: ['foundry', 'checker'] });

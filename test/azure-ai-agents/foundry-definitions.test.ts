@@ -1,7 +1,7 @@
 import type { Agent, AgentsClient } from '@azure/ai-agents';
 import { expect } from 'chai';
-import { type AIAgent, agentToken, createContainer, definitionFingerprint, tool, type SkeinConfig } from 'skein';
-import { AzureAIAgent, azureAIAgentsPlugin, createEmulatorAgentsClient, DEFINITION_METADATA_KEY, emulatorConnection } from 'skein/azure-ai-agents';
+import { type AIAgent, agentToken, createContainer, DEFINITION_METADATA_KEY, definitionFingerprint, FINGERPRINT_METADATA_KEY, tool, type SkeinConfig } from 'skein';
+import { AzureAIAgent, azureAIAgentsPlugin, createEmulatorAgentsClient, emulatorConnection } from 'skein/azure-ai-agents';
 import { Emulator } from 'skein/testing';
 import { z } from 'zod';
 
@@ -52,7 +52,8 @@ describe('Foundry agent definitions are idempotent (real @azure/ai-agents client
     expect(agents).to.have.length(1);
     expect(new Set(ids)).to.deep.equal(new Set([agents[0].id]));
     expect(agents[0].name).to.equal('support');
-    expect(agents[0].metadata?.[DEFINITION_METADATA_KEY]).to.match(/^[0-9a-f]{32}$/);
+    expect(agents[0].metadata?.[FINGERPRINT_METADATA_KEY]).to.match(/^[0-9a-f]{32}$/);
+    expect(agents[0].metadata?.[DEFINITION_METADATA_KEY]).to.equal(`name:${agents[0].name}`);
     expect(emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/assistants'))).to.have.length(1);
   });
 
@@ -67,13 +68,13 @@ describe('Foundry agent definitions are idempotent (real @azure/ai-agents client
   it('a changed definition updates the agent in place; the fingerprint follows the definition', async () => {
     const first = await containerAgent('You are helpful.');
     const id = await first.getFoundryAgentId();
-    const before = (await agentsOnService())[0].metadata?.[DEFINITION_METADATA_KEY];
+    const before = (await agentsOnService())[0].metadata?.[FINGERPRINT_METADATA_KEY];
 
     const changed = await containerAgent('You answer in French.');
     expect(await changed.getFoundryAgentId()).to.equal(id);
     const [agent] = await agentsOnService();
     expect(agent.instructions).to.equal('You answer in French.');
-    expect(agent.metadata?.[DEFINITION_METADATA_KEY]).to.be.a('string').and.not.equal(before);
+    expect(agent.metadata?.[FINGERPRINT_METADATA_KEY]).to.be.a('string').and.not.equal(before);
     expect(emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith(`/assistants/${id}`))).to.have.length(1);
   });
 
@@ -90,7 +91,7 @@ describe('Foundry agent definitions are idempotent (real @azure/ai-agents client
     await agent.run('hi');
     const [made] = await agentsOnService();
     const expected = definitionFingerprint({ model: 'gpt-4o', name: 'plain', instructions: 'Be brief.', tools: [] });
-    expect(made.metadata?.[DEFINITION_METADATA_KEY]).to.equal(expected);
+    expect(made.metadata?.[FINGERPRINT_METADATA_KEY]).to.equal(expected);
   });
 
   it('a resumed thread uses the Foundry agent it was made with, even when the config now names another', async () => {

@@ -5,6 +5,12 @@ import { fileURLToPath } from 'node:url';
 /** The built CLI entry point, as the `skein` bin runs it. */
 export const CLI_MAIN = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
+export interface CliOptions {
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  main?: string;
+}
+
 /** A running `skein` process driven through its stdin/stdout/stderr pipes. */
 export class CliProcess {
   readonly child: ChildProcessWithoutNullStreams;
@@ -14,8 +20,9 @@ export class CliProcess {
   #waiters: (() => void)[] = [];
   #closed = false;
 
-  constructor(args: readonly string[], options: { cwd: string }) {
-    this.child = spawn(process.execPath, [CLI_MAIN, ...args], { cwd: options.cwd, env: { ...process.env, NO_COLOR: '1' } });
+  /** `main` runs another copy of the CLI (e.g. through a symlinked install); `env` replaces the environment. */
+  constructor(args: readonly string[], options: CliOptions) {
+    this.child = spawn(process.execPath, [options.main ?? CLI_MAIN, ...args], { cwd: options.cwd, env: { ...(options.env ?? process.env), NO_COLOR: '1' } });
     this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       this.stdout += chunk;
       this.#notify();
@@ -67,7 +74,7 @@ export class CliProcess {
 }
 
 /** Runs `skein <args>` to completion with `input` on stdin. */
-export async function runSkein(args: readonly string[], options: { cwd: string; input?: string }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runSkein(args: readonly string[], options: CliOptions & { input?: string }): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const cli = new CliProcess(args, options);
   cli.child.stdin.end(options.input ?? '');
   const { code } = await cli.exit();

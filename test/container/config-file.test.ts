@@ -1,11 +1,12 @@
 import { expect } from 'chai';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ChatAgent, ConfigurationError, agentToken, createContainer } from 'skein';
+import { ChatAgent, agentToken, createContainer } from 'skein';
 import { OpenAIChatClient } from 'skein/openai';
 import { Emulator } from 'skein/testing';
+import { problemsOf, writeConfig } from './config-test-helpers.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/echo-plugin.js', import.meta.url));
 
@@ -18,17 +19,7 @@ describe('createContainer(configFile)', () => {
   });
   after(() => emulator.stop());
 
-  async function write(name: string, text: string): Promise<string> {
-    const file = path.join(dir, name);
-    await writeFile(file, text);
-    return file;
-  }
-
-  async function problemsOf(promise: Promise<unknown>): Promise<readonly string[]> {
-    const error = await promise.then(() => expect.fail('expected ConfigurationError'), (e: unknown) => e);
-    expect(error).to.be.instanceOf(ConfigurationError);
-    return (error as ConfigurationError).problems;
-  }
+  const write = (name: string, text: string) => writeConfig(dir, name, text);
 
   it('wires plugins and agents from YAML with ${ENV} secrets, and the agent talks to the service', async () => {
     const file = await write(

@@ -18,6 +18,7 @@ import {
   type FunctionResultContent,
 } from 'skein';
 import { OpenAIChatClient, openaiPlugin } from 'skein/openai';
+import { until } from '../support/async-expectations.js';
 import { Emulator } from 'skein/testing';
 
 interface ChatRequestBody {
@@ -192,8 +193,11 @@ describe('OpenAI Chat Completions end to end (real openai SDK against the emulat
       const controller = new AbortController();
       emulator.injectFault({ kind: 'stall-stream', afterEvents: 1, path: '/v1/chat/completions' });
       const closed = emulator.waitForAbortedStream();
+      const before = emulator.requestsTo('/v1/chat/completions').length;
       const result = lastValueFrom(agent.runStream('Hello', { thread, signal: controller.signal }));
-      setImmediate(() => controller.abort());
+      // Abort once the request is on the server (the stream then stalls), whatever Node's timing.
+      await until(() => emulator.requestsTo('/v1/chat/completions').length > before);
+      controller.abort();
       await result.then(
         () => expect.fail('expected AbortError'),
         (e: Error) => expect(e).to.be.instanceOf(AbortError),

@@ -1,57 +1,44 @@
-import { setMaxListeners } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type OpenAI from 'openai';
-import { Observable } from 'rxjs/internal/Observable';
-import type { Subscriber } from 'rxjs';
+// The declarations name rxjs's public Observable type; the class comes from its own module.
+import type { Observable } from 'rxjs';
+import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import {
   AbortError,
-  ConnectionError,
   type AgentMiddleware,
-  AgentRunResponse,
-  type AgentRunOptions,
+  type AgentRunResponse,
   type AgentRunResponseUpdate,
-  AgentThread,
+  type AgentThread,
   AIAgent,
   type AgentInput,
-  type AIContent,
   type ChatMessage,
-  type FunctionCallContent,
-  type FunctionResultContent,
-  type JsonObject,
+  type ForkThreadOptions,
+  forkCount,
+  type GetMessagesOptions,
+  pageMessages,
   type SerializationRegistry,
-  SkeinError,
   ThreadCompatibilityError,
   type ThreadConcurrency,
   type AITool,
-  type UsageDetails,
-  addUsage,
   linkSignal,
   MiddlewarePipeline,
-  responseFromUpdates,
   toMessages,
   toolMap,
   defaultSerializationRegistry,
 } from 'skein';
-import { toSkeinError } from '../openai-errors.js';
+import { call, OPENAI_ASSISTANTS_CLIENT_ID, ownController } from './openai-assistant-calls.js';
 import {
   assistantCreateParams,
   definitionFromAssistant,
-  functionTool,
-  hostedTools,
-  mergeExecutionOptions,
   type OpenAIAssistantDefinition,
-  type OpenAIAssistantExecutionOptions,
-  type OpenAIAssistantInvocationOptions,
-  type OpenAIAssistantToolCallBehavior,
   type OpenAIThreadCreationOptions,
   parseExecutionOptions,
-  THREAD_STATE_KEY,
+  readThreadState,
   threadExecutionOptions,
-  toolResources,
+  updateThreadState,
 } from './openai-assistant-definition.js';
-import { AssistantDeletedError, AssistantRunError, AssistantRunTimeoutError } from './openai-assistant-errors.js';
+import { AssistantDeletedError } from './openai-assistant-errors.js';
+import { assistantsOfThisDefinition, provisionAssistant } from './openai-assistant-provisioning.js';
 import {
-  annotationsJson,
   createVectorStore,
   deleteFile,
   deleteVectorStore,
@@ -61,21 +48,25 @@ import {
   type OpenAIVectorStoreCreationOptions,
   uploadFile,
 } from './openai-assistant-files.js';
+import { AssistantRunProcessor, type LiveRun, type OpenAIAssistantRunOptions } from './openai-assistant-run-processor.js';
+import { AssistantThreadOperations, type OpenAIAssistantPollingOptions } from './openai-assistant-threads.js';
 import { clientFrom, type OpenAIServiceConfiguration } from './openai-service-configuration.js';
 
-export const OPENAI_ASSISTANTS_CLIENT_ID = 'openai-assistants';
-
-export interface OpenAIAssistantPollingOptions {
-  /** Wait between polls when the service sends no `openai-poll-after-ms` hint. Default 500. */
-  intervalMs?: number;
-  /** The longest a run may stay queued / in progress before it is cancelled. Default 10 minutes. */
-  timeoutMs?: number;
-}
+export { OPENAI_ASSISTANTS_CLIENT_ID } from './openai-assistant-calls.js';
+export { fromThreadMessage } from './openai-assistant-messages.js';
+export type { OpenAIAssistantRunOptions } from './openai-assistant-run-processor.js';
+export type { OpenAIAssistantPollingOptions } from './openai-assistant-threads.js';
 
 export interface OpenAIAssistantAgentOptions {
   client: OpenAI | OpenAIServiceConfiguration;
-  /** With an `id`, the agent uses that assistant; without, it creates one on first use. */
+  /**
+   * With an `id`, the agent uses that assistant. Without, on first use it finds the assistant
+   * this definition made before (in any process: by name and fingerprint in the assistant's
+   * metadata), updates it when the definition changed, and creates one only when none exists.
+   */
   definition: OpenAIAssistantDefinition;
+  /** `false`: without an id, always create a new assistant (what `create` does). Default true. */
+  reuse?: boolean;
   /** Skein tools the assistant may call; their declarations are sent on create. */
   tools?: readonly AITool[];
   /** Recorded in threads; defaults to the definition's name. */
@@ -99,37 +90,28 @@ export interface OpenAIAssistantAgentOptions {
   middleware?: Pick<AgentMiddleware, 'agentRun' | 'functionCall'>;
 }
 
-export interface OpenAIAssistantRunOptions extends AgentRunOptions {
-  invocationOptions?: OpenAIAssistantInvocationOptions;
-}
-
-type Run = OpenAI.Beta.Threads.Run;
-type RunCreateParams = OpenAI.Beta.Threads.Runs.RunCreateParamsNonStreaming;
-type StreamEvent = OpenAI.Beta.AssistantStreamEvent;
-
-const WAITING = new Set(['queued', 'in_progress', 'cancelling']);
-const FAILED = new Set(['expired', 'failed', 'cancelled', 'incomplete']);
 const DEFAULT_INTERVAL_MS = 500;
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * An AIAgent backed by an OpenAI assistant (Assistants v2). History lives in the service's
  * thread: an AgentThread's `serviceThreadId` is the assistant thread id. Each turn is a run,
- * polled (or streamed) to its end; function tool calls run through the Skein tools.
+ * polled (or streamed) to its end; function tool calls run through the Skein tools. Thread
+ * operations live in AssistantThreadOperations, run processing in AssistantRunProcessor.
  */
 export class OpenAIAssistantAgent extends AIAgent {
   readonly client: OpenAI;
   readonly providerId = OPENAI_ASSISTANTS_CLIENT_ID;
   readonly #tools: ReadonlyMap<string, AITool>;
-  readonly #polling: Required<OpenAIAssistantPollingOptions>;
   readonly #registry: SerializationRegistry;
-  readonly #concurrency: ThreadConcurrency;
   readonly #name: string | undefined;
-  readonly #middleware: MiddlewarePipeline;
+  readonly #threads: AssistantThreadOperations;
+  readonly #runs: AssistantRunProcessor;
   #definition: OpenAIAssistantDefinition;
   #ensuring: Promise<OpenAIAssistantDefinition> | undefined;
   #deleted = false;
   #loaded: boolean;
+  readonly #reuse: boolean;
 
   constructor(options: OpenAIAssistantAgentOptions) {
     super();
@@ -138,13 +120,26 @@ export class OpenAIAssistantAgent extends AIAgent {
     this.client = clientFrom(options.client);
     this.#definition = { ...options.definition };
     this.#loaded = options.definitionIsRemote === true;
+    this.#reuse = options.reuse !== false;
     this.#name = options.name ?? options.definition.name;
     this.#tools = toolMap(options.tools ?? []);
-    this.#polling = { intervalMs: options.polling?.intervalMs ?? DEFAULT_INTERVAL_MS, timeoutMs: options.polling?.timeoutMs ?? DEFAULT_TIMEOUT_MS };
+    const polling = { intervalMs: options.polling?.intervalMs ?? DEFAULT_INTERVAL_MS, timeoutMs: options.polling?.timeoutMs ?? DEFAULT_TIMEOUT_MS };
     this.#registry = options.serializationRegistry ?? defaultSerializationRegistry();
-    this.#concurrency = options.concurrency ?? 'queue';
-    // Only the two kinds that apply are taken (a container's chat-client contributions are not).
-    this.#middleware = new MiddlewarePipeline({ agentRun: options.middleware?.agentRun, functionCall: options.middleware?.functionCall });
+    this.#threads = new AssistantThreadOperations(this.client, this.#name, polling);
+    this.#runs = new AssistantRunProcessor({
+      agent: this,
+      client: this.client,
+      name: this.#name,
+      tools: this.#tools,
+      polling,
+      concurrency: options.concurrency ?? 'queue',
+      // Only the two kinds that apply are taken (a container's chat-client contributions are not).
+      middleware: new MiddlewarePipeline({ agentRun: options.middleware?.agentRun, functionCall: options.middleware?.functionCall }),
+      threads: this.#threads,
+      ensureAssistant: () => this.ensureAssistant(),
+      throwawayThread: () => this.getNewThread(),
+      checkThread: (thread) => this.#checkThread(thread),
+    });
     if (this.#definition.executionOptions) parseExecutionOptions(this.#definition.executionOptions, 'definition.executionOptions');
   }
 
@@ -155,6 +150,25 @@ export class OpenAIAssistantAgent extends AIAgent {
     client: OpenAI | OpenAIServiceConfiguration,
     definition: OpenAIAssistantDefinition,
     options: Omit<OpenAIAssistantAgentOptions, 'client' | 'definition'> = {},
+  ): Promise<OpenAIAssistantAgent> {
+    const agent = new OpenAIAssistantAgent({ ...options, client, definition: { ...definition, id: undefined }, reuse: false });
+    await agent.ensureAssistant();
+    return agent;
+  }
+
+  /**
+   * The agent of a definition, idempotently: finds the assistant this definition made (in this
+   * or any other process), updates it when the definition changed, creates it only when none
+   * exists. Run it in every process; they all share one assistant. `agent.delete()` removes it.
+   *
+   * @example
+   * const agent = await OpenAIAssistantAgent.fromDefinition(new OpenAI(), { model: 'gpt-4o-mini', name: 'support', instructions: 'Be brief.' }, { tools: [weather] });
+   * const answer = await agent.run('Weather in Oslo?', { thread: agent.getNewThread() });
+   */
+  static async fromDefinition(
+    client: OpenAI | OpenAIServiceConfiguration,
+    definition: OpenAIAssistantDefinition,
+    options: Omit<OpenAIAssistantAgentOptions, 'client' | 'definition' | 'reuse'> = {},
   ): Promise<OpenAIAssistantAgent> {
     const agent = new OpenAIAssistantAgent({ ...options, client, definition: { ...definition, id: undefined } });
     await agent.ensureAssistant();
@@ -250,8 +264,10 @@ export class OpenAIAssistantAgent extends AIAgent {
         this.#loaded = true;
         return this.#definition;
       }
-      const params = assistantCreateParams(this.#definition, [...this.#tools.values()].map((t) => t.declaration));
-      const created = await this.client.beta.assistants.create(params);
+      const declarations = [...this.#tools.values()].map((t) => t.declaration);
+      const created = this.#reuse
+        ? await provisionAssistant(this.client, this.#definition, declarations)
+        : await this.client.beta.assistants.create(assistantCreateParams(this.#definition, declarations));
       this.#definition = definitionFromAssistant(created);
       this.#loaded = true;
       return this.#definition;
@@ -262,12 +278,21 @@ export class OpenAIAssistantAgent extends AIAgent {
     return this.#ensuring;
   }
 
-  /** Deletes the assistant; the agent is then terminal (every further call throws AssistantDeletedError). */
+  /**
+   * Deletes the assistant; the agent is then terminal (every further call throws
+   * AssistantDeletedError). An agent of a definition not used yet deletes the assistant(s) this
+   * definition made, found as on first use; the next process using the definition creates a new one.
+   */
   async delete(): Promise<void> {
     this.#assertUsable();
-    const id = this.#definition.id;
-    if (id) await call(() => this.client.beta.assistants.delete(id));
+    const ids = this.#definition.id ? [this.#definition.id] : this.#reuse ? await this.#definitionAssistantIds() : [];
+    for (const id of ids) await call(() => this.client.beta.assistants.delete(id));
     this.#deleted = true;
+  }
+
+  async #definitionAssistantIds(): Promise<string[]> {
+    const found = await assistantsOfThisDefinition(this.client, this.#definition, [...this.#tools.values()].map((t) => t.declaration));
+    return found.map((a) => a.id);
   }
 
   // ---- threads
@@ -275,29 +300,13 @@ export class OpenAIAssistantAgent extends AIAgent {
   /** A new, unstarted thread; the assistant thread is created on its first run. */
   getNewThread(): AgentThread {
     this.#assertUsable();
-    return new AgentThread({ origin: { provider: this.providerId, agent: this.#name } });
+    return this.#threads.newThread();
   }
 
   /** Creates the assistant thread now, with its own messages, metadata, tool resources and run defaults. */
   async createThread(options: OpenAIThreadCreationOptions = {}, signal?: AbortSignal): Promise<AgentThread> {
     this.#assertUsable();
-    const state: JsonObject = {};
-    if (options.executionOptions) {
-      state[THREAD_STATE_KEY] = { executionOptions: parseExecutionOptions(options.executionOptions, 'executionOptions') as JsonObject };
-    }
-    const remote = await call(
-      () =>
-        this.client.beta.threads.create(
-          {
-            messages: options.messages?.map((m) => toThreadMessage(m)),
-            metadata: options.metadata,
-            tool_resources: toolResources(options.codeInterpreterFileIds, options.vectorStoreIds),
-          },
-          { signal },
-        ),
-      signal,
-    );
-    return new AgentThread({ origin: { provider: this.providerId, agent: this.#name }, serviceThreadId: remote.id, state });
+    return this.#threads.create(options, signal, this.#definition.id);
   }
 
   async deserializeThread(serialized: unknown): Promise<AgentThread> {
@@ -310,33 +319,46 @@ export class OpenAIAssistantAgent extends AIAgent {
 
   /** Deletes the assistant thread on the service (the assistant stays). */
   async deleteThread(thread: AgentThread): Promise<void> {
-    this.#assertUsable();
-    this.assertCompatible(thread);
-    const id = thread.serviceThreadId;
-    if (id === undefined) return;
-    await call(() => this.client.beta.threads.delete(id));
+    this.#checkThread(thread);
+    await this.#threads.delete(thread);
   }
 
   /** Adds a message to the thread without running the assistant. */
   async addChatMessage(thread: AgentThread, message: ChatMessage | string): Promise<void> {
-    this.#assertUsable();
-    this.assertCompatible(thread);
-    const threadId = await this.#ensureThread(thread, undefined);
-    const [m] = toMessages(message);
-    await call(() => this.client.beta.threads.messages.create(threadId, toThreadMessage(m!)));
+    this.#checkThread(thread);
+    await this.#threads.addMessage(thread, message);
   }
 
   /** Every message of the thread, all pages, oldest first. */
   async getThreadMessages(thread: AgentThread, signal?: AbortSignal): Promise<ChatMessage[]> {
-    this.#assertUsable();
-    this.assertCompatible(thread);
-    const threadId = thread.serviceThreadId;
-    if (threadId === undefined) return [];
-    return call(async () => {
-      const out: ChatMessage[] = [];
-      for await (const m of this.client.beta.threads.messages.list(threadId, { order: 'asc', limit: 100 }, { signal })) out.push(fromThreadMessage(m, this.#name));
-      return out;
-    }, signal);
+    this.#checkThread(thread);
+    return this.#threads.messages(thread, signal);
+  }
+
+  /** The thread's messages (every page), oldest first, with `limit` / `before` paging. */
+  override async getMessages(thread: AgentThread, options: GetMessagesOptions = {}): Promise<ChatMessage[]> {
+    return pageMessages(await this.getThreadMessages(thread, options.signal), options);
+  }
+
+  /**
+   * A new assistant thread seeded with the messages up to and including `at` (text, images and
+   * attached files, by file id: the files are shared, not copied). Run steps (tool calls) are not
+   * messages, so they are not copied. The fork keeps the origin's run defaults and assistant; the
+   * files Skein uploaded for the origin stay the origin's (deleting the fork leaves them).
+   */
+  override async forkThread(thread: AgentThread, options: ForkThreadOptions = {}): Promise<AgentThread> {
+    this.#checkThread(thread);
+    const release = await thread.acquire('queue');
+    try {
+      const messages = await this.#threads.messages(thread, options.signal);
+      const count = forkCount(messages, options.at);
+      const { executionOptions, assistantId } = readThreadState(thread.state);
+      const fork = await this.#threads.create({ messages: messages.slice(0, count) }, options.signal, assistantId ?? this.#definition.id);
+      if (executionOptions) updateThreadState(fork, { executionOptions });
+      return fork;
+    } finally {
+      release();
+    }
   }
 
   /** Throws ThreadCompatibilityError when `thread` is not an assistant thread of this agent. */
@@ -373,11 +395,14 @@ export class OpenAIAssistantAgent extends AIAgent {
    * the run. Unsubscribing aborts the request and cancels the remote run.
    */
   runStream(input: AgentInput, options: OpenAIAssistantRunOptions = {}): Observable<AgentRunResponseUpdate> {
-    return new Observable<AgentRunResponseUpdate>((subscriber) => {
+    return new RxObservable<AgentRunResponseUpdate>((subscriber) => {
       const controller = ownController();
       const unlink = linkSignal(options.signal, controller);
-      const live: { runId?: string; threadId?: string; done: boolean } = { done: false };
-      this.#streamTurn(toMessages(input), options, controller.signal, subscriber, live).then(
+      const live: LiveRun & { done: boolean } = { done: false };
+      (async () => {
+        this.#assertUsable();
+        await this.#runs.streamTurn(toMessages(input), options, controller.signal, subscriber, live);
+      })().then(
         () => {
           live.done = true;
           subscriber.complete();
@@ -390,7 +415,7 @@ export class OpenAIAssistantAgent extends AIAgent {
       return () => {
         unlink();
         controller.abort(new AbortError('The stream was unsubscribed; the run was cancelled.'));
-        if (!live.done && live.runId && live.threadId) void this.#cancelQuietly(live.threadId, live.runId);
+        if (!live.done && live.runId && live.threadId) void this.#runs.cancelQuietly(live.threadId, live.runId);
       };
     });
   }
@@ -399,345 +424,16 @@ export class OpenAIAssistantAgent extends AIAgent {
     this.#assertUsable();
     const controller = ownController();
     const unlink = linkSignal(options.signal, controller);
-    const signal = controller.signal;
-    const throwaway = options.thread === undefined;
-    const thread = options.thread ?? this.getNewThread();
-    this.assertCompatible(thread);
-    const release = await thread.acquire(options.concurrency ?? this.#concurrency);
-    let threadId: string | undefined;
     try {
-      throwIfAborted(signal);
-      const context = { agent: this, thread, messages: input, options, streaming: false };
-      const { response } = await this.#middleware.runAgent(context, async (messages) => {
-        const assistant = await this.ensureAssistant();
-        threadId = await this.#ensureThread(thread, signal);
-        await this.#settleActiveRun(threadId, signal);
-        const { params, tools, behavior } = this.#runParams(assistant, thread, messages, options);
-        const collected: ChatMessage[] = [];
-        const run = await this.#processRun(thread, threadId, params, tools, behavior.maxToolRounds, signal, (m) => collected.push(m));
-        return new AgentRunResponse(collected, { responseId: run.id, conversationId: threadId, usage: usageOf(run), agentName: this.#name });
-      });
-      return response;
+      return await this.#runs.turn(input, options, controller.signal);
     } finally {
       unlink();
-      release();
-      // A throwaway thread is unreachable after the run, so it is cleaned up here.
-      if (throwaway && threadId) await this.client.beta.threads.delete(threadId).catch(() => undefined);
     }
   }
 
-  /** Polls a created run to its end, answering requires_action with the tools, emitting completed steps in order. */
-  async #processRun(
-    thread: AgentThread,
-    threadId: string,
-    params: RunCreateParams,
-    tools: ReadonlyMap<string, AITool>,
-    maxToolRounds: number | undefined,
-    signal: AbortSignal,
-    emit: (message: ChatMessage) => void,
-  ): Promise<Run> {
-    const runs = this.client.beta.threads.runs;
-    const created = await call(() => runs.create(threadId, params, { signal }).withResponse(), signal);
-    let run = created.data;
-    let hint = pollHint(created.response);
-    const emitted = new Set<string>();
-    const results = new Map<string, FunctionResultContent>();
-    const deadline = Date.now() + this.#polling.timeoutMs;
-    let rounds = 0;
-    try {
-      for (;;) {
-        while (WAITING.has(run.status)) {
-          if (Date.now() >= deadline) {
-            await this.#cancelQuietly(threadId, run.id);
-            throw new AssistantRunTimeoutError(this.providerId, run.id, threadId, run.status, this.#polling.timeoutMs);
-          }
-          await sleep(hint ?? this.#polling.intervalMs, undefined, { signal });
-          const polled = await runs.retrieve(run.id, { thread_id: threadId }, { signal }).withResponse();
-          run = polled.data;
-          hint = pollHint(polled.response);
-        }
-        if (FAILED.has(run.status)) throw this.#runError(run);
-        await this.#emitSteps(run, emitted, results, signal, emit);
-        if (run.status === 'completed') return run;
-        // requires_action: every requested call runs, all outputs go back in one call.
-        const calls = requiredCalls(run);
-        rounds++;
-        const outputs =
-          maxToolRounds !== undefined && rounds > maxToolRounds
-            ? calls.map((c) => notRun(c, `not run: the limit of ${maxToolRounds} tool rounds for one run was reached.`))
-            : await this.#invokeTools(calls, tools, thread, signal);
-        for (const r of outputs) results.set(r.callId, r);
-        const submitted = await runs
-          .submitToolOutputs(run.id, { thread_id: threadId, tool_outputs: outputs.map((r) => ({ tool_call_id: r.callId, output: outputText(r) })) }, { signal })
-          .withResponse();
-        run = submitted.data;
-        hint = pollHint(submitted.response);
-      }
-    } catch (error) {
-      if (signal.aborted) {
-        await this.#cancelQuietly(threadId, run.id);
-        throw new AbortError(`The run was aborted; remote run ${run.id} was cancelled.`, { cause: error });
-      }
-      throw toSkeinError(this.providerId, error, signal);
-    }
-  }
-
-  /** Completed steps not yet emitted, oldest first: tool steps as call + result messages, message steps as the message. */
-  async #emitSteps(
-    run: Run,
-    emitted: Set<string>,
-    results: Map<string, FunctionResultContent>,
-    signal: AbortSignal,
-    emit: (message: ChatMessage) => void,
-  ): Promise<void> {
-    const threadId = run.thread_id;
-    for await (const step of this.client.beta.threads.runs.steps.list(run.id, { thread_id: threadId, order: 'asc', limit: 100 }, { signal })) {
-      if (step.status !== 'completed' || emitted.has(step.id)) continue;
-      emitted.add(step.id);
-      const details = step.step_details;
-      if (details.type === 'message_creation') {
-        const message = await this.client.beta.threads.messages.retrieve(details.message_creation.message_id, { thread_id: threadId }, { signal });
-        emit(fromThreadMessage(message, this.#name));
-        continue;
-      }
-      const calls: FunctionCallContent[] = [];
-      const outs: FunctionResultContent[] = [];
-      for (const c of details.tool_calls) {
-        if (c.type !== 'function') continue;
-        calls.push({ kind: 'function-call', callId: c.id, name: c.function.name, arguments: c.function.arguments });
-        outs.push(results.get(c.id) ?? { kind: 'function-result', callId: c.id, result: c.function.output ?? null });
-      }
-      if (!calls.length) continue;
-      const at = new Date(step.created_at * 1000).toISOString();
-      emit(this.#authored({ role: 'assistant', contents: calls, messageId: step.id, createdAt: at }));
-      emit({ role: 'tool', contents: outs, createdAt: at });
-    }
-  }
-
-  async #streamTurn(
-    input: ChatMessage[],
-    options: OpenAIAssistantRunOptions,
-    signal: AbortSignal,
-    subscriber: Subscriber<AgentRunResponseUpdate>,
-    live: { runId?: string; threadId?: string },
-  ): Promise<void> {
+  #checkThread(thread: AgentThread): void {
     this.#assertUsable();
-    const throwaway = options.thread === undefined;
-    const thread = options.thread ?? this.getNewThread();
     this.assertCompatible(thread);
-    const release = await thread.acquire(options.concurrency ?? this.#concurrency);
-    const next = (update: AgentRunResponseUpdate) => {
-      if (!subscriber.closed) subscriber.next(update);
-    };
-    try {
-      throwIfAborted(signal);
-      const context = { agent: this, thread, messages: input, options, streaming: true };
-      const streamRun = (messages: ChatMessage[]) =>
-        this.#streamRun(thread, messages, options, signal, live, next).catch((error: unknown) => {
-          if (signal.aborted) throw new AbortError(undefined, { cause: error });
-          throw toSkeinError(this.providerId, error, signal);
-        });
-      await this.#middleware.runAgent(context, streamRun, next);
-    } catch (error) {
-      // A middleware's own error passes as it is, unless the caller aborted.
-      if (signal.aborted && !(error instanceof AbortError)) throw new AbortError(undefined, { cause: error });
-      throw error;
-    } finally {
-      release();
-      if (throwaway && live.threadId) {
-        const id = live.threadId;
-        if (live.runId && signal.aborted) await this.#cancelQuietly(id, live.runId);
-        await this.client.beta.threads.delete(id).catch(() => undefined);
-      }
-    }
-  }
-
-  /** One streamed run to its end; resolves with what it streamed, folded (for run middleware). */
-  async #streamRun(
-    thread: AgentThread,
-    input: ChatMessage[],
-    options: OpenAIAssistantRunOptions,
-    signal: AbortSignal,
-    live: { runId?: string; threadId?: string },
-    emit: (update: AgentRunResponseUpdate) => void,
-  ): Promise<AgentRunResponse> {
-    const updates: AgentRunResponseUpdate[] = [];
-    const next = (update: AgentRunResponseUpdate) => {
-      updates.push(update);
-      emit(update);
-    };
-    const folded = () => {
-      const { messages, usage } = responseFromUpdates(updates);
-      return new AgentRunResponse(messages.map((m) => this.#authored(m)), { responseId: live.runId, conversationId: live.threadId, usage, agentName: this.#name });
-    };
-    const assistant = await this.ensureAssistant();
-    const threadId = await this.#ensureThread(thread, signal);
-    live.threadId = threadId;
-    await this.#settleActiveRun(threadId, signal);
-    const { params, tools, behavior } = this.#runParams(assistant, thread, input, options);
-    const runs = this.client.beta.threads.runs;
-    let stream: AsyncIterable<StreamEvent> = await runs.create(threadId, { ...params, stream: true }, { signal });
-    let rounds = 0;
-    for (;;) {
-      let requires: Run | undefined;
-      let completed = false;
-      for await (const event of stream) {
-        if (signal.aborted) break;
-        const outcome = this.#onStreamEvent(event, live, next);
-        if (outcome === 'requires_action') requires = event.data as Run;
-        if (outcome === 'completed') completed = true;
-      }
-      throwIfAborted(signal);
-      if (!requires && !completed) {
-        // A stream cut short (or a reply that was no event stream) must not pass for a finished turn.
-        throw new ConnectionError(this.providerId, `The ${this.providerId} run stream on thread ${threadId} ended before the run did (no completed, requires_action or failure event).`);
-      }
-      if (!requires) return folded();
-      const calls = requiredCalls(requires);
-      next({ text: '', role: 'assistant', contents: calls, responseId: requires.id, ...(this.#name ? { authorName: this.#name } : {}) });
-      rounds++;
-      const outputs =
-        behavior.maxToolRounds !== undefined && rounds > behavior.maxToolRounds
-          ? calls.map((c) => notRun(c, `not run: the limit of ${behavior.maxToolRounds} tool rounds for one run was reached.`))
-          : await this.#invokeTools(calls, tools, thread, signal);
-      next({ text: '', role: 'tool', contents: outputs, responseId: requires.id });
-      stream = await runs.submitToolOutputs(
-        requires.id,
-        { thread_id: threadId, stream: true, tool_outputs: outputs.map((r) => ({ tool_call_id: r.callId, output: outputText(r) })) },
-        { signal },
-      );
-    }
-  }
-
-  /** Runs the requested calls (each through the function-call middleware); unknown tools are answered as not run. */
-  async #invokeTools(calls: FunctionCallContent[], tools: ReadonlyMap<string, AITool>, thread: AgentThread, signal: AbortSignal): Promise<FunctionResultContent[]> {
-    const results = await Promise.all(
-      calls.map((call) => {
-        const tool = tools.get(call.name);
-        if (!tool) return notRun(call, `unknown tool "${call.name}"; available tools: ${[...tools.keys()].join(', ') || 'none'}.`);
-        return this.#middleware.callTool({ agent: this, thread, call, tool }, () => tool.invoke({ call, signal, thread }));
-      }),
-    );
-    throwIfAborted(signal);
-    return results;
-  }
-
-  /** Translates one SSE event; throws on a failed run; says when the run waits for tool outputs. */
-  #onStreamEvent(event: StreamEvent, live: { runId?: string }, next: (u: AgentRunResponseUpdate) => void): 'requires_action' | 'completed' | undefined {
-    switch (event.event) {
-      case 'thread.run.created':
-        live.runId = event.data.id;
-        return undefined;
-      case 'thread.message.delta':
-        for (const part of event.data.delta.content ?? []) {
-          if (part.type !== 'text' || !part.text?.value) continue;
-          // Citations arrive on the delta that completes their marker; offsets are into the whole message.
-          const annotations = annotationsJson(part.text.annotations);
-          const content: AIContent = annotations.length ? { kind: 'text', text: part.text.value, additionalProperties: { annotations } } : { kind: 'text', text: part.text.value };
-          next({ text: part.text.value, role: 'assistant', contents: [content], messageId: event.data.id, responseId: live.runId, ...(this.#name ? { authorName: this.#name } : {}) });
-        }
-        return undefined;
-      case 'thread.run.step.delta': {
-        const details = event.data.delta.step_details;
-        if (details?.type !== 'tool_calls') return undefined;
-        for (const c of details.tool_calls ?? []) {
-          if (c.type !== 'function') continue;
-          next({ text: '', role: 'assistant', contents: [], responseId: live.runId, toolCallDelta: { index: c.index, callId: c.id, name: c.function?.name ?? undefined, argumentsDelta: c.function?.arguments ?? '' } });
-        }
-        return undefined;
-      }
-      case 'thread.run.requires_action':
-        return 'requires_action';
-      case 'thread.run.completed': {
-        const usage = usageOf(event.data);
-        if (usage) next({ text: '', contents: [{ kind: 'usage', usage }], responseId: event.data.id });
-        return 'completed';
-      }
-      case 'thread.run.failed':
-      case 'thread.run.cancelled':
-      case 'thread.run.expired':
-      case 'thread.run.incomplete':
-        throw this.#runError(event.data);
-      default:
-        return undefined;
-    }
-  }
-
-  #runParams(assistant: OpenAIAssistantDefinition, thread: AgentThread, input: ChatMessage[], options: OpenAIAssistantRunOptions) {
-    const invocation = options.invocationOptions ?? {};
-    // Precedence: invocation > thread > assistant.
-    const merged: OpenAIAssistantExecutionOptions = mergeExecutionOptions(assistant.executionOptions, threadExecutionOptions(thread.state), invocation);
-    const extra = [...input, ...(invocation.additionalMessages ?? [])];
-    const system = extra.filter((m) => m.role === 'system').map(messageText);
-    const additional = [merged.additionalInstructions, ...system].filter((s): s is string => !!s);
-    const tools = options.tools?.length ? new Map([...this.#tools, ...toolMap(options.tools)]) : this.#tools;
-    const params: RunCreateParams = {
-      assistant_id: assistant.id!,
-      model: invocation.model,
-      instructions: invocation.instructions,
-      additional_instructions: additional.length ? additional.join('\n') : undefined,
-      additional_messages: extra.filter((m) => m.role !== 'system').map(toThreadMessage),
-      max_prompt_tokens: merged.maxPromptTokens,
-      max_completion_tokens: merged.maxCompletionTokens,
-      parallel_tool_calls: merged.parallelToolCalls,
-      truncation_strategy: merged.truncationMessageCount ? { type: 'last_messages', last_messages: merged.truncationMessageCount } : undefined,
-      temperature: merged.temperature,
-      top_p: merged.topP,
-      metadata: invocation.metadata,
-      tool_choice: toolChoice(merged.toolCallBehavior?.toolChoice),
-    };
-    // Run-scoped tools replace the assistant's tool list for this run only.
-    if (options.tools?.length || invocation.enableCodeInterpreter !== undefined || invocation.enableFileSearch !== undefined) {
-      params.tools = [
-        ...hostedTools(invocation.enableCodeInterpreter ?? assistant.enableCodeInterpreter, invocation.enableFileSearch ?? assistant.enableFileSearch),
-        ...[...tools.values()].map((t) => functionTool(t.declaration)),
-      ];
-    }
-    for (const key of Object.keys(params) as (keyof RunCreateParams)[]) if (params[key] === undefined) delete params[key];
-    return { params, tools, behavior: merged.toolCallBehavior ?? {} };
-  }
-
-  /** The assistant thread id, creating the remote thread on a thread's first run. */
-  async #ensureThread(thread: AgentThread, signal: AbortSignal | undefined): Promise<string> {
-    if (thread.serviceThreadId !== undefined) return thread.serviceThreadId;
-    const remote = await call(() => this.client.beta.threads.create({}, { signal }), signal);
-    thread.setServiceThreadId(remote.id);
-    return remote.id;
-  }
-
-  /**
-   * A thread takes one run at a time. A run still queued or in progress (another process's turn)
-   * is waited for; one stuck in requires_action has nobody to answer it, so it is cancelled.
-   */
-  async #settleActiveRun(threadId: string, signal: AbortSignal): Promise<void> {
-    const runs = this.client.beta.threads.runs;
-    const page = await call(() => runs.list(threadId, { limit: 1, order: 'desc' }, { signal }), signal);
-    let run = page.data[0];
-    if (!run || !(WAITING.has(run.status) || run.status === 'requires_action')) return;
-    const deadline = Date.now() + this.#polling.timeoutMs;
-    while (run.status === 'requires_action' || WAITING.has(run.status)) {
-      if (run.status === 'requires_action') run = await call(() => runs.cancel(run!.id, { thread_id: threadId }, { signal }), signal);
-      if (!WAITING.has(run.status)) break;
-      if (Date.now() >= deadline) throw new AssistantRunTimeoutError(this.providerId, run.id, threadId, run.status, this.#polling.timeoutMs);
-      await sleep(this.#polling.intervalMs, undefined, { signal }).catch((e: unknown) => {
-        throw new AbortError(undefined, { cause: e });
-      });
-      run = await call(() => runs.retrieve(run!.id, { thread_id: threadId }, { signal }), signal);
-    }
-  }
-
-  async #cancelQuietly(threadId: string, runId: string): Promise<void> {
-    // Best effort: the run may have ended meanwhile; the caller's error is what matters.
-    await this.client.beta.threads.runs.cancel(runId, { thread_id: threadId }).catch(() => undefined);
-  }
-
-  #runError(run: Run): AssistantRunError {
-    const lastError = run.last_error ? { code: run.last_error.code, message: run.last_error.message } : run.incomplete_details ? { message: `incomplete: ${run.incomplete_details.reason}` } : undefined;
-    return new AssistantRunError(this.providerId, run.id, run.thread_id, run.status, lastError);
-  }
-
-  #authored(message: ChatMessage): ChatMessage {
-    return this.#name !== undefined && message.authorName === undefined ? { ...message, authorName: this.#name } : message;
   }
 
   #assertUsable(): void {
@@ -745,90 +441,5 @@ export class OpenAIAssistantAgent extends AIAgent {
       throw new AssistantDeletedError(`Assistant ${this.#definition.id ?? '(never created)'} was deleted; this agent cannot be used any more. Create or retrieve another assistant.`);
     }
   }
-}
-
-// ---- helpers
-
-/**
- * The SDK adds an abort listener to the request signal per call and a long poll makes many
- * calls: each turn gets its own signal (the caller's linked in once) with no listener limit.
- */
-function ownController(): AbortController {
-  const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
-  return controller;
-}
-
-async function call<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    throw toSkeinError(OPENAI_ASSISTANTS_CLIENT_ID, error, signal);
-  }
-}
-
-function throwIfAborted(signal: AbortSignal): void {
-  if (signal.aborted) throw new AbortError(undefined, { cause: signal.reason });
-}
-
-function pollHint(response: Response): number | undefined {
-  const value = Number.parseInt(response.headers.get('openai-poll-after-ms') ?? '', 10);
-  return Number.isFinite(value) && value >= 0 ? value : undefined;
-}
-
-function requiredCalls(run: Run): FunctionCallContent[] {
-  return (run.required_action?.submit_tool_outputs.tool_calls ?? []).map((c) => ({ kind: 'function-call', callId: c.id, name: c.function.name, arguments: c.function.arguments }));
-}
-
-function notRun(c: FunctionCallContent, error: string): FunctionResultContent {
-  return { kind: 'function-result', callId: c.callId, error };
-}
-
-function outputText(result: FunctionResultContent): string {
-  if (result.error !== undefined) return `Error: ${result.error}`;
-  return typeof result.result === 'string' ? result.result : JSON.stringify(result.result ?? null);
-}
-
-function toolChoice(choice: OpenAIAssistantToolCallBehavior['toolChoice']): RunCreateParams['tool_choice'] {
-  if (choice === undefined) return undefined;
-  if (typeof choice === 'string') return choice;
-  return { type: 'function', function: { name: choice.name } };
-}
-
-function usageOf(run: Run): UsageDetails | undefined {
-  if (!run.usage) return undefined;
-  return addUsage(undefined, { inputTokens: run.usage.prompt_tokens, outputTokens: run.usage.completion_tokens, totalTokens: run.usage.total_tokens });
-}
-
-function messageText(message: ChatMessage): string {
-  return message.contents.map((c) => (c.kind === 'text' ? c.text : '')).join('');
-}
-
-function toThreadMessage(message: ChatMessage): OpenAI.Beta.Threads.Messages.MessageCreateParams {
-  if (message.role !== 'user' && message.role !== 'assistant') {
-    throw new SkeinError(`Assistant threads take user and assistant messages; got a "${message.role}" message. Put system text in invocationOptions.additionalInstructions.`);
-  }
-  return { role: message.role, content: messageText(message) };
-}
-
-/**
- * A thread message -> a Skein message; annotations (file citations, file paths) ride along on
- * the text as `additionalProperties.annotations` (plain JSON, see OpenAIAssistantAnnotation).
- */
-export function fromThreadMessage(message: OpenAI.Beta.Threads.Message, agentName?: string): ChatMessage {
-  const contents: AIContent[] = [];
-  for (const part of message.content) {
-    if (part.type === 'text') {
-      const annotations = annotationsJson(part.text.annotations);
-      contents.push(annotations.length ? { kind: 'text', text: part.text.value, additionalProperties: { annotations } } : { kind: 'text', text: part.text.value });
-    } else if (part.type === 'image_file') {
-      contents.push({ kind: 'uri', uri: `openai-file:${part.image_file.file_id}` });
-    } else if (part.type === 'image_url') {
-      contents.push({ kind: 'uri', uri: part.image_url.url });
-    }
-  }
-  const out: ChatMessage = { role: message.role, contents, messageId: message.id, createdAt: new Date(message.created_at * 1000).toISOString() };
-  if (message.role === 'assistant' && agentName !== undefined) out.authorName = agentName;
-  return out;
 }
 

@@ -53,3 +53,17 @@ export class VectorStoreError extends ServiceError {
     super(provider, message);
   }
 }
+
+/**
+ * A message holds content an assistant thread cannot carry (an audio clip, a file behind a web
+ * URL, a tool call in input, an image in an assistant message, ...). Thrown before any request,
+ * so nothing was sent, uploaded or created. `path` names the content, e.g. `input[0].contents[1]`.
+ */
+export class AssistantContentError extends SkeinError {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(`${path}: ${message}`);
+  }
+}

@@ -1,10 +1,7 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI, { toFile } from 'openai';
-import { AbortError, type AgentRunResponse, type AIContent, type ChatMessage, type JsonObject } from 'skein';
-import { toSkeinError } from '../openai-errors.js';
+import { type AgentRunResponse, type AIContent, type ChatMessage, type JsonObject } from 'skein';
+import { call, OPENAI_ASSISTANTS_CLIENT_ID as PROVIDER, pause, pollHint } from './openai-assistant-calls.js';
 import { VectorStoreError } from './openai-assistant-errors.js';
-
-const PROVIDER = 'openai-assistants';
 
 /** A file to upload. `content` is the file's bytes (a string is sent as UTF-8). */
 export interface OpenAIFileUpload {
@@ -138,9 +135,7 @@ export async function createVectorStore(client: OpenAI, options: OpenAIVectorSto
     if (Date.now() >= deadline) {
       throw new VectorStoreError(PROVIDER, store.id, [], `Vector store ${store.id} was still processing ${store.file_counts.in_progress} file(s) after ${timeoutMs} ms. Raise polling.timeoutMs, or retrieve it later.`);
     }
-    await sleep(wait, undefined, { signal }).catch((e: unknown) => {
-      throw new AbortError(undefined, { cause: e });
-    });
+    await pause(wait, signal);
     const id = store.id;
     const { data, response } = await call(() => stores.retrieve(id, { signal }).withResponse(), signal);
     store = data;
@@ -240,19 +235,6 @@ function toVectorStore(store: OpenAI.VectorStores.VectorStore): OpenAIVectorStor
     usageBytes: store.usage_bytes,
     createdAt: isoTime(store.created_at),
   };
-}
-
-async function call<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    throw toSkeinError(PROVIDER, error, signal);
-  }
-}
-
-function pollHint(response: Response): number | undefined {
-  const value = Number.parseInt(response.headers.get('openai-poll-after-ms') ?? '', 10);
-  return Number.isFinite(value) && value >= 0 ? value : undefined;
 }
 
 function isoTime(seconds: number): string {

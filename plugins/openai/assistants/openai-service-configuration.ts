@@ -1,5 +1,8 @@
-import OpenAI, { AzureOpenAI, type ClientOptions } from 'openai';
+import type OpenAI from 'openai';
+import type { ClientOptions } from 'openai';
 import { ConfigurationError } from 'skein';
+import { createAzureOpenAISdkClient, createOpenAISdkClient } from '../openai-sdk-client.js';
+import { OPENAI_ASSISTANTS_CLIENT_ID } from './openai-assistant-calls.js';
 
 /** A token credential (Microsoft Entra ID): returns a bearer token for each request. */
 export type TokenProvider = () => Promise<string>;
@@ -35,9 +38,9 @@ export class OpenAIServiceConfiguration {
   createClient(): OpenAI {
     if (this.kind === 'azure') {
       const { endpoint, apiVersion, deployment, azureADTokenProvider, apiKey, maxRetries } = this.options;
-      return new AzureOpenAI({ endpoint, apiVersion, deployment, azureADTokenProvider, apiKey, maxRetries });
+      return createAzureOpenAISdkClient(OPENAI_ASSISTANTS_CLIENT_ID, { endpoint, apiVersion, deployment, azureADTokenProvider, apiKey, maxRetries });
     }
-    return new OpenAI(this.options);
+    return createOpenAISdkClient(OPENAI_ASSISTANTS_CLIENT_ID, this.options);
   }
 }
 

@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AIAgent } from '../../agents/ai-agent.js';
-import { ConfigurationError, SkeinError } from '../../errors/skein-error.js';
+import { pendingApprovalsOf } from '../../agents/function-approvals.js';
+import { ConfigurationError, HistoryUnavailableError, SkeinError } from '../../errors/skein-error.js';
+import type { ChatMessage } from '../../messages/chat-message.js';
 import { SerializationRegistryImpl } from '../../serialization/serialization-registry.js';
 import { SERVICE_THREAD_TYPE, UNSTARTED_THREAD_TYPE, type AgentThread, type SerializedThread } from '../../threads/agent-thread.js';
 import { loadAgent } from '../agent-loader.js';
@@ -15,12 +17,17 @@ import { DEFAULT_THREADS_DIR, ThreadRegistry, type ThreadRecord } from '../threa
 const HELP = `Usage: skein threads list [--threads-dir <dir>] [--json]
        skein threads show <id> [--config <file> --agent <name>] [--threads-dir <dir>]
        skein threads delete <id> [--yes] [--config <file> --agent <name>] [--threads-dir <dir>]
+       skein threads fork <id> [--at <n>] [--as <new id>] [--config <file> --agent <name>] [--threads-dir <dir>]
 
 The thread registry: threads "skein chat" keeps by id (${DEFAULT_THREADS_DIR}/<id>.json).
 
   list     every thread, newest first: id, agent, provider, messages (or the service
            thread id), last update
-  show     one thread: every message with its role, author and contents
+  show     one thread: every message with its role, author and contents, whoever keeps it
+           (a service thread's messages are read from the service through its agent)
+  fork     a new thread holding the history up to and including message <n> (the index
+           "show" prints; default: all of it), saved under a new id (or --as); the original
+           is unchanged. Not every thread kind can fork (docs/history.md).
   delete   remove a thread. A service thread is also deleted on the service, and a durable
            store's messages in the store (agent.deleteThread); that needs the config and agent,
            taken from --config/--agent or from what the thread recorded. Asks first unless --yes.
@@ -30,6 +37,8 @@ Options:
   --agent <name>        agent to use (default: the one the chat used)
   --threads-dir <dir>   the thread registry (default: ${DEFAULT_THREADS_DIR} under the current directory)
   --json                list: print the records as JSON
+  --at <n>              fork: the last message the fork holds (its index in "show")
+  --as <id>             fork: the new thread's id (default: a fresh one)
   -y, --yes             delete: do not ask for confirmation
   -h, --help            show this help`;
 
@@ -50,6 +59,8 @@ export const threadsCommand: CliCommand = {
         'threads-dir': { type: 'string' },
         json: { type: 'boolean' },
         yes: { type: 'boolean', short: 'y' },
+        at: { type: 'string' },
+        as: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -69,10 +80,12 @@ export const threadsCommand: CliCommand = {
         return show(registry, requireId(action, id), agentOptions, io);
       case 'delete':
         return remove(registry, requireId(action, id), agentOptions, values.yes === true, io);
+      case 'fork':
+        return fork(registry, requireId(action, id), agentOptions, { at: parseAt(values.at), as: values.as === undefined ? undefined : requireId('fork --as', values.as) }, io);
       case undefined:
-        throw new UsageError('missing subcommand: list, show <id> or delete <id>', 'threads');
+        throw new UsageError('missing subcommand: list, show <id>, fork <id> or delete <id>', 'threads');
       default:
-        throw new UsageError(`unknown subcommand "${action}": use list, show <id> or delete <id>`, 'threads');
+        throw new UsageError(`unknown subcommand "${action}": use list, show <id>, fork <id> or delete <id>`, 'threads');
     }
   },
 };
@@ -116,20 +129,43 @@ function historySummary(thread: SerializedThread): string {
 
 async function show(registry: ThreadRegistry, id: string, options: AgentOptions, io: CliIO): Promise<number> {
   const record = await readRecord(registry, id);
-  const { thread } = await openThread(record, options, io, false);
+  // A service thread's messages are on the service: read through its agent when the config is known.
+  const serviceWithAgent = record.thread.serviceThreadId !== undefined && (options.config ?? record.config) !== undefined;
+  const { thread, agent } = await openThread(record, options, io, serviceWithAgent);
   writeLine(io.stdout, `thread ${record.id}`);
   writeLine(io.stdout, `agent: ${record.agent}  provider: ${record.provider}`);
   if (record.config) writeLine(io.stdout, `config: ${record.config}`);
   writeLine(io.stdout, `created: ${record.createdAt}  updated: ${record.updatedAt}`);
+  const messages = await historyToShow(thread, agent, io);
+  if (messages) {
+    writeLine(io.stdout, `messages: ${messages.length}${thread.messageStore ? ` (${thread.messageStore.type} store)` : ''}`);
+    const names = toolNamesByCallId(messages);
+    messages.forEach((message, i) => writeLine(io.stdout, formatMessage(message, i, names)));
+  }
+  showPendingApprovals(thread, io);
+  return ExitCode.ok;
+}
+
+/** Calls the thread stopped at, waiting for `/approve` or `/reject` in `skein chat`. */
+/** The messages `show` prints: read through the agent when there is one; undefined when a service thread's history cannot be shown. */
+async function historyToShow(thread: AgentThread, agent: AIAgent | undefined, io: CliIO): Promise<ChatMessage[] | undefined> {
   if (thread.serviceThreadId !== undefined) {
     writeLine(io.stdout, `service thread: ${thread.serviceThreadId} (the history is kept by the service, not here)`);
-    return ExitCode.ok;
+    if (!agent) return undefined;
+    try {
+      return await agent.getMessages(thread);
+    } catch (error) {
+      if (!(error instanceof HistoryUnavailableError)) throw error;
+      writeLine(io.stdout, `messages: not available (${error.message})`);
+      return undefined;
+    }
   }
-  const messages = thread.messageStore ? await thread.messageStore.listMessages() : [];
-  writeLine(io.stdout, `messages: ${messages.length}${thread.messageStore ? ` (${thread.messageStore.type} store)` : ''}`);
-  const names = toolNamesByCallId(messages);
-  messages.forEach((message, i) => writeLine(io.stdout, formatMessage(message, i, names)));
-  return ExitCode.ok;
+  if (agent) return agent.getMessages(thread);
+  return thread.messageStore ? thread.messageStore.listMessages() : [];
+}
+
+function showPendingApprovals(thread: AgentThread, io: CliIO): void {
+  for (const call of pendingApprovalsOf(thread)) writeLine(io.stdout, `waiting for approval: ${call.name} ${call.arguments || '{}'} (answer in "skein chat" with /approve or /reject)`);
 }
 
 async function remove(registry: ThreadRegistry, id: string, options: AgentOptions, yes: boolean, io: CliIO): Promise<number> {
@@ -149,6 +185,27 @@ async function remove(registry: ThreadRegistry, id: string, options: AgentOption
   }
   await registry.delete(id);
   writeLine(io.stdout, `Deleted ${what}.`);
+  return ExitCode.ok;
+}
+
+function parseAt(at: string | undefined): number | undefined {
+  if (at === undefined) return undefined;
+  if (!/^\d+$/.test(at)) throw new UsageError(`--at takes a message index (0, 1, ... as "threads show" numbers them), got "${at}"`, 'threads');
+  return Number(at);
+}
+
+/** Forks through the agent (every kind forks its own way) and saves the fork as a new record. */
+async function fork(registry: ThreadRegistry, id: string, options: AgentOptions, fork: { at?: number; as?: string }, io: CliIO): Promise<number> {
+  const record = await readRecord(registry, id);
+  const newId = fork.as ?? ThreadRegistry.newId();
+  if (await registry.read(newId)) throw new UsageError(`a thread "${newId}" already exists; choose another --as`, 'threads');
+  const { thread, agent } = await openThread(record, options, io, true);
+  const forked = await agent!.forkThread(thread, fork.at === undefined ? {} : { at: fork.at });
+  const now = new Date().toISOString();
+  await registry.write({ ...record, id: newId, createdAt: now, updatedAt: now, thread: await forked.serialize() });
+  const count = (await agent!.getMessages(forked).catch(() => undefined))?.length;
+  writeLine(io.stdout, `Forked thread ${id}${fork.at === undefined ? '' : ` at message ${fork.at}`} into ${newId}${count === undefined ? '' : ` (${count} messages)`}.`);
+  writeLine(io.stdout, `Continue it with: skein chat --agent ${record.agent}${record.config ? ` --config ${record.config}` : ''} --thread ${newId}`);
   return ExitCode.ok;
 }
 

@@ -2,6 +2,7 @@ import { isToolCallsReply, type ModelMessage, type ModelTool } from './emulated-
 import { FilesState, registerFilesRoutes, searchFiles } from './files-routes.js';
 import type { SseStream } from './http-replies.js';
 import type { RouteContext, RouteHandler, RouteRegistry, RouteReply, RouteRequest } from './router.js';
+import { jsonAnswer, readResponseFormat, ResponseFormatError } from './structured-output.js';
 
 /**
  * Stateful Assistants v2: assistants, threads, messages (paged), runs with a status that moves
@@ -21,6 +22,17 @@ import type { RouteContext, RouteHandler, RouteRegistry, RouteReply, RouteReques
  * would not call a function instead) the run records a completed `file_search` tool-call step
  * and answers `According to <file>: "<sentence>"【0:0†source】`, with a `file_citation`
  * annotation over the marker naming the file.
+ *
+ * Content parts: messages take a string or `text`, `image_url` (an http(s) URL; data URLs are
+ * refused, as on the service) and `image_file` (an uploaded file) parts, images in user messages
+ * only, and `attachments` of uploaded files for `file_search` / `code_interpreter`. The model
+ * reads an image as `[image: <url or file name>]` and an attachment as
+ * `[attachment: <file name> for <tools>]` after the message's text, so a test can see what arrived.
+ *
+ * `response_format` (on the assistant or the run, the run's winning) of `json_object` makes the
+ * answer `{"answer": "<the model's text>"}`; `json_schema` makes a value of the schema (see
+ * `jsonAnswer`). Metadata is checked as on the service: at most 16 pairs, keys up to 64
+ * characters, string values up to 512.
  */
 export interface AssistantsRoutesOptions {
   /** Path prefix of every route; `/v1` for OpenAI. */
@@ -84,6 +96,7 @@ export function registerAssistantsRoutes(registry: RouteRegistry, options: Assis
         service.checkHeader(request);
         await handler(service, request, reply, context);
       } catch (error) {
+        if (error instanceof ResponseFormatError) return reply.error(400, error.message, { param: error.param });
         if (!(error instanceof BadRequest)) throw error;
         reply.error(error.status, error.message, error.param ? { param: error.param } : {});
       }
@@ -155,6 +168,8 @@ class AssistantsService {
     };
     checkTools(assistant.tools);
     this.checkToolResources(assistant.tool_resources);
+    checkMetadata(assistant.metadata, 'metadata');
+    readResponseFormat(assistant.response_format, 'response_format');
     this.state.assistants.set(assistant.id as string, assistant);
     return assistant;
   }
@@ -169,7 +184,10 @@ class AssistantsService {
     const assistant = this.assistant(id);
     const b = record(body, 'body');
     if (b.tool_resources !== undefined) this.checkToolResources(b.tool_resources);
-    Object.assign(assistant, pick(b, ['model', 'name', 'description', 'instructions', 'tools', 'tool_resources', 'metadata', 'temperature', 'top_p']));
+    if (b.tools !== undefined) checkTools(b.tools);
+    if (b.metadata !== undefined) checkMetadata(b.metadata, 'metadata');
+    readResponseFormat(b.response_format, 'response_format');
+    Object.assign(assistant, pick(b, ['model', 'name', 'description', 'instructions', 'tools', 'tool_resources', 'metadata', 'temperature', 'top_p', 'response_format']));
     return assistant;
   }
 
@@ -243,6 +261,7 @@ class AssistantsService {
   createThread(body: unknown, context: RouteContext): Json {
     const b = body === undefined ? {} : record(body, 'body');
     this.checkToolResources(b.tool_resources);
+    checkMetadata(b.metadata, 'metadata');
     const object: Json = { id: context.ids.next('thread_'), object: 'thread', created_at: now(), metadata: b.metadata ?? {}, tool_resources: b.tool_resources ?? {} };
     const thread: EmulatedThread = { object, messages: [], runs: [] };
     this.state.threads.set(object.id as string, thread);
@@ -285,6 +304,7 @@ class AssistantsService {
   private newMessage(thread: EmulatedThread, body: unknown, param: string, context: RouteContext): Json {
     const m = record(body, param);
     if (m.role !== 'user' && m.role !== 'assistant') throw new BadRequest(`${param}.role must be "user" or "assistant".`, 400, `${param}.role`);
+    checkMetadata(m.metadata, `${param}.metadata`);
     return {
       id: context.ids.next('msg_'),
       object: 'thread.message',
@@ -292,15 +312,83 @@ class AssistantsService {
       thread_id: thread.object.id,
       role: m.role,
       status: 'completed',
-      content: [{ type: 'text', text: { value: contentText(m.content, `${param}.content`), annotations: [] } }],
+      content: this.contentParts(m.content, m.role, `${param}.content`),
       assistant_id: null,
       run_id: null,
-      attachments: Array.isArray(m.attachments) ? m.attachments : [],
+      attachments: this.attachments(m.attachments, `${param}.attachments`),
       metadata: isRecord(m.metadata) ? m.metadata : {},
       completed_at: now(),
       incomplete_at: null,
       incomplete_details: null,
     };
+  }
+
+  /** A message's content as stored: text parts as `{type:"text", text:{value, annotations}}`, image parts as sent. */
+  private contentParts(content: unknown, role: string, param: string): Json[] {
+    if (typeof content === 'string') return [{ type: 'text', text: { value: content, annotations: [] } }];
+    if (!Array.isArray(content) || content.length === 0) throw new BadRequest(`Invalid '${param}': expected a string or a non-empty array of content parts.`, 400, param);
+    return content.map((raw, i) => {
+      const at = `${param}[${i}]`;
+      const part = record(raw, at);
+      if (part.type === 'text') {
+        if (typeof part.text !== 'string') throw new BadRequest(`Invalid '${at}.text': expected a string.`, 400, `${at}.text`);
+        return { type: 'text', text: { value: part.text, annotations: [] } };
+      }
+      if (part.type !== 'image_url' && part.type !== 'image_file') {
+        throw new BadRequest(`Invalid '${at}.type': expected one of "text", "image_url", "image_file", got ${JSON.stringify(part.type)}.`, 400, `${at}.type`);
+      }
+      if (role !== 'user') throw new BadRequest(`Invalid '${at}': image content is only supported in messages with role "user".`, 400, at);
+      const image = record(part[part.type], `${at}.${part.type}`);
+      if (image.detail !== undefined && !['auto', 'low', 'high'].includes(image.detail as string)) {
+        throw new BadRequest(`Invalid '${at}.${part.type}.detail': expected "auto", "low" or "high".`, 400, `${at}.${part.type}.detail`);
+      }
+      if (part.type === 'image_url') {
+        if (typeof image.url !== 'string' || !/^https?:\/\/[^\s]+$/i.test(image.url)) {
+          throw new BadRequest(`Invalid '${at}.image_url.url'. Expected a valid URL, but got a value with an invalid format.`, 400, `${at}.image_url.url`);
+        }
+        return { type: 'image_url', image_url: { url: image.url, detail: image.detail ?? 'auto' } };
+      }
+      this.existingFile(image.file_id, `${at}.image_file.file_id`);
+      return { type: 'image_file', image_file: { file_id: image.file_id, detail: image.detail ?? 'auto' } };
+    });
+  }
+
+  /** Attachments: uploaded files, each for file_search and/or code_interpreter. */
+  private attachments(value: unknown, param: string): Json[] {
+    return arrayOf(value, param).map((raw, i) => {
+      const at = `${param}[${i}]`;
+      const attachment = record(raw, at);
+      this.existingFile(attachment.file_id, `${at}.file_id`);
+      const tools = arrayOf(attachment.tools, `${at}.tools`).map((t, j) => {
+        if (!isRecord(t) || (t.type !== 'file_search' && t.type !== 'code_interpreter')) {
+          throw new BadRequest(`Invalid '${at}.tools[${j}].type': expected "file_search" or "code_interpreter".`, 400, `${at}.tools[${j}]`);
+        }
+        return { type: t.type };
+      });
+      return { file_id: attachment.file_id, tools };
+    });
+  }
+
+  private existingFile(fileId: unknown, param: string): void {
+    if (typeof fileId !== 'string' || !this.state.files.has(fileId)) throw new BadRequest(`No file found with id ${JSON.stringify(fileId)}.`, 404, param);
+  }
+
+  /** A message as the model reads it: its text, then what it shows or attaches. */
+  private modelText(message: Json): string {
+    const notes: string[] = [];
+    for (const part of message.content as Json[]) {
+      if (part.type === 'image_url') notes.push(`[image: ${(part.image_url as Json).url as string}]`);
+      if (part.type === 'image_file') notes.push(`[image: ${this.fileName((part.image_file as Json).file_id as string)}]`);
+    }
+    for (const a of (message.attachments as Json[] | undefined) ?? []) {
+      notes.push(`[attachment: ${this.fileName(a.file_id as string)} for ${(a.tools as Json[]).map((t) => t.type as string).join(' and ') || 'no tool'}]`);
+    }
+    const text = messageText(message);
+    return notes.length ? [text, ...notes].filter(Boolean).join(' ') : text;
+  }
+
+  private fileName(fileId: string): string {
+    return (this.state.files.get(fileId)?.object.filename as string | undefined) ?? fileId;
   }
 
   // ---- runs
@@ -312,6 +400,8 @@ class AssistantsService {
     const active = thread.runs.find((r) => ACTIVE.has(r.object.status as string));
     if (active) throw new BadRequest(`Thread ${threadId} already has an active run ${active.object.id as string}.`);
     if (b.tools !== undefined) checkTools(b.tools);
+    checkMetadata(b.metadata, 'metadata');
+    readResponseFormat(b.response_format, 'response_format');
     const additional = arrayOf(b.additional_messages, 'additional_messages').map((m, i) => this.newMessage(thread, m, `additional_messages[${i}]`, context));
     thread.messages.push(...additional);
     const marker = lastUserText(thread.messages);
@@ -467,7 +557,7 @@ class AssistantsService {
       thread_id: thread.object.id,
       role: 'assistant',
       status: 'completed',
-      content: [{ type: 'text', text: cited ?? { value: reply.text, annotations: [] } }],
+      content: [{ type: 'text', text: cited ?? { value: this.answerText(run, reply.text, thread), annotations: [] } }],
       assistant_id: run.object.assistant_id,
       run_id: run.object.id,
       attachments: [],
@@ -483,6 +573,14 @@ class AssistantsService {
     run.object.usage = usage;
     this.finish(run, 'completed');
     return message;
+  }
+
+  /** The model's text, as JSON when the run (or else its assistant) asks for a JSON response format. */
+  private answerText(run: EmulatedRun, text: string, thread: EmulatedThread): string {
+    const runFormat = run.object.response_format;
+    const source = runFormat === undefined || runFormat === null || runFormat === 'auto' ? this.state.assistants.get(run.object.assistant_id as string)?.response_format : runFormat;
+    const format = readResponseFormat(source, 'response_format');
+    return format ? jsonAnswer(format, text, lastUserText(thread.messages)) : text;
   }
 
   /**
@@ -547,7 +645,7 @@ class AssistantsService {
     if (run.object.instructions) out.push({ role: 'system', text: run.object.instructions as string });
     for (const m of thread.messages) {
       if (m.run_id === run.object.id) continue;
-      out.push({ role: m.role as 'user' | 'assistant', text: messageText(m) });
+      out.push({ role: m.role as 'user' | 'assistant', text: this.modelText(m) });
     }
     for (const step of [...run.steps].reverse()) {
       if (step.type !== 'tool_calls' || step.status !== 'completed') continue;
@@ -651,6 +749,19 @@ function checkTools(tools: unknown): void {
   });
 }
 
+/** Metadata as the service takes it: at most 16 pairs, keys up to 64 characters, string values up to 512. */
+function checkMetadata(value: unknown, param: string): void {
+  if (value === undefined || value === null) return;
+  if (!isRecord(value)) throw new BadRequest(`Invalid '${param}': expected an object of string values.`, 400, param);
+  const entries = Object.entries(value);
+  if (entries.length > 16) throw new BadRequest(`Invalid '${param}': expected an object with at most 16 properties, but got an object with ${entries.length} properties instead.`, 400, param);
+  for (const [key, v] of entries) {
+    if (key.length > 64) throw new BadRequest(`Invalid '${param}': metadata keys are at most 64 characters; '${key.slice(0, 20)}...' has ${key.length}.`, 400, param);
+    if (typeof v !== 'string') throw new BadRequest(`Invalid '${param}.${key}': expected a string.`, 400, `${param}.${key}`);
+    if (v.length > 512) throw new BadRequest(`Invalid '${param}.${key}': string too long. Expected a string with maximum length 512, but got a string with length ${v.length} instead.`, 400, `${param}.${key}`);
+  }
+}
+
 function vectorStoreIds(resources: unknown): string[] {
   if (!isRecord(resources) || !isRecord(resources.file_search)) return [];
   const ids = resources.file_search.vector_store_ids;
@@ -670,12 +781,6 @@ function lastUserText(messages: Json[]): string {
 
 function messageText(message: Json): string {
   return (message.content as { type: string; text?: { value: string } }[]).map((c) => (c.type === 'text' ? (c.text?.value ?? '') : '')).join('');
-}
-
-function contentText(content: unknown, param: string): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) throw new BadRequest(`${param} must be a string or an array of parts.`, 400, param);
-  return content.map((p) => (isRecord(p) && p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('');
 }
 
 function pick(source: Json, keys: string[]): Json {

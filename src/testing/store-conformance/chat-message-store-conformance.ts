@@ -4,6 +4,7 @@ import type { ChatMessage } from '../../messages/chat-message.js';
 import { SerializationRegistryImpl } from '../../serialization/serialization-registry.js';
 import type { JsonObject } from '../../serialization/json.js';
 import type { ChatMessageStore, ChatMessageStoreFactory, StoreRestoreContext } from '../../threads/chat-message-store.js';
+import { forkMessageStore } from '../../threads/thread-history.js';
 
 /** What the suite may ask `makeFactory` for; a store without retention ignores it (and says so in `capabilities`). */
 export interface StoreConformanceFactoryOptions {
@@ -307,6 +308,83 @@ export function runChatMessageStoreConformance<F extends ChatMessageStoreFactory
         });
       });
     }
+
+    describe('fork (agent.forkThread on this store)', () => {
+      // The store's own fork when it has one, else the contract default the agent uses.
+      async function fork(f: F, store: ChatMessageStore, count: number): Promise<ChatMessageStore> {
+        return forkMessageStore(store, await store.listMessages(), count, f, { provider: 'test' });
+      }
+
+      it('copies the first N messages to a new, independent thread; the original is unchanged', async () => {
+        const f = await factory();
+        const store = f.create({ provider: 'test' });
+        for (let i = 1; i <= 3; i++) await store.addMessages(turn(i));
+        const original = plain(await store.listMessages());
+        const forked = await fork(f, store, 4);
+        assert.deepEqual(plain(await forked.listMessages()), original.slice(0, 4));
+        assert.deepEqual(plain(await store.listMessages()), original);
+        if (durable) assert.notDeepEqual(await forked.serialize(), await store.serialize(), 'a fork has its own key');
+        await forked.addMessages(turn(9));
+        await store.addMessages(turn(4));
+        assert.deepEqual(texts(await forked.listMessages()), ['question 1', 'answer 1', 'question 2', 'answer 2', 'question 9', 'answer 9']);
+        assert.deepEqual(texts(await store.listMessages()).slice(-2), ['question 4', 'answer 4']);
+        assert.equal((await store.listMessages()).length, 8);
+      });
+
+      it('forks everything, nothing (an empty thread that still takes appends), and forks of forks', async () => {
+        const f = await factory();
+        const store = f.create({ provider: 'test' });
+        for (let i = 1; i <= 2; i++) await store.addMessages(turn(i));
+        const all = await fork(f, store, 4);
+        assert.deepEqual(texts(await all.listMessages()), texts(await store.listMessages()));
+        const none = await fork(f, store, 0);
+        assert.deepEqual(await none.listMessages(), []);
+        await none.addMessages(turn(5));
+        assert.deepEqual(texts(await none.listMessages()), ['question 5', 'answer 5']);
+        const forkOfFork = await fork(f, all, 3);
+        assert.deepEqual(texts(await forkOfFork.listMessages()), ['question 1', 'answer 1', 'question 2']);
+        await forkOfFork.addMessages([assistant('answer 2b')]);
+        assert.deepEqual(texts(await all.listMessages()), ['question 1', 'answer 1', 'question 2', 'answer 2']);
+      });
+
+      it('keeps every field of the copied messages', async () => {
+        const f = await factory();
+        const store = f.create({ provider: 'test' });
+        const rich: ChatMessage[] = [
+          { role: 'user', contents: [{ kind: 'text', text: 'weather? 🌧️' }], authorName: 'ann', messageId: 'm1', createdAt: '2026-01-01T00:00:00.000Z' },
+          { role: 'assistant', contents: [{ kind: 'function-call', callId: 'c1', name: 'weather', arguments: '{"city":"Oslo"}' }], additionalProperties: { x: [1, null] } },
+          { role: 'tool', contents: [{ kind: 'function-result', callId: 'c1', result: { temp: -3 } }] },
+        ];
+        await store.addMessages(rich);
+        const forked = await fork(f, store, 3);
+        assert.deepEqual(plain(await forked.listMessages()), plain(rich));
+      });
+
+      it('clearing a fork leaves its origin intact', async () => {
+        const f = await factory();
+        const store = f.create({ provider: 'test' });
+        await store.addMessages(turn(1));
+        const forked = await fork(f, store, 2);
+        await forked.clear();
+        assert.deepEqual(await forked.listMessages(), []);
+        assert.deepEqual(texts(await store.listMessages()), ['question 1', 'answer 1']);
+      });
+
+      if (durable) {
+        it('a fork reconnects through a new factory (a new process) and goes on there', async () => {
+          const f = await factory();
+          const store = f.create({ provider: 'test' });
+          for (let i = 1; i <= 2; i++) await store.addMessages(turn(i));
+          const state = await (await fork(f, store, 2)).serialize();
+          const g = await factory();
+          const reopened = await restore(g, state);
+          assert.deepEqual(texts(await reopened.listMessages()), ['question 1', 'answer 1']);
+          await reopened.addMessages(turn(7));
+          assert.deepEqual(texts(await (await restore(f, state)).listMessages()), ['question 1', 'answer 1', 'question 7', 'answer 7']);
+          assert.equal((await store.listMessages()).length, 4);
+        });
+      }
+    });
 
     if (options.capabilities?.maxMessages) {
       describe('retention: maxMessages', () => {

@@ -1,0 +1,485 @@
+import type OpenAI from 'openai';
+import type { Subscriber } from 'rxjs';
+import {
+  AbortError,
+  type AIAgent,
+  AgentRunResponse,
+  type AgentRunOptions,
+  type AgentRunResponseUpdate,
+  type AgentThread,
+  type AIContent,
+  type AITool,
+  type ChatMessage,
+  ConnectionError,
+  type FunctionCallContent,
+  type FunctionResultContent,
+  type MiddlewarePipeline,
+  type ThreadConcurrency,
+  type UsageDetails,
+  addUsage,
+  functionResultText,
+  responseFromUpdates,
+  toolMap,
+} from 'skein';
+import { toSkeinError } from '../openai-errors.js';
+import { call, OPENAI_ASSISTANTS_CLIENT_ID, pause, pollHint, throwIfAborted } from './openai-assistant-calls.js';
+import {
+  functionTool,
+  hostedTools,
+  mergeExecutionOptions,
+  type OpenAIAssistantDefinition,
+  type OpenAIAssistantExecutionOptions,
+  type OpenAIAssistantInvocationOptions,
+  type OpenAIAssistantResponseFormatJson,
+  type OpenAIAssistantToolCallBehavior,
+  parseResponseFormat,
+  readThreadState,
+  responseFormatParam,
+} from './openai-assistant-definition.js';
+import { AssistantRunError, AssistantRunTimeoutError } from './openai-assistant-errors.js';
+import { annotationsJson } from './openai-assistant-files.js';
+import { fromThreadMessage, messageText, planThreadMessage, type PlannedThreadMessage, sendablePlan } from './openai-assistant-messages.js';
+import { type AssistantThreadOperations, type OpenAIAssistantPollingOptions, WAITING } from './openai-assistant-threads.js';
+
+export interface OpenAIAssistantRunOptions extends AgentRunOptions {
+  invocationOptions?: OpenAIAssistantInvocationOptions;
+}
+
+type Run = OpenAI.Beta.Threads.Run;
+type RunCreateParams = OpenAI.Beta.Threads.Runs.RunCreateParamsNonStreaming;
+type StreamEvent = OpenAI.Beta.AssistantStreamEvent;
+type MessageCreateParams = OpenAI.Beta.Threads.Messages.MessageCreateParams;
+
+/** A turn's input, checked before any request: thread messages to send, system text, the run's response format. */
+interface PreparedInput {
+  plan: PlannedThreadMessage[];
+  system: string[];
+  responseFormat: OpenAIAssistantResponseFormatJson | undefined;
+}
+
+/** What a run in progress knows of itself on the service, for cancelling it when aborted. */
+export interface LiveRun {
+  runId?: string;
+  threadId?: string;
+}
+
+const FAILED = new Set(['expired', 'failed', 'cancelled', 'incomplete']);
+
+/** The agent as the run processor sees it. */
+export interface AssistantRunHost {
+  readonly agent: AIAgent;
+  readonly client: OpenAI;
+  readonly name: string | undefined;
+  readonly tools: ReadonlyMap<string, AITool>;
+  readonly polling: Required<OpenAIAssistantPollingOptions>;
+  readonly concurrency: ThreadConcurrency;
+  readonly middleware: MiddlewarePipeline;
+  readonly threads: AssistantThreadOperations;
+  /** The assistant, created or found on first use. */
+  ensureAssistant(): Promise<OpenAIAssistantDefinition>;
+  /** A thread for one run alone (deleted after it). */
+  throwawayThread(): AgentThread;
+  /** Throws when the agent was deleted or the thread is not one of its threads. */
+  checkThread(thread: AgentThread): void;
+}
+
+/**
+ * Turns of an assistant agent: each is a run on the service, polled (or streamed) to its end,
+ * with function tool calls answered through the Skein tools and run middleware around it.
+ */
+export class AssistantRunProcessor {
+  constructor(private readonly host: AssistantRunHost) {}
+
+  private get providerId(): string {
+    return OPENAI_ASSISTANTS_CLIENT_ID;
+  }
+
+  /** One polled turn; `signal` is the turn's own (the caller's linked in). */
+  async turn(input: ChatMessage[], options: OpenAIAssistantRunOptions, signal: AbortSignal): Promise<AgentRunResponse> {
+    const host = this.host;
+    const throwaway = options.thread === undefined;
+    const thread = options.thread ?? host.throwawayThread();
+    host.checkThread(thread);
+    const release = await thread.acquire(options.concurrency ?? host.concurrency);
+    let threadId: string | undefined;
+    try {
+      throwIfAborted(signal);
+      const context = { agent: host.agent, thread, messages: input, options, streaming: false };
+      const { response } = await host.middleware.runAgent(context, async (messages) => {
+        const prepared = prepareInput(messages, options);
+        const assistant = await host.ensureAssistant();
+        threadId = await host.threads.ensure(thread, signal, assistant.id);
+        const previousRunId = await host.threads.settleActiveRun(threadId, signal);
+        const additional = await this.upload(thread, prepared, signal);
+        const { params, tools, behavior } = this.runParams(assistant, thread, prepared, additional, options);
+        const collected: ChatMessage[] = [];
+        const run = await this.processRun(thread, threadId, params, tools, behavior.maxToolRounds, signal, (m) => collected.push(m), previousRunId);
+        return new AgentRunResponse(collected, { responseId: run.id, conversationId: threadId, usage: usageOf(run), agentName: host.name });
+      });
+      return response;
+    } finally {
+      release();
+      // A throwaway thread is unreachable after the run, so it is cleaned up here.
+      if (throwaway && threadId) await host.threads.delete(thread).catch(() => undefined);
+    }
+  }
+
+  /** One streamed turn; updates go to `subscriber`, `live` tells the teardown what to cancel. */
+  async streamTurn(
+    input: ChatMessage[],
+    options: OpenAIAssistantRunOptions,
+    signal: AbortSignal,
+    subscriber: Subscriber<AgentRunResponseUpdate>,
+    live: LiveRun,
+  ): Promise<void> {
+    const host = this.host;
+    const throwaway = options.thread === undefined;
+    const thread = options.thread ?? host.throwawayThread();
+    host.checkThread(thread);
+    const release = await thread.acquire(options.concurrency ?? host.concurrency);
+    const next = (update: AgentRunResponseUpdate) => {
+      if (!subscriber.closed) subscriber.next(update);
+    };
+    try {
+      throwIfAborted(signal);
+      const context = { agent: host.agent, thread, messages: input, options, streaming: true };
+      const streamRun = (messages: ChatMessage[]) =>
+        this.streamRun(thread, messages, options, signal, live, next).catch((error: unknown) => {
+          if (signal.aborted) throw new AbortError(undefined, { cause: error });
+          throw toSkeinError(this.providerId, error, signal);
+        });
+      await host.middleware.runAgent(context, streamRun, next);
+    } catch (error) {
+      // A middleware's own error passes as it is, unless the caller aborted.
+      if (signal.aborted && !(error instanceof AbortError)) throw new AbortError(undefined, { cause: error });
+      throw error;
+    } finally {
+      release();
+      if (throwaway && live.threadId) {
+        const id = live.threadId;
+        if (live.runId && signal.aborted) await this.cancelQuietly(id, live.runId);
+        await host.threads.delete(thread).catch(() => undefined);
+      }
+    }
+  }
+
+  /**
+   * The error of a run-create call that failed without naming its run. When it was aborted or
+   * the connection was lost, the run may exist all the same: it is found and cancelled first.
+   */
+  private async unacknowledged(error: unknown, threadId: string, previousRunId: string | undefined, assistantId: string, signal: AbortSignal): Promise<unknown> {
+    const failure = toSkeinError(this.providerId, error, signal);
+    if (!signal.aborted && !(failure instanceof ConnectionError)) return failure;
+    const runId = await this.host.threads.cancelUnacknowledgedRun(threadId, previousRunId, assistantId);
+    if (!signal.aborted || runId === undefined) return failure;
+    return new AbortError(`The run was aborted before the service named it; remote run ${runId} was found on thread ${threadId} and cancelled.`, { cause: error });
+  }
+
+  async cancelQuietly(threadId: string, runId: string): Promise<void> {
+    // Best effort: the run may have ended meanwhile; the caller's error is what matters.
+    await this.host.client.beta.threads.runs.cancel(runId, { thread_id: threadId }).catch(() => undefined);
+  }
+
+  /** Polls a created run to its end, answering requires_action with the tools, emitting completed steps in order. */
+  private async processRun(
+    thread: AgentThread,
+    threadId: string,
+    params: RunCreateParams,
+    tools: ReadonlyMap<string, AITool>,
+    maxToolRounds: number | undefined,
+    signal: AbortSignal,
+    emit: (message: ChatMessage) => void,
+    previousRunId: string | undefined,
+  ): Promise<Run> {
+    const runs = this.host.client.beta.threads.runs;
+    const polling = this.host.polling;
+    const created = await call(() => runs.create(threadId, params, { signal }).withResponse(), signal).catch(async (error: unknown) => {
+      throw await this.unacknowledged(error, threadId, previousRunId, params.assistant_id, signal);
+    });
+    let run = created.data;
+    let hint = pollHint(created.response);
+    const emitted = new Set<string>();
+    const results = new Map<string, FunctionResultContent>();
+    const deadline = Date.now() + polling.timeoutMs;
+    let rounds = 0;
+    try {
+      for (;;) {
+        while (WAITING.has(run.status)) {
+          if (Date.now() >= deadline) {
+            await this.cancelQuietly(threadId, run.id);
+            throw new AssistantRunTimeoutError(this.providerId, run.id, threadId, run.status, polling.timeoutMs);
+          }
+          await pause(hint ?? polling.intervalMs, signal);
+          const polled = await runs.retrieve(run.id, { thread_id: threadId }, { signal }).withResponse();
+          run = polled.data;
+          hint = pollHint(polled.response);
+        }
+        if (FAILED.has(run.status)) throw this.runError(run);
+        await this.emitSteps(run, emitted, results, signal, emit);
+        if (run.status === 'completed') return run;
+        // requires_action: every requested call runs, all outputs go back in one call.
+        const calls = requiredCalls(run);
+        rounds++;
+        const outputs =
+          maxToolRounds !== undefined && rounds > maxToolRounds
+            ? calls.map((c) => notRun(c, `not run: the limit of ${maxToolRounds} tool rounds for one run was reached.`))
+            : await this.invokeTools(calls, tools, thread, signal);
+        for (const r of outputs) results.set(r.callId, r);
+        const submitted = await runs
+          .submitToolOutputs(run.id, { thread_id: threadId, tool_outputs: outputs.map((r) => ({ tool_call_id: r.callId, output: functionResultText(r) })) }, { signal })
+          .withResponse();
+        run = submitted.data;
+        hint = pollHint(submitted.response);
+      }
+    } catch (error) {
+      if (signal.aborted) {
+        await this.cancelQuietly(threadId, run.id);
+        throw new AbortError(`The run was aborted; remote run ${run.id} was cancelled.`, { cause: error });
+      }
+      throw toSkeinError(this.providerId, error, signal);
+    }
+  }
+
+  /** Completed steps not yet emitted, oldest first: tool steps as call + result messages, message steps as the message. */
+  private async emitSteps(
+    run: Run,
+    emitted: Set<string>,
+    results: Map<string, FunctionResultContent>,
+    signal: AbortSignal,
+    emit: (message: ChatMessage) => void,
+  ): Promise<void> {
+    const threadId = run.thread_id;
+    const client = this.host.client;
+    for await (const step of client.beta.threads.runs.steps.list(run.id, { thread_id: threadId, order: 'asc', limit: 100 }, { signal })) {
+      if (step.status !== 'completed' || emitted.has(step.id)) continue;
+      emitted.add(step.id);
+      const details = step.step_details;
+      if (details.type === 'message_creation') {
+        const message = await client.beta.threads.messages.retrieve(details.message_creation.message_id, { thread_id: threadId }, { signal });
+        emit(fromThreadMessage(message, this.host.name));
+        continue;
+      }
+      const calls: FunctionCallContent[] = [];
+      const outs: FunctionResultContent[] = [];
+      for (const c of details.tool_calls) {
+        if (c.type !== 'function') continue;
+        calls.push({ kind: 'function-call', callId: c.id, name: c.function.name, arguments: c.function.arguments });
+        outs.push(results.get(c.id) ?? { kind: 'function-result', callId: c.id, result: c.function.output ?? null });
+      }
+      if (!calls.length) continue;
+      const at = new Date(step.created_at * 1000).toISOString();
+      emit(this.authored({ role: 'assistant', contents: calls, messageId: step.id, createdAt: at }));
+      emit({ role: 'tool', contents: outs, createdAt: at });
+    }
+  }
+
+  /** One streamed run to its end; resolves with what it streamed, folded (for run middleware). */
+  private async streamRun(
+    thread: AgentThread,
+    input: ChatMessage[],
+    options: OpenAIAssistantRunOptions,
+    signal: AbortSignal,
+    live: LiveRun,
+    emit: (update: AgentRunResponseUpdate) => void,
+  ): Promise<AgentRunResponse> {
+    const host = this.host;
+    const updates: AgentRunResponseUpdate[] = [];
+    const next = (update: AgentRunResponseUpdate) => {
+      updates.push(update);
+      emit(update);
+    };
+    const folded = () => {
+      const { messages, usage } = responseFromUpdates(updates);
+      return new AgentRunResponse(messages.map((m) => this.authored(m)), { responseId: live.runId, conversationId: live.threadId, usage, agentName: host.name });
+    };
+    const prepared = prepareInput(input, options);
+    const assistant = await host.ensureAssistant();
+    const threadId = await host.threads.ensure(thread, signal, assistant.id);
+    live.threadId = threadId;
+    const previousRunId = await host.threads.settleActiveRun(threadId, signal);
+    const additional = await this.upload(thread, prepared, signal);
+    const { params, tools, behavior } = this.runParams(assistant, thread, prepared, additional, options);
+    const runs = host.client.beta.threads.runs;
+    // Until `thread.run.created` names the run, an abort or a lost connection leaves it unknown.
+    const unacknowledged = async (error: unknown) => {
+      if (live.runId !== undefined) throw error;
+      throw await this.unacknowledged(error, threadId, previousRunId, params.assistant_id, signal);
+    };
+    let stream: AsyncIterable<StreamEvent> = await runs.create(threadId, { ...params, stream: true }, { signal }).catch(unacknowledged);
+    let rounds = 0;
+    for (;;) {
+      let requires: Run | undefined;
+      let completed = false;
+      try {
+        for await (const event of stream) {
+          if (signal.aborted) break;
+          const outcome = this.onStreamEvent(event, live, next);
+          if (outcome === 'requires_action') requires = event.data as Run;
+          if (outcome === 'completed') completed = true;
+        }
+        throwIfAborted(signal);
+      } catch (error) {
+        await unacknowledged(error);
+      }
+      if (!requires && !completed) {
+        // A stream cut short (or a reply that was no event stream) must not pass for a finished turn.
+        throw new ConnectionError(this.providerId, `The ${this.providerId} run stream on thread ${threadId} ended before the run did (no completed, requires_action or failure event).`);
+      }
+      if (!requires) return folded();
+      const calls = requiredCalls(requires);
+      next({ text: '', role: 'assistant', contents: calls, responseId: requires.id, ...(host.name ? { authorName: host.name } : {}) });
+      rounds++;
+      const outputs =
+        behavior.maxToolRounds !== undefined && rounds > behavior.maxToolRounds
+          ? calls.map((c) => notRun(c, `not run: the limit of ${behavior.maxToolRounds} tool rounds for one run was reached.`))
+          : await this.invokeTools(calls, tools, thread, signal);
+      next({ text: '', role: 'tool', contents: outputs, responseId: requires.id });
+      stream = await runs.submitToolOutputs(
+        requires.id,
+        { thread_id: threadId, stream: true, tool_outputs: outputs.map((r) => ({ tool_call_id: r.callId, output: functionResultText(r) })) },
+        { signal },
+      );
+    }
+  }
+
+  /** Runs the requested calls (each through the function-call middleware); unknown tools are answered as not run. */
+  private async invokeTools(calls: FunctionCallContent[], tools: ReadonlyMap<string, AITool>, thread: AgentThread, signal: AbortSignal): Promise<FunctionResultContent[]> {
+    const results = await Promise.all(
+      calls.map((call) => {
+        const tool = tools.get(call.name);
+        if (!tool) return notRun(call, `unknown tool "${call.name}"; available tools: ${[...tools.keys()].join(', ') || 'none'}.`);
+        return this.host.middleware.callTool({ agent: this.host.agent, thread, call, tool }, () => tool.invoke({ call, signal, thread }));
+      }),
+    );
+    throwIfAborted(signal);
+    return results;
+  }
+
+  /** Translates one SSE event; throws on a failed run; says when the run waits for tool outputs. */
+  private onStreamEvent(event: StreamEvent, live: LiveRun, next: (u: AgentRunResponseUpdate) => void): 'requires_action' | 'completed' | undefined {
+    const name = this.host.name;
+    switch (event.event) {
+      case 'thread.run.created':
+        live.runId = event.data.id;
+        return undefined;
+      case 'thread.message.delta':
+        for (const part of event.data.delta.content ?? []) {
+          if (part.type !== 'text' || !part.text?.value) continue;
+          // Citations arrive on the delta that completes their marker; offsets are into the whole message.
+          const annotations = annotationsJson(part.text.annotations);
+          const content: AIContent = annotations.length ? { kind: 'text', text: part.text.value, additionalProperties: { annotations } } : { kind: 'text', text: part.text.value };
+          next({ text: part.text.value, role: 'assistant', contents: [content], messageId: event.data.id, responseId: live.runId, ...(name ? { authorName: name } : {}) });
+        }
+        return undefined;
+      case 'thread.run.step.delta': {
+        const details = event.data.delta.step_details;
+        if (details?.type !== 'tool_calls') return undefined;
+        for (const c of details.tool_calls ?? []) {
+          if (c.type !== 'function') continue;
+          next({ text: '', role: 'assistant', contents: [], responseId: live.runId, toolCallDelta: { index: c.index, callId: c.id, name: c.function?.name ?? undefined, argumentsDelta: c.function?.arguments ?? '' } });
+        }
+        return undefined;
+      }
+      case 'thread.run.requires_action':
+        return 'requires_action';
+      case 'thread.run.completed': {
+        const usage = usageOf(event.data);
+        if (usage) next({ text: '', contents: [{ kind: 'usage', usage }], responseId: event.data.id });
+        return 'completed';
+      }
+      case 'thread.run.failed':
+      case 'thread.run.cancelled':
+      case 'thread.run.expired':
+      case 'thread.run.incomplete':
+        throw this.runError(event.data);
+      default:
+        return undefined;
+    }
+  }
+
+  /** Uploads the input's files (recorded with the thread, deleted with it) and returns the thread messages. */
+  private async upload(thread: AgentThread, prepared: PreparedInput, signal: AbortSignal): Promise<MessageCreateParams[]> {
+    const { messages, uploaded } = await sendablePlan(this.host.client, prepared.plan, signal);
+    this.host.threads.recordUploads(thread, uploaded);
+    return messages;
+  }
+
+  private runParams(assistant: OpenAIAssistantDefinition, thread: AgentThread, prepared: PreparedInput, additionalMessages: MessageCreateParams[], options: OpenAIAssistantRunOptions) {
+    const invocation = options.invocationOptions ?? {};
+    const own = readThreadState(thread.state);
+    // Precedence: invocation > thread > assistant.
+    const merged: OpenAIAssistantExecutionOptions = mergeExecutionOptions(assistant.executionOptions, own.executionOptions, { ...invocation, responseFormat: prepared.responseFormat });
+    const additional = [merged.additionalInstructions, ...prepared.system].filter((s): s is string => !!s);
+    const ownTools = this.host.tools;
+    const tools = options.tools?.length ? new Map([...ownTools, ...toolMap(options.tools)]) : ownTools;
+    const params: RunCreateParams = {
+      // A thread keeps running on the assistant it was made with (recorded in its state).
+      assistant_id: own.assistantId ?? assistant.id!,
+      model: invocation.model,
+      instructions: invocation.instructions,
+      additional_instructions: additional.length ? additional.join('\n') : undefined,
+      additional_messages: additionalMessages,
+      max_prompt_tokens: merged.maxPromptTokens,
+      max_completion_tokens: merged.maxCompletionTokens,
+      parallel_tool_calls: merged.parallelToolCalls,
+      truncation_strategy: merged.truncationMessageCount ? { type: 'last_messages', last_messages: merged.truncationMessageCount } : undefined,
+      temperature: merged.temperature,
+      top_p: merged.topP,
+      metadata: invocation.metadata,
+      tool_choice: toolChoice(merged.toolCallBehavior?.toolChoice),
+      response_format: responseFormatParam(merged.responseFormat as OpenAIAssistantResponseFormatJson | undefined),
+    };
+    // Run-scoped tools replace the assistant's tool list for this run only.
+    if (options.tools?.length || invocation.enableCodeInterpreter !== undefined || invocation.enableFileSearch !== undefined) {
+      params.tools = [
+        ...hostedTools(invocation.enableCodeInterpreter ?? assistant.enableCodeInterpreter, invocation.enableFileSearch ?? assistant.enableFileSearch),
+        ...[...tools.values()].map((t) => functionTool(t.declaration)),
+      ];
+    }
+    for (const key of Object.keys(params) as (keyof RunCreateParams)[]) if (params[key] === undefined) delete params[key];
+    return { params, tools, behavior: merged.toolCallBehavior ?? {} };
+  }
+
+  private runError(run: Run): AssistantRunError {
+    const lastError = run.last_error ? { code: run.last_error.code, message: run.last_error.message } : run.incomplete_details ? { message: `incomplete: ${run.incomplete_details.reason}` } : undefined;
+    return new AssistantRunError(this.providerId, run.id, run.thread_id, run.status, lastError);
+  }
+
+  private authored(message: ChatMessage): ChatMessage {
+    const name = this.host.name;
+    return name !== undefined && message.authorName === undefined ? { ...message, authorName: name } : message;
+  }
+}
+
+/**
+ * Checks a turn's input before any request: every message must fit an assistant thread (system
+ * text becomes additional instructions) and the run's response format must be valid.
+ */
+function prepareInput(input: ChatMessage[], options: OpenAIAssistantRunOptions): PreparedInput {
+  const invocation = options.invocationOptions ?? {};
+  const extra = [...input.map((m, i) => [m, `input[${i}]`] as const), ...(invocation.additionalMessages ?? []).map((m, i) => [m, `invocationOptions.additionalMessages[${i}]`] as const)];
+  return {
+    plan: extra.filter(([m]) => m.role !== 'system').map(([m, path]) => planThreadMessage(m, path)),
+    system: extra.filter(([m]) => m.role === 'system').map(([m]) => messageText(m)),
+    responseFormat: invocation.responseFormat === undefined ? undefined : parseResponseFormat(invocation.responseFormat, 'invocationOptions.responseFormat'),
+  };
+}
+
+function requiredCalls(run: Run): FunctionCallContent[] {
+  return (run.required_action?.submit_tool_outputs.tool_calls ?? []).map((c) => ({ kind: 'function-call', callId: c.id, name: c.function.name, arguments: c.function.arguments }));
+}
+
+function notRun(c: FunctionCallContent, error: string): FunctionResultContent {
+  return { kind: 'function-result', callId: c.callId, error };
+}
+
+function toolChoice(choice: OpenAIAssistantToolCallBehavior['toolChoice']): RunCreateParams['tool_choice'] {
+  if (choice === undefined) return undefined;
+  if (typeof choice === 'string') return choice;
+  return { type: 'function', function: { name: choice.name } };
+}
+
+function usageOf(run: Run): UsageDetails | undefined {
+  if (!run.usage) return undefined;
+  return addUsage(undefined, { inputTokens: run.usage.prompt_tokens, outputTokens: run.usage.completion_tokens, totalTokens: run.usage.total_tokens });
+}

@@ -1,0 +1,71 @@
+import { expect } from 'chai';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Emulator } from 'skein/testing';
+import { runSkein } from '../cli/cli-process.js';
+
+describe('history: skein threads show / fork (the real CLI process against the emulator)', function () {
+  this.timeout(120_000);
+  let emulator: Emulator;
+  let dir: string;
+  before(async () => {
+    emulator = await Emulator.start();
+    dir = await mkdtemp(path.join(tmpdir(), 'skein-hist-cli-'));
+    await writeFile(
+      path.join(dir, 'skein.yaml'),
+      [
+        'plugins:',
+        `  openai: { apiKey: test, baseURL: "${emulator.openaiBaseURL}", maxRetries: 0 }`,
+        'agents:',
+        '  helper: { client: openai-chat, model: emu }',
+        '  keeper: { client: openai-responses, model: emu, conversation: true }',
+        '',
+      ].join('\n'),
+    );
+  });
+  after(async () => {
+    await emulator.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const skein = (args: string[], input?: string) => runSkein(args, { cwd: dir, input });
+  const config = () => path.join(dir, 'skein.yaml');
+
+  it('forks a message-store thread at a message into a new registry thread that continues from there', async () => {
+    const made = await skein(['chat', '--config', config(), '--agent', 'helper', '--thread', 'orig'], 'My name is Ada\nMy name is Bo\n');
+    expect(made.code, made.stderr).to.equal(0);
+    const forked = await skein(['threads', 'fork', 'orig', '--at', '1', '--as', 'branch']);
+    expect(forked.code, forked.stderr).to.equal(0);
+    expect(forked.stdout).to.contain('Forked thread orig at message 1 into branch (2 messages).');
+    const show = await skein(['threads', 'show', 'branch']);
+    expect(show.stdout).to.contain('messages: 2');
+    expect(show.stdout).to.contain('My name is Ada');
+    expect(show.stdout).to.not.contain('My name is Bo');
+    const resumed = await skein(['chat', '--config', config(), '--agent', 'helper', '--thread', 'branch'], "What's my name?\n");
+    expect(resumed.stdout).to.contain('Your name is Ada.');
+    expect((await skein(['threads', 'show', 'orig'])).stdout).to.contain('messages: 4');
+  });
+
+  it('shows a service thread’s messages read from the service, and forks it', async () => {
+    const made = await skein(['chat', '--config', config(), '--agent', 'keeper', '--thread', 'svc'], 'My name is Gus\n');
+    expect(made.code, made.stderr).to.equal(0);
+    const show = await skein(['threads', 'show', 'svc']);
+    expect(show.code, show.stderr).to.equal(0);
+    expect(show.stdout).to.match(/service thread: conv_/);
+    expect(show.stdout).to.contain('messages: 2');
+    expect(show.stdout).to.contain('My name is Gus');
+    const forked = await skein(['threads', 'fork', 'svc']);
+    expect(forked.code, forked.stderr).to.equal(0);
+    expect(forked.stdout).to.match(/Forked thread svc into [A-Za-z0-9_-]+ \(2 messages\)/);
+  });
+
+  it('rejects a bad --at with a usage error and an index out of range with the typed error, saving nothing', async () => {
+    const bad = await skein(['threads', 'fork', 'orig', '--at', 'two']);
+    expect(bad.code).to.not.equal(0);
+    expect(bad.stderr).to.contain('--at takes a message index');
+    const far = await skein(['threads', 'fork', 'orig', '--at', '99', '--as', 'never']);
+    expect(far.code).to.not.equal(0);
+    expect(far.stderr).to.contain('from 0 to 3');
+    expect((await skein(['threads', 'show', 'never'])).code).to.not.equal(0);
+  });
+});
