@@ -17,7 +17,7 @@ import { agentToken } from '../container/agent-token.js';
 import { readConfigFile } from '../container/config-file.js';
 import { createContainer } from '../container/create-container.js';
 import type { SkeinConfig } from '../container/skein-config.js';
-import { ConfigurationError, ServiceError, SkeinError, ThreadBusyError, ThreadCompatibilityError, SerializationError, NotFoundError } from '../errors/skein-error.js';
+import { ConfigurationError, ForkUnsupportedError, HistoryPositionError, ServiceError, SkeinError, ThreadBusyError, ThreadCompatibilityError, SerializationError, NotFoundError } from '../errors/skein-error.js';
 import { approvalResponse, type ChatMessage, messageText, textMessage } from '../messages/chat-message.js';
 import { addUsage, type UsageDetails } from '../messages/content.js';
 import { AccessToken } from '../http/access-token.js';
@@ -327,6 +327,7 @@ class DevUIServer {
         if (id !== undefined && parts.length === 3 && method === 'GET') return await this.#getThread(res, id);
         if (id !== undefined && action === 'json' && method === 'GET') return await this.#download(res, id);
         if (id !== undefined && action === 'traces' && method === 'GET') return await this.#traces(res, id);
+        if (id !== undefined && action === 'fork' && method === 'POST') return await this.#fork(req, res, id);
         if (id !== undefined && parts.length === 3 && method === 'DELETE') return await this.#delete(res, id, url.searchParams.get('confirm') === '1');
       }
       throw new HttpError(404, `No API route ${method} ${url.pathname}.`);
@@ -392,6 +393,35 @@ class DevUIServer {
     const at = Math.max(0, ...words.map((w) => lower.indexOf(w)).filter((i) => i >= 0).slice(0, 1));
     const start = Math.max(0, at - 30);
     return { in: 'messages', excerpt: `${start > 0 ? '…' : ''}${text.slice(start, at + 60).replace(/\s+/g, ' ').trim()}${at + 60 < text.length ? '…' : ''}` };
+  }
+
+  /**
+   * Forks a thread at one of its messages (`agent.forkThread`): a new, independent entry holding
+   * the history up to and including that message; the original is untouched.
+   */
+  async #fork(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+    const body = asObject(await readJsonBody(req), 'The request body');
+    if (typeof body.at !== 'number' || !Number.isInteger(body.at) || body.at < 0) {
+      throw new HttpError(400, `"at" must be the index of a message of the thread (0 is the first); got ${JSON.stringify(body.at)}.`);
+    }
+    const entry = await this.#entry(id);
+    if (this.#busyThreads.has(id)) throw new HttpError(409, 'This thread is running a turn; fork it when the turn ends.', 'ThreadBusyError');
+    const agent = this.#agent(entry.agent);
+    const fork = await agent.forkThread(await agent.deserializeThread(entry.serialized), { at: body.at });
+    const now = timestamp();
+    const forked: ThreadIndexEntry = {
+      id: ThreadIndex.newId(),
+      agent: entry.agent,
+      title: `${entry.title} (fork at message ${body.at + 1})`,
+      createdAt: now,
+      updatedAt: now,
+      serialized: await fork.serialize(),
+    };
+    setPendingCount(forked, fork);
+    // A service keeps the fork's history; the Dev UI shows it as the service returns it.
+    if (!fork.messageStore) forked.transcript = await agent.getMessages(fork).catch(() => []);
+    await this.index.put(forked);
+    sendJson(res, 201, { thread: summarize(forked) });
   }
 
   /** Renames a thread (the Dev UI's title; the history is untouched). */
@@ -905,8 +935,10 @@ function describeError(error: unknown): { status: number; body: { name: string; 
       if (error.requestId !== undefined) body.requestId = error.requestId;
     }
     const status =
-      error instanceof SerializationError || error instanceof ThreadCompatibilityError
+      error instanceof SerializationError || error instanceof ThreadCompatibilityError || error instanceof HistoryPositionError
         ? 400
+        : error instanceof ForkUnsupportedError
+          ? 409
         : error instanceof ThreadBusyError
           ? 409
           : error instanceof NotFoundError

@@ -705,4 +705,19 @@ describe('Dev UI in headless Chromium', function () {
       expect(await sidebarTitles()).to.deep.equal(['My name is Quentin', 'Dinner plans']);
     });
   });
+
+  describe('fork from here', () => {
+    it('forks an opened thread at a message: the fork opens with the history up to it and continues on its own', async () => {
+      await send('My name is Ann');
+      await send('My name is Bea');
+      await openThread('My name is Ann');
+      expect(await page.locator('.message button.fork').count()).to.equal(4);
+      await page.getByRole('button', { name: 'Fork the thread from message 2' }).click();
+      await page.waitForFunction(() => document.getElementById('thread-title')?.textContent === 'My name is Ann (fork at message 2)');
+      expect(await page.locator('.message').count()).to.equal(2);
+      await send("What's my name?");
+      expect((await assistantTexts()).at(-1)).to.equal('Your name is Ann.');
+      expect(await sidebarTitles()).to.deep.equal(['My name is Ann (fork at message 2)', 'My name is Ann']);
+    });
+  });
 });

@@ -385,9 +385,17 @@ function showToolResult(callId: string, result: unknown, error: string | undefin
   if (!attachToolResult(callId, result, error)) new MessageView('tool').addToolResult(callId, result, error);
 }
 
-function renderMessage(message: ViewMessage, pendingIds: ReadonlySet<string> = new Set()): void {
+function renderMessage(message: ViewMessage, pendingIds: ReadonlySet<string> = new Set(), forkAt?: number): void {
   const onlyResults = message.role === 'tool' && message.contents.every((c) => c.kind === 'function-result');
   const view = onlyResults ? undefined : new MessageView(message.role, message.authorName, message.createdAt ?? '');
+  if (view && forkAt !== undefined) {
+    const fork = el('button', 'fork', 'Fork from here');
+    fork.type = 'button';
+    fork.dataset.at = String(forkAt);
+    fork.setAttribute('aria-label', `Fork the thread from message ${forkAt + 1}`);
+    fork.addEventListener('click', () => void forkThread(forkAt).catch(showError));
+    view.node.querySelector('.message-head')!.append(fork);
+  }
   for (const content of message.contents) {
     if (content.kind === 'text') view?.appendText((content as { text: string }).text);
     else if (content.kind === 'function-call') {
@@ -733,7 +741,8 @@ async function openThread(id: string): Promise<void> {
   historyNote.hidden = view.history !== 'transcript';
   historyNote.textContent = 'The service keeps this thread\'s history; shown here are the messages exchanged through this Dev UI.';
   const pendingIds = new Set(view.pendingApprovals.map((p) => p.callId));
-  for (const message of view.messages) renderMessage(message, pendingIds);
+  // A store thread's messages are its history, so each can be a fork point (agent.forkThread).
+  view.messages.forEach((message, i) => renderMessage(message, pendingIds, view.history === 'store' ? i : undefined));
   // The thread's state keeps the calls waiting for approval, so they are asked again after a reload.
   for (const request of view.pendingApprovals) showApproval(request);
   showThreadTraces(traces);
@@ -748,6 +757,15 @@ function newChat(): void {
   messages.replaceChildren();
   resetApprovals();
   input.focus();
+}
+
+/** A new, independent thread holding the history up to and including message `at`; it opens at once. */
+async function forkThread(at: number): Promise<void> {
+  const thread = currentThread;
+  if (!thread || running) return;
+  const { thread: fork } = await api<{ thread: ThreadSummary }>(`/api/threads/${encodeURIComponent(thread.id)}/fork`, { method: 'POST', body: JSON.stringify({ at }) });
+  await loadThreads();
+  await openThread(fork.id);
 }
 
 async function renameThread(): Promise<void> {

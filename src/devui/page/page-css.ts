@@ -32,6 +32,7 @@ button:disabled { opacity: .5; cursor: default; }
 .message[data-role="system"] { background: #f2f2f2; }
 .message-head { display: flex; gap: 8px; align-items: baseline; margin-bottom: 2px; }
 .message .author { font-size: 12px; font-weight: 600; color: #4b5563; }
+.message .fork { margin-left: auto; font-size: 11px; padding: 0 6px; }
 .message .time { font-size: 11px; color: #6b7280; }
 .message .text { white-space: pre-wrap; word-wrap: break-word; }
 .message .text.markdown { white-space: normal; }
