@@ -4,8 +4,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Container } from 'inversify';
-import type { Subscription } from 'rxjs';
+import type { Observer, Subscription } from 'rxjs';
+import type { TracerProvider } from '@opentelemetry/api';
 import type { AIAgent } from '../agents/ai-agent.js';
+import { ChatAgent } from '../agents/chat-agent.js';
+import type { ChatOptions } from '../clients/chat-options.js';
+import type { AITool } from '../tools/ai-tool.js';
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
 import { pendingApprovalsOf } from '../agents/function-approvals.js';
 import { responseFromUpdates } from '../clients/chat-response.js';
@@ -13,17 +17,21 @@ import { agentToken } from '../container/agent-token.js';
 import { readConfigFile } from '../container/config-file.js';
 import { createContainer } from '../container/create-container.js';
 import type { SkeinConfig } from '../container/skein-config.js';
-import { ConfigurationError, ServiceError, SkeinError, ThreadBusyError, ThreadCompatibilityError, SerializationError, NotFoundError } from '../errors/skein-error.js';
+import { ConfigurationError, ForkUnsupportedError, HistoryPositionError, ServiceError, SkeinError, ThreadBusyError, ThreadCompatibilityError, SerializationError, NotFoundError } from '../errors/skein-error.js';
 import { approvalResponse, type ChatMessage, messageText, textMessage } from '../messages/chat-message.js';
 import { addUsage, type UsageDetails } from '../messages/content.js';
 import { AccessToken } from '../http/access-token.js';
 import { assertBindable, isLoopbackAddress, isWildcardAddress } from '../http/bind-address.js';
 import { LocalRequestGuard, RequestRefusedError } from '../http/local-request-guard.js';
 import { SERVICE_THREAD_TYPE, UNSTARTED_THREAD_TYPE, type AgentThread } from '../threads/agent-thread.js';
+import { FAVICON_SVG } from './page/favicon.js';
 import { PAGE_CSS } from './page/page-css.js';
 import { PAGE_HTML } from './page/page-html.js';
 import { describeDeletion, historyIdentity, storeKeyOf } from './thread-identity.js';
 import { ThreadIndex, type ThreadIndexEntry } from './thread-index.js';
+import { TELEMETRY_PLUGIN_ID, telemetryPlugin } from '../telemetry/telemetry-plugin.js';
+import { TelemetryOptions } from '../telemetry/telemetry-middleware.js';
+import { TurnTraces } from './turn-traces.js';
 
 export interface DevUIOptions {
   /** A config file (JSON or YAML, as `createContainer(file)` reads it) or a config object. */
@@ -53,6 +61,12 @@ export interface DevUIOptions {
   threadsDir?: string;
   /** Environment for `${VAR}` interpolation in a config file. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Keep the messages sent to and received from the model in each turn's trace (the telemetry
+   * plugin's `captureContent`). Default: the config's telemetry setting, else
+   * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`, else off.
+   */
+  captureContent?: boolean;
 }
 
 export interface DevUI {
@@ -89,6 +103,8 @@ export interface ThreadSummary {
   pendingApprovals: number;
   /** Exactly what `DELETE` deletes: the title, and the store and key or the service thread. */
   deletion: string;
+  /** With `?q=`: where the words were found (the title, or the messages with an excerpt). */
+  match?: { in: 'title' } | { in: 'messages'; excerpt: string };
 }
 
 /** How `POST /api/threads/import` placed a file: a new entry, the entry already listed for its history, or a real copy. */
@@ -138,7 +154,11 @@ function timestamp(): string {
   lastStamp = Math.max(Date.now(), lastStamp + 1);
   return new Date(lastStamp).toISOString();
 }
-const CLIENT_SCRIPT = new URL('./page/devui-client.js', import.meta.url);
+/** The page's scripts (compiled with the package), by the address the page loads them from. */
+const PAGE_SCRIPTS = new Map([
+  ['/app.js', new URL('./page/devui-client.js', import.meta.url)],
+  ['/markdown.js', new URL('./page/markdown.js', import.meta.url)],
+]);
 
 /**
  * Starts the Dev UI: a local web page to chat with the agents a config describes and to inspect,
@@ -150,7 +170,8 @@ export async function startDevUI(options: DevUIOptions): Promise<DevUI> {
   if (typeof options.token === 'string' && options.token.length < AccessToken.MIN_LENGTH) {
     throw new ConfigurationError(`token: expected at least ${AccessToken.MIN_LENGTH} characters, found ${options.token.length}. Leave it out for a random one.`);
   }
-  const { container, agents } = await loadAgents(options.config, options.env);
+  const traces = await traceCollector();
+  const { container, agents, captureContent } = await loadAgents(options.config, options.env, traces, options.captureContent);
   const threads = new ThreadIndex(path.resolve(options.threadsDir ?? path.join(process.cwd(), '.skein', 'devui-threads')));
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
@@ -174,7 +195,7 @@ export async function startDevUI(options: DevUIOptions): Promise<DevUI> {
   const host = isWildcardAddress(address) ? (address.includes(':') ? '[::1]' : '127.0.0.1') : bracketed(address);
   const url = `http://${host}:${port}`;
   const pageUrl = token ? `${url}/?token=${token.value}` : url;
-  const app = new DevUIServer(container, agents, threads, guard, token, url);
+  const app = new DevUIServer(container, agents, threads, guard, token, url, { collector: traces?.collector, captureContent });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => void app.handle(req, res));
   const warn = options.warn ?? ((message: string) => console.warn(message));
   for (const warning of startWarnings({ address: `${bracketed(address)}:${port}`, exposed: !isLoopbackAddress(address), token: token !== undefined, url, threads: threads.directory, guard })) warn(warning);
@@ -210,7 +231,26 @@ function startWarnings(at: { address: string; exposed: boolean; token: boolean; 
   return warnings;
 }
 
-async function loadAgents(config: string | SkeinConfig, env?: NodeJS.ProcessEnv): Promise<{ container: Container; agents: Map<string, AgentInfo> }> {
+/**
+ * The Dev UI's own tracer provider with the turn-trace collector on it. The OpenTelemetry SDK is
+ * loaded only here, and only if installed: without it the Dev UI runs, without traces.
+ */
+async function traceCollector(): Promise<{ collector: TurnTraces; provider: TracerProvider } | undefined> {
+  try {
+    const { BasicTracerProvider } = await import('@opentelemetry/sdk-trace-base');
+    const collector = new TurnTraces();
+    return { collector, provider: new BasicTracerProvider({ spanProcessors: [collector] }) };
+  } catch {
+    return undefined;
+  }
+}
+
+async function loadAgents(
+  config: string | SkeinConfig,
+  env: NodeJS.ProcessEnv | undefined,
+  traces: { provider: TracerProvider } | undefined,
+  captureContent: boolean | undefined,
+): Promise<{ container: Container; agents: Map<string, AgentInfo>; captureContent: boolean }> {
   let resolved: SkeinConfig;
   if (typeof config === 'string') {
     // readConfigFile + createContainer(config) is what createContainer(file) does; it also gives us the agent names.
@@ -220,12 +260,21 @@ async function loadAgents(config: string | SkeinConfig, env?: NodeJS.ProcessEnv)
   } else {
     resolved = config;
   }
+  // Telemetry goes first (its spans wrap other middleware); a configured one is kept and pointed at the Dev UI's provider too.
+  const configured = resolved.plugins?.some((plugin) => plugin.id === TELEMETRY_PLUGIN_ID) ?? false;
+  if (traces && !configured) resolved = { ...resolved, plugins: [telemetryPlugin(), ...(resolved.plugins ?? [])] };
   const container = createContainer(resolved);
+  let capturing = false;
+  if (container.isBound(TelemetryOptions)) {
+    const options = container.get<TelemetryOptions>(TelemetryOptions);
+    capturing = captureContent ?? options.captureContent ?? process.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.toLowerCase() === 'true';
+    if (traces) container.rebind<TelemetryOptions>(TelemetryOptions).toConstantValue({ ...options, tracerProvider: traces.provider, captureContent: capturing });
+  }
   const agents = new Map<string, AgentInfo>();
   for (const [name, agentConfig] of Object.entries(resolved.agents ?? {})) {
     agents.set(name, { name, displayName: agentConfig.name, description: agentConfig.description, client: agentConfig.client });
   }
-  return { container, agents };
+  return { container, agents, captureContent: capturing };
 }
 
 class DevUIServer {
@@ -239,6 +288,7 @@ class DevUIServer {
     private readonly guard: LocalRequestGuard,
     private readonly token: AccessToken | undefined,
     private readonly url: string,
+    private readonly tracing: { collector: TurnTraces | undefined; captureContent: boolean },
   ) {}
 
   async close(server: Server): Promise<void> {
@@ -256,23 +306,28 @@ class DevUIServer {
       const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
       const method = req.method ?? 'GET';
       if (method === 'GET' && url.pathname === '/') return sendText(res, 200, 'text/html; charset=utf-8', PAGE_HTML);
+      if (method === 'GET' && (url.pathname === '/favicon.svg' || url.pathname === '/favicon.ico')) return sendText(res, 200, 'image/svg+xml', FAVICON_SVG);
       if (method === 'GET' && url.pathname === '/app.css') return sendText(res, 200, 'text/css; charset=utf-8', PAGE_CSS);
-      if (method === 'GET' && url.pathname === '/app.js') {
-        return sendText(res, 200, 'text/javascript; charset=utf-8', await readFile(CLIENT_SCRIPT, 'utf8'));
-      }
+      const script = method === 'GET' ? PAGE_SCRIPTS.get(url.pathname) : undefined;
+      if (script) return sendText(res, 200, 'text/javascript; charset=utf-8', await readFile(script, 'utf8'));
       if (parts[0] !== 'api') throw new HttpError(404, `No page at ${url.pathname}.`);
       const [, resource, id, action] = parts;
       if (resource === 'session' && parts.length === 2 && method === 'POST') return await this.#startSession(req, res);
       const unauthorized = this.token?.check(req, `open the address the Dev UI printed when it started (${this.url}/?token=...), or send Authorization: Bearer <token>. Start it with --no-token to turn the check off.`);
       if (unauthorized) throw unauthorized;
       if (resource === 'agents' && parts.length === 2 && method === 'GET') return sendJson(res, 200, { agents: [...this.agents.values()] });
+      if (resource === 'agents' && action === 'tools' && parts.length === 4 && method === 'GET') return sendJson(res, 200, { tools: this.#tools(id).map(describeTool) });
+      if (resource === 'agents' && action === 'tools' && parts.length === 5 && method === 'POST') return await this.#runTool(req, res, id, parts[4]!);
       if (resource === 'chat' && parts.length === 2 && method === 'POST') return await this.#chat(req, res);
       if (resource === 'runs' && action === 'stop' && method === 'POST') return sendJson(res, 200, { stopped: this.#stop(id!) });
       if (resource === 'threads') {
-        if (parts.length === 2 && method === 'GET') return sendJson(res, 200, { threads: await this.#summaries() });
+        if (parts.length === 2 && method === 'GET') return sendJson(res, 200, { threads: await this.#summaries(url.searchParams) });
+        if (id !== undefined && parts.length === 3 && method === 'PATCH') return await this.#rename(req, res, id);
         if (id === 'import' && parts.length === 3 && method === 'POST') return await this.#import(req, res);
         if (id !== undefined && parts.length === 3 && method === 'GET') return await this.#getThread(res, id);
         if (id !== undefined && action === 'json' && method === 'GET') return await this.#download(res, id);
+        if (id !== undefined && action === 'traces' && method === 'GET') return await this.#traces(res, id);
+        if (id !== undefined && action === 'fork' && method === 'POST') return await this.#fork(req, res, id);
         if (id !== undefined && parts.length === 3 && method === 'DELETE') return await this.#delete(res, id, url.searchParams.get('confirm') === '1');
       }
       throw new HttpError(404, `No API route ${method} ${url.pathname}.`);
@@ -301,9 +356,86 @@ class DevUIServer {
   }
 
   /** Every entry's summary; entries left sharing one history (by an older Dev UI) name each other. */
-  async #summaries(): Promise<ThreadSummary[]> {
+  async #summaries(query: URLSearchParams): Promise<ThreadSummary[]> {
     const entries = await this.index.list();
-    return entries.map((entry) => summarize(entry, sharingWith(entry, entries)));
+    const agent = query.get('agent') || undefined;
+    if (agent !== undefined && !this.agents.has(agent)) throw new HttpError(400, `Unknown agent ${JSON.stringify(agent)} in ?agent=; configured agents: ${[...this.agents.keys()].join(', ')}.`);
+    const words = (query.get('q') ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+    const shown: ThreadSummary[] = [];
+    for (const entry of entries) {
+      if (agent !== undefined && entry.agent !== agent) continue;
+      const summary = summarize(entry, sharingWith(entry, entries));
+      if (words.length) {
+        const match = await this.#match(entry, words);
+        if (!match) continue;
+        summary.match = match;
+      }
+      shown.push(summary);
+    }
+    return shown;
+  }
+
+  /**
+   * Where a thread holds every search word: its title, else its messages (read from its store, or
+   * the Dev UI's transcript for a service thread), with a short excerpt around the first word.
+   */
+  async #match(entry: ThreadIndexEntry, words: readonly string[]): Promise<ThreadSummary['match'] | undefined> {
+    if (words.every((w) => entry.title.toLowerCase().includes(w))) return { in: 'title' };
+    let messages: readonly ChatMessage[] = entry.transcript ?? [];
+    if (!entry.transcript && entry.serialized.$type !== UNSTARTED_THREAD_TYPE) {
+      // A thread whose agent or store is gone cannot be searched; it is simply not a match.
+      const thread = await this.#agent(entry.agent).deserializeThread(entry.serialized).catch(() => undefined);
+      messages = (await thread?.messageStore?.listMessages().catch(() => undefined)) ?? [];
+    }
+    const text = messages.map((m) => messageText(m)).join('\n');
+    const lower = text.toLowerCase();
+    if (!words.every((w) => lower.includes(w) || entry.title.toLowerCase().includes(w))) return undefined;
+    const at = Math.max(0, ...words.map((w) => lower.indexOf(w)).filter((i) => i >= 0).slice(0, 1));
+    const start = Math.max(0, at - 30);
+    return { in: 'messages', excerpt: `${start > 0 ? '…' : ''}${text.slice(start, at + 60).replace(/\s+/g, ' ').trim()}${at + 60 < text.length ? '…' : ''}` };
+  }
+
+  /**
+   * Forks a thread at one of its messages (`agent.forkThread`): a new, independent entry holding
+   * the history up to and including that message; the original is untouched.
+   */
+  async #fork(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+    const body = asObject(await readJsonBody(req), 'The request body');
+    if (typeof body.at !== 'number' || !Number.isInteger(body.at) || body.at < 0) {
+      throw new HttpError(400, `"at" must be the index of a message of the thread (0 is the first); got ${JSON.stringify(body.at)}.`);
+    }
+    const entry = await this.#entry(id);
+    if (this.#busyThreads.has(id)) throw new HttpError(409, 'This thread is running a turn; fork it when the turn ends.', 'ThreadBusyError');
+    const agent = this.#agent(entry.agent);
+    const fork = await agent.forkThread(await agent.deserializeThread(entry.serialized), { at: body.at });
+    const now = timestamp();
+    const forked: ThreadIndexEntry = {
+      id: ThreadIndex.newId(),
+      agent: entry.agent,
+      title: `${entry.title} (fork at message ${body.at + 1})`,
+      createdAt: now,
+      updatedAt: now,
+      serialized: await fork.serialize(),
+    };
+    setPendingCount(forked, fork);
+    // A service keeps the fork's history; the Dev UI shows it as the service returns it.
+    if (!fork.messageStore) forked.transcript = await agent.getMessages(fork).catch(() => []);
+    await this.index.put(forked);
+    sendJson(res, 201, { thread: summarize(forked) });
+  }
+
+  /** Renames a thread (the Dev UI's title; the history is untouched). */
+  async #rename(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+    const body = asObject(await readJsonBody(req), 'The request body');
+    const title = typeof body.title === 'string' ? body.title.trim().replace(/\s+/g, ' ') : undefined;
+    if (!title || title.length > 200) {
+      throw new HttpError(400, `"title" must be a non-empty string of at most 200 characters; got ${typeof body.title === 'string' ? `${body.title.trim().length} characters` : JSON.stringify(body.title)}.`);
+    }
+    const entry = await this.#entry(id);
+    if (this.#busyThreads.has(id)) throw new HttpError(409, 'This thread is running a turn; rename it when the turn ends.', 'ThreadBusyError');
+    const renamed = { ...entry, title };
+    await this.index.put(renamed);
+    sendJson(res, 200, { thread: summarize(renamed) });
   }
 
   #agent(name: unknown): AIAgent {
@@ -311,6 +443,34 @@ class DevUIServer {
       throw new HttpError(400, `Unknown agent ${JSON.stringify(name)}; configured agents: ${[...this.agents.keys()].join(', ') || 'none'}.`);
     }
     return this.container.get(agentToken(name));
+  }
+
+  /** The agent's local tools (a ChatAgent's; other agents' tools run on their service). */
+  #tools(agentName: string | undefined): AITool[] {
+    const agent = this.#agent(agentName);
+    return agent instanceof ChatAgent ? agent.tools : [];
+  }
+
+  /**
+   * Runs one of the agent's tools by hand, outside any conversation: no thread, no model. The
+   * click is the user's own decision, so a tool that asks for approval in a conversation runs too.
+   */
+  async #runTool(req: IncomingMessage, res: ServerResponse, agentName: string | undefined, toolName: string): Promise<void> {
+    const tools = this.#tools(agentName);
+    const tool = tools.find((t) => t.declaration.name === toolName);
+    if (!tool) throw new HttpError(404, `Agent "${agentName}" has no local tool "${toolName}"; its tools: ${tools.map((t) => t.declaration.name).join(', ') || 'none'}.`, 'NotFoundError');
+    const body = asObject(await readJsonBody(req), 'The request body');
+    const args = body.arguments ?? {};
+    asObject(args, '"arguments"');
+    const controller = new AbortController();
+    res.on('close', () => controller.abort());
+    const started = performance.now();
+    const call = { kind: 'function-call' as const, callId: `devui_${randomUUID()}`, name: toolName, arguments: JSON.stringify(args) };
+    const outcome = await tool.invoke({ signal: controller.signal, call });
+    const reply: { tool: string; arguments: unknown; durationMs: number; result?: unknown; error?: string } = { tool: toolName, arguments: args, durationMs: Math.round((performance.now() - started) * 100) / 100 };
+    if (outcome.error !== undefined) reply.error = outcome.error;
+    else reply.result = outcome.result ?? null;
+    sendJson(res, 200, reply);
   }
 
   async #entry(id: string): Promise<ThreadIndexEntry> {
@@ -330,6 +490,13 @@ class DevUIServer {
       messages: messages.map(viewMessage),
       pendingApprovals: pendingOf(thread),
     });
+  }
+
+  /** The traces of the thread's turns taken in this session (kept in memory, never sent elsewhere). */
+  async #traces(res: ServerResponse, id: string): Promise<void> {
+    await this.#entry(id);
+    const { collector, captureContent } = this.tracing;
+    sendJson(res, 200, { enabled: collector !== undefined, captureContent, traces: collector?.forThread(id) ?? [] });
   }
 
   async #download(res: ServerResponse, id: string): Promise<void> {
@@ -416,6 +583,7 @@ class DevUIServer {
       await agent.deleteThread(await agent.deserializeThread(entry.serialized));
     }
     await this.index.delete(id);
+    this.tracing.collector?.forget(id);
     sendJson(res, 200, { deleted: true, service, historyKept: shared.length > 0, deletion });
   }
 
@@ -444,6 +612,7 @@ class DevUIServer {
     }
     const agentName = existing?.agent ?? (body.agent as string);
     const agent = this.#agent(agentName);
+    const settings = parseRunSettings(body.settings, agent, agentName);
     if (threadId !== undefined && this.#busyThreads.has(threadId)) {
       throw new HttpError(409, 'This thread is already running a turn; wait for it or stop it.', 'ThreadBusyError');
     }
@@ -473,11 +642,14 @@ class DevUIServer {
       if (threadId !== undefined) this.#busyThreads.delete(threadId);
       sse.end();
     };
+    const collector = this.tracing.collector;
     const stop = () => {
       if (finished || completed) return;
       subscription.unsubscribe();
       sse.send('stopped', { message: 'Stopped. The thread is unchanged.' });
       finish();
+      // A stopped turn saves nothing, so it keeps no trace.
+      collector?.discard(runId);
       // The aborted run unwinds after this; if the agent kept results of approved tools that
       // already ran, save them once it let go of the thread, so they can never run twice.
       void whenIdle(thread).then(() => this.#keepWhatTheAgentKept(thread, agentName, existing, input, updates)).catch(() => undefined);
@@ -491,10 +663,9 @@ class DevUIServer {
         finish();
       }
     });
-    sse.send('run', { runId, threadId, agent: agentName });
+    sse.send('run', { runId, threadId, agent: agentName, ...(settings ? { settings } : {}) });
 
-    // stop() and the close handler run only after subscribe() has returned (both are async events).
-    const subscription: Subscription = agent.runStream(input, { thread }).subscribe({
+    const observer: Partial<Observer<AgentRunResponseUpdate>> = {
       next: (update) => {
         updates.push(update);
         for (const content of update.contents) {
@@ -503,9 +674,11 @@ class DevUIServer {
               if (content.text) sse.send('delta', { text: content.text, role: update.role, authorName: update.authorName });
               break;
             case 'function-call':
+              collector?.noteTool(runId, content.callId, { arguments: content.arguments });
               sse.send('tool-call', { callId: content.callId, name: content.name, arguments: content.arguments, authorName: update.authorName });
               break;
             case 'function-result':
+              collector?.noteTool(runId, content.callId, { result: content.error !== undefined ? `Error: ${content.error}` : JSON.stringify(content.result ?? null) });
               sse.send('tool-result', { callId: content.callId, result: content.result, error: content.error });
               break;
             case 'function-approval-request':
@@ -527,21 +700,41 @@ class DevUIServer {
         // The core may keep part of a failed turn (results of tools the user approved, which
         // already ran): save that, so answering again can never run a tool twice.
         void this.#keepWhatTheAgentKept(thread, agentName, existing, input, updates)
-          .then((entry) => sse.send('error', { ...describeError(error).body, ...(entry ? { thread: summarize(entry), pendingApprovals: pendingOf(thread) } : {}) }))
+          .then(async (entry) => {
+            // A failed turn on a listed thread keeps its trace: the error is what the user wants to see.
+            await this.#sendTrace(sse, runId, entry?.id ?? threadId);
+            sse.send('error', { ...describeError(error).body, ...(entry ? { thread: summarize(entry), pendingApprovals: pendingOf(thread) } : {}) });
+          })
           .catch(() => sse.send('error', describeError(error).body))
           .finally(finish);
       },
       complete: () => {
         completed = true;
         void this.#commit(thread, agentName, existing, input, updates)
-          .then((entry) => {
+          .then(async (entry) => {
+            await this.#sendTrace(sse, runId, entry.id);
             sse.send('usage', { usage: usage ?? {} });
             sse.send('done', { thread: summarize(entry), usage: usage ?? {}, pendingApprovals: pendingOf(thread) });
           })
           .catch((error: unknown) => sse.send('error', describeError(error).body))
           .finally(finish);
       },
-    });
+    };
+    // stop() and the close handler run only after subscribe() has returned (both are async events).
+    const chatOptions = settings ? chatOptionsOf(settings, agent) : undefined;
+    const subscribe = () => agent.runStream(input, { thread, ...(chatOptions ? { chatOptions } : {}) }).subscribe(observer);
+    const subscription: Subscription = collector ? collector.inRun(runId, settings ? { ...settings } : undefined, subscribe) : subscribe();
+  }
+
+  /** Files the run's trace under its thread and sends it to the page (after its last span ended); a run on no thread keeps none. */
+  async #sendTrace(sse: SseWriter, runId: string, threadId: string | undefined): Promise<void> {
+    const collector = this.tracing.collector;
+    if (!collector) return;
+    if (threadId === undefined) return collector.discard(runId);
+    collector.assign(runId, threadId);
+    await collector.settled(runId);
+    const trace = collector.forThread(threadId).find((t) => t.runId === runId);
+    if (trace) sse.send('trace', { trace, captureContent: this.tracing.captureContent });
   }
 
   /** Saves a failed turn's thread only when the agent changed it (it kept settled approvals). */
@@ -566,7 +759,9 @@ class DevUIServer {
     if (thread.messageStore) {
       delete entry.transcript;
     } else {
-      const produced = responseFromUpdates(updates.map((u) => ({ ...u, role: u.role ?? 'assistant' }))).messages.map((m) => withAuthor(m, updates));
+      const produced = responseFromUpdates(updates.map((u) => ({ ...u, role: u.role ?? 'assistant' })))
+        .messages.map((m) => withAuthor(m, updates))
+        .map((m) => (m.createdAt ? m : { ...m, createdAt: now }));
       // The user's side of the turn as one message: approval answers first, then the typed text.
       const sent: ChatMessage = { role: 'user', contents: input.flatMap((m) => m.contents), createdAt: now };
       entry.transcript = [...(existing?.transcript ?? []), sent, ...produced];
@@ -574,6 +769,63 @@ class DevUIServer {
     await this.index.put(entry);
     return entry;
   }
+}
+
+/** Settings for one run, as the page sends them with a turn (`settings` on `POST /api/chat`). */
+export interface RunSettings {
+  temperature?: number;
+  maxOutputTokens?: number;
+  model?: string;
+  /** Added after the agent's own instructions for this run only. */
+  instructions?: string;
+}
+
+/** Checks `settings` of a chat request; only agents that build their own model requests (ChatAgent) take them. */
+function parseRunSettings(value: unknown, agent: AIAgent, agentName: string): RunSettings | undefined {
+  if (value === undefined || value === null) return undefined;
+  const raw = asObject(value, '"settings"');
+  const settings: RunSettings = {};
+  for (const key of Object.keys(raw)) {
+    if (!['temperature', 'maxOutputTokens', 'model', 'instructions'].includes(key)) {
+      throw new HttpError(400, `settings.${key} is not a run setting; expected temperature, maxOutputTokens, model or instructions.`);
+    }
+  }
+  if (raw.temperature !== undefined) {
+    if (typeof raw.temperature !== 'number' || !(raw.temperature >= 0 && raw.temperature <= 2)) {
+      throw new HttpError(400, `settings.temperature must be a number from 0 to 2; got ${JSON.stringify(raw.temperature)}.`);
+    }
+    settings.temperature = raw.temperature;
+  }
+  if (raw.maxOutputTokens !== undefined) {
+    if (typeof raw.maxOutputTokens !== 'number' || !Number.isInteger(raw.maxOutputTokens) || raw.maxOutputTokens < 1) {
+      throw new HttpError(400, `settings.maxOutputTokens must be a whole number of at least 1; got ${JSON.stringify(raw.maxOutputTokens)}.`);
+    }
+    settings.maxOutputTokens = raw.maxOutputTokens;
+  }
+  for (const key of ['model', 'instructions'] as const) {
+    const text = raw[key];
+    if (text === undefined) continue;
+    if (typeof text !== 'string') throw new HttpError(400, `settings.${key} must be a string; got ${JSON.stringify(text)}.`);
+    if (text.trim()) settings[key] = text.trim();
+  }
+  if (!Object.keys(settings).length) return undefined;
+  if (!(agent instanceof ChatAgent)) {
+    throw new HttpError(400, `Agent "${agentName}" runs on a service that sets its own model options; run settings apply to agents with a chat client (openai-chat, openai-responses). Send the turn without settings.`);
+  }
+  return settings;
+}
+
+/** The run's chat options: extra instructions go after the agent's own, the rest as given. */
+function chatOptionsOf(settings: RunSettings, agent: AIAgent): ChatOptions {
+  const { instructions, ...options } = settings;
+  const own = agent instanceof ChatAgent ? agent.instructions : undefined;
+  return instructions ? { ...options, instructions: own ? `${own}\n\n${instructions}` : instructions } : options;
+}
+
+/** What the page needs to build a tool's form. */
+function describeTool(tool: AITool): { name: string; description?: string; parameters: unknown; requiresApproval: boolean } {
+  const { name, description, parameters } = tool.declaration;
+  return { name, ...(description ? { description } : {}), parameters, requiresApproval: tool.requiresApproval === true };
 }
 
 function pendingOf(thread: AgentThread): PendingApproval[] {
@@ -683,8 +935,10 @@ function describeError(error: unknown): { status: number; body: { name: string; 
       if (error.requestId !== undefined) body.requestId = error.requestId;
     }
     const status =
-      error instanceof SerializationError || error instanceof ThreadCompatibilityError
+      error instanceof SerializationError || error instanceof ThreadCompatibilityError || error instanceof HistoryPositionError
         ? 400
+        : error instanceof ForkUnsupportedError
+          ? 409
         : error instanceof ThreadBusyError
           ? 409
           : error instanceof NotFoundError

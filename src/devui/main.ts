@@ -5,7 +5,7 @@ import { parsePort } from '../testing/emulator/cli.js';
 import { DEVUI_ARGS, serveDevUIUntilStopped } from './serve-dev-ui.js';
 
 const USAGE =
-  'Usage: node dist/src/devui/main.js --config <file> [--port N] [--host 127.0.0.1 [--expose]] [--allowed-host HOST]... [--no-token] [--threads-dir DIR] [--no-emulator]';
+  'Usage: node dist/src/devui/main.js --config <file> [--port N] [--host 127.0.0.1 [--expose]] [--allowed-host HOST]... [--no-token] [--threads-dir DIR] [--no-emulator] [--capture-content]';
 
 /**
  * Runs the Dev UI from a config file. Without OPENAI_API_KEY (and without OPENAI_BASE_URL) it

@@ -13,6 +13,7 @@ export const DEVUI_ARGS = {
   'no-token': { type: 'boolean' },
   'threads-dir': { type: 'string' },
   'no-emulator': { type: 'boolean' },
+  'capture-content': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -25,6 +26,7 @@ export interface DevUIArgs {
   'no-token'?: boolean;
   'threads-dir'?: string;
   'no-emulator'?: boolean;
+  'capture-content'?: boolean;
 }
 
 /**
@@ -47,6 +49,7 @@ export async function serveDevUIUntilStopped(
       token: !args['no-token'],
       threadsDir: args['threads-dir'],
       emulator: !args['no-emulator'],
+      captureContent: args['capture-content'] ? true : undefined,
     },
     print,
     warn,
@@ -67,6 +70,8 @@ export interface ServeDevUIOptions {
   threadsDir?: string;
   /** Start the local emulator when no OPENAI_API_KEY / OPENAI_BASE_URL is set (default true). */
   emulator?: boolean;
+  /** Keep model request and response messages in the turn traces (`--capture-content`). */
+  captureContent?: boolean;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -97,6 +102,7 @@ export async function serveDevUI(
       allowedHosts,
       token: options.token === false ? false : undefined,
       threadsDir: options.threadsDir,
+      captureContent: options.captureContent,
       env,
       warn,
     });

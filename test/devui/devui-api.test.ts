@@ -128,7 +128,7 @@ describe('Dev UI server API (no browser)', () => {
       const name = restaurant('Chez Yes');
       const { request, saved } = await askToBook(name);
       const events = await chat({ threadId: saved.id, approvals: [{ callId: request.callId, approved: true }] });
-      expect(events.map((e) => e.event).filter((e) => e !== 'delta')).to.deep.equal(['run', 'tool-result', 'usage', 'done']);
+      expect(events.map((e) => e.event).filter((e) => e !== 'delta')).to.deep.equal(['run', 'tool-result', 'trace', 'usage', 'done']);
       const result = events.find((e) => e.event === 'tool-result')!.data;
       expect(result).to.deep.include({ callId: request.callId });
       expect(result.result).to.include({ booked: true, restaurant: name, time: '19:30', people: 2 });

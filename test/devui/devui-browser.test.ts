@@ -109,7 +109,7 @@ describe('Dev UI in headless Chromium', function () {
 
     await openThread('My name is Alice');
     expect(await page.locator('.message').evaluateAll((nodes) => nodes.map((n) => (n as HTMLElement).dataset.role))).to.deep.equal(['user', 'assistant']);
-    expect(await page.locator('.message[data-role="assistant"] .author').textContent()).to.equal('assistant (assistant)');
+    expect(await page.locator('.message[data-role="assistant"] .author').textContent()).to.equal('assistant');
 
     await send("What's my name?");
     expect((await assistantTexts()).at(-1)).to.equal('Your name is Alice.');
@@ -433,6 +433,291 @@ describe('Dev UI in headless Chromium', function () {
       await openThread('My name is Ann');
       await send("What's my name?");
       expect((await assistantTexts()).at(-1)).to.equal('Your name is Ann.');
+    });
+  });
+
+  describe('page quality: no console errors, labelled keyboard-reachable controls', () => {
+    it('loads, chats, asks for approval and reopens a thread with no console error, page error or failed request', async () => {
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+      });
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      page.on('response', (response) => {
+        if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+      });
+      await open();
+      await send('call get_weather {"city":"Paris"}');
+      await send('call book_table {"restaurant":"Chez Nous","time":"19:00","people":2}');
+      await page.reload();
+      await page.waitForSelector('body[data-ready="true"]');
+      await openThread('call get_weather {"city":"Paris"}');
+      // The browser asks for an icon on its own (not always through the page's events): both addresses answer with one.
+      const icons = await page.evaluate(async () =>
+        Promise.all(['/favicon.ico', document.querySelector<HTMLLinkElement>('link[rel="icon"]')!.href].map(async (url) => {
+          const response = await fetch(url);
+          return `${response.status} ${response.headers.get('content-type')}`;
+        })),
+      );
+      expect(icons).to.deep.equal(['200 image/svg+xml', '200 image/svg+xml']);
+      expect(problems).to.deep.equal([]);
+    });
+
+    it('every control has an accessible name (from Chromium\'s accessibility tree) and Tab reaches each one', async () => {
+      await send('call get_weather {"city":"Paris"}');
+      await send('call book_table {"restaurant":"Chez Nous","time":"19:00","people":2}');
+      const cdp = await context.newCDPSession(page);
+      const unnamedControls = async (atLeast: number) => {
+        const { nodes } = (await cdp.send('Accessibility.getFullAXTree')) as { nodes: { ignored: boolean; role?: { value: string }; name?: { value: string } }[] };
+        const controlRoles = new Set(['button', 'combobox', 'textbox', 'link', 'checkbox', 'radio', 'spinbutton', 'searchbox', 'listbox', 'DisclosureTriangle']);
+        const controls = nodes.filter((n) => !n.ignored && controlRoles.has(n.role?.value ?? ''));
+        expect(controls.length).to.be.at.least(atLeast);
+        return controls.filter((n) => !n.name?.value.trim()).map((n) => n.role?.value);
+      };
+      await page.click('#run-settings summary');
+      expect(await unnamedControls(20)).to.deep.equal([]);
+      // The tool form (a modal dialog: the page behind it is inert) too.
+      await page.getByRole('button', { name: 'Run tool book_table by hand' }).click();
+      expect(await unnamedControls(5)).to.deep.equal([]);
+      await page.keyboard.press('Escape');
+
+      // Number every visible, enabled control, then Tab through the page and see which ones get focus.
+      const count = await page.evaluate(() => {
+        const all = Array.from(document.querySelectorAll<HTMLElement>('button, select, textarea, input, a[href], summary'));
+        const usable = all.filter((e) => e.checkVisibility() && !(e as HTMLButtonElement).disabled);
+        usable.forEach((e, i) => (e.dataset.kb = String(i)));
+        return usable.length;
+      });
+      const reached = new Set<string>();
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      for (let i = 0; i < count + 5; i++) {
+        await page.keyboard.press('Tab');
+        const kb = await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.kb);
+        if (kb !== undefined) reached.add(kb);
+      }
+      const missed = await page.evaluate((seen) => Array.from(document.querySelectorAll<HTMLElement>('[data-kb]')).filter((e) => !seen.includes(e.dataset.kb!)).map((e) => e.outerHTML.slice(0, 80)), [...reached]);
+      expect(missed).to.deep.equal([]);
+    });
+  });
+
+  describe('readable messages', () => {
+    /** A 1x1 PNG. */
+    const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+    it('renders the reply as Markdown; a malicious message executes nothing and stays text', async () => {
+      const hostile = [
+        '**bold** <img src=x onerror="window.__pwned=1"> <script>window.__pwned=2</script>',
+        '[click](javascript:window.__pwned=3) [docs](https://example.com/docs) [x" onmouseover="window.__pwned=4](https://example.com/")',
+        '```js',
+        'const answer = 42; // <b>not bold</b>',
+        '```',
+        'end',
+      ].join('\n');
+      await page.fill('#input', hostile);
+      await turn(() => page.click('#send'));
+      const reply = page.locator('.message[data-role="assistant"] .text.markdown').last();
+      expect(await reply.locator('strong').first().textContent()).to.equal('bold');
+      expect(await reply.textContent()).to.contain('<img src=x onerror="window.__pwned=1">').and.contain('<script>window.__pwned=2</script>').and.contain('[click](javascript:');
+      expect(await reply.locator('script, img, b, [onmouseover], [onerror]').count()).to.equal(0);
+      const links = await reply.locator('a').evaluateAll((as) => as.map((a) => [a.getAttribute('href'), a.getAttribute('target'), a.getAttribute('rel')]));
+      expect(links).to.deep.equal([
+        ['https://example.com/docs', '_blank', 'noopener noreferrer'],
+        ['https://example.com/"', '_blank', 'noopener noreferrer'],
+      ]);
+      // Hovering and clicking what the attacker wrote runs nothing either.
+      await reply.locator('a').nth(1).hover();
+      expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).to.equal(undefined);
+
+      // The code block: verbatim, with a Copy button that puts exactly the code on the clipboard.
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: fx.devui.url });
+      const block = reply.locator('.code-block');
+      expect(await block.locator('code').textContent()).to.equal('const answer = 42; // <b>not bold</b>');
+      await block.getByRole('button', { name: 'Copy code' }).click();
+      await page.waitForFunction(() => document.querySelector('.code-block .copy-code')?.textContent === 'Copied');
+      expect(await page.evaluate(() => navigator.clipboard.readText())).to.equal('const answer = 42; // <b>not bold</b>');
+
+      // The same after a reload, rendered from the stored thread.
+      await page.reload();
+      await page.waitForSelector('body[data-ready="true"]');
+      await page.locator('#thread-list .thread button.open').first().click();
+      await page.waitForSelector('.message[data-role="assistant"] .markdown strong');
+      expect(await page.locator('.message[data-role="assistant"] .markdown').locator('script, img, b').count()).to.equal(0);
+      expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).to.equal(undefined);
+    });
+
+    it('names the author once and shows when each message was written, live and from the stored thread', async () => {
+      const before = Date.now();
+      await send('My name is Alice');
+      const heads = async () =>
+        page.locator('.message').evaluateAll((nodes) => nodes.map((n) => [n.querySelector('.author')?.textContent, n.querySelector('time')?.getAttribute('datetime')]));
+      const live = await heads();
+      expect(live.map(([author]) => author)).to.deep.equal(['user', 'assistant']);
+      for (const [, time] of live) expect(Date.parse(time!)).to.be.within(before - 1000, Date.now());
+      // Reopened: each message the thread stamped shows its time (Chat Completions replies carry none in the store).
+      await openThread('My name is Alice');
+      const stored = await heads();
+      expect(stored.map(([author]) => author)).to.deep.equal(['user', 'assistant']);
+      expect(Date.parse(stored[0]![1]!)).to.be.within(before - 1000, Date.now());
+
+      // A service thread's transcript (kept by the Dev UI) stamps every message.
+      await page.click('#new-chat');
+      await page.selectOption('#agent', 'responses');
+      await send('My name is Rita');
+      await openThread('My name is Rita');
+      const transcript = await heads();
+      // The agent's name once; the role beside it only because the two differ.
+      expect(transcript.map(([author]) => author)).to.deep.equal(['user', 'responses · assistant']);
+      for (const [, time] of transcript) expect(Date.parse(time!)).to.be.within(before - 1000, Date.now());
+    });
+
+    it('shows images a message carries (inline data and Markdown images)', async () => {
+      await send('My name is Pia');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+      const serialized = JSON.parse(await readFile(await download.path(), 'utf8')) as { store: { messages: { role: string; contents: unknown[] }[] } };
+      const reply = serialized.store.messages.find((m) => m.role === 'assistant')!;
+      reply.contents.push({ kind: 'data', data: PNG, mediaType: 'image/png' }, { kind: 'text', text: `\n\n![a pixel](data:image/png;base64,${PNG})` });
+      await page.click('#new-chat');
+      await page.setInputFiles('#upload', { name: 'with-image.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(serialized)) });
+      await page.waitForFunction(() => document.querySelectorAll('.message[data-role="assistant"] img').length === 2);
+      const images = await page.locator('.message[data-role="assistant"] img').evaluateAll((imgs) =>
+        Promise.all((imgs as HTMLImageElement[]).map(async (img) => (await img.decode().then(() => img.naturalWidth)) as number)),
+      );
+      expect(images).to.deep.equal([1, 1]);
+    });
+  });
+
+  describe('turn traces', () => {
+    it('a turn with a tool call shows its timeline: the model call, the tool span and the second model call in order, with durations; the thread shows it again when opened', async () => {
+      await send('call get_weather {"city":"Paris"}');
+      const trace = page.locator('details.trace').last();
+      expect(await trace.locator('summary').textContent()).to.match(/^Trace · 4 spans · \d+(\.\d+)? m?s$/);
+      await trace.locator('summary').click();
+      const rows = () =>
+        trace.locator('.span-row').evaluateAll((nodes) =>
+          nodes.map((n) => [n.querySelector('.span-name')!.textContent, n.querySelector('.span-duration')!.textContent, n.querySelector('.span-facts')?.textContent ?? '']),
+        );
+      const shown = await rows();
+      expect(shown.map(([name]) => name)).to.deep.equal(['invoke_agent assistant', 'chat gpt-4.1-mini', 'execute_tool get_weather', 'chat gpt-4.1-mini']);
+      for (const [, duration] of shown) expect(duration).to.match(/^\d+(\.\d+)? m?s$/);
+      expect(shown[1]![2]).to.match(/^model gpt-4\.1-mini · tokens \d+ in \/ \d+ out · finish tool_calls$/);
+      expect(shown[3]![2]).to.match(/finish stop$/);
+      const tool = trace.locator('.span-row[data-operation="execute_tool"]');
+      expect(await tool.locator('.span-arguments').textContent()).to.contain('"city": "Paris"');
+      expect(await tool.locator('.span-result').textContent()).to.contain('"forecast": "sunny"');
+      // The bars sit on one time axis: the first model call, then the tool, then the second call.
+      const starts = await trace.locator('.span-fill').evaluateAll((nodes) => nodes.map((n) => parseFloat((n as HTMLElement).style.left)));
+      expect(starts[2]).to.be.at.least(starts[1]!);
+      expect(starts[3]).to.be.at.least(starts[2]!);
+
+      await page.reload();
+      await page.waitForSelector('body[data-ready="true"]');
+      await openThread('call get_weather {"city":"Paris"}');
+      await page.waitForSelector('.thread-traces details.trace');
+      expect(await page.locator('.thread-traces details.trace .span-row').count()).to.equal(4);
+    });
+  });
+
+  describe('run settings', () => {
+    it('settings from the form go with the next run and are shown with that turn (and its trace); Clear returns to the agent\'s', async () => {
+      await page.click('#run-settings summary');
+      await page.getByLabel('Temperature').fill('0.2');
+      await page.getByLabel('Max tokens').fill('40');
+      await page.getByLabel('Model').fill('gpt-4o-mini');
+      await page.getByLabel('Extra instructions').fill('Be brief.');
+      await send('My name is Ines');
+      expect(await page.locator('.message[data-role="user"] + .turn-settings').textContent()).to.equal(
+        'Run settings: temperature 0.2 · max tokens 40 · model gpt-4o-mini · extra instructions: Be brief.',
+      );
+      expect(await page.locator('details.trace .turn-settings').textContent()).to.contain('model gpt-4o-mini');
+      const sent = fx.emulator.requestsTo('/v1/chat/completions').at(-1)!.body as { model: string; temperature: number };
+      expect(sent).to.include({ model: 'gpt-4o-mini', temperature: 0.2 });
+
+      await page.click('#settings-clear');
+      await send("What's my name?");
+      expect(await page.locator('.turn-settings').count()).to.equal(2); // the first turn's line and its trace's; none for this turn
+      expect((fx.emulator.requestsTo('/v1/chat/completions').at(-1)!.body as { model: string }).model).to.equal('gpt-4.1-mini');
+    });
+  });
+
+  describe('running a tool by hand', () => {
+    it('builds a form from the tool\'s JSON Schema, runs it outside the conversation and shows the result; a bad value shows the tool\'s error', async () => {
+      expect(await page.locator('#tool-list button').allTextContents()).to.deep.equal(['get_weather', 'book_table']);
+      await page.getByRole('button', { name: 'Run tool book_table by hand' }).click();
+      const dialog = page.locator('#tool-dialog');
+      expect(await dialog.isVisible()).to.equal(true);
+      expect(await dialog.locator('#tool-approval-note').isVisible()).to.equal(true);
+      expect(await dialog.locator('#tool-fields label').evaluateAll((ls) => ls.map((l) => [(l as HTMLElement).dataset.name, (l as HTMLElement).dataset.type]))).to.deep.equal([
+        ['restaurant', 'string'],
+        ['time', 'string'],
+        ['people', 'integer'],
+      ]);
+      const restaurant = `Form ${Math.random().toString(36).slice(2, 8)}`;
+      await dialog.getByLabel('restaurant (required)').fill(restaurant);
+      await dialog.getByLabel('time (required)').fill('13:00');
+      await dialog.getByLabel('people (required)').fill('5');
+      await dialog.getByRole('button', { name: 'Run tool' }).click();
+      await page.waitForSelector('#tool-output[data-outcome="ok"]');
+      const [booking] = tableBookings().filter((b) => b.restaurant === restaurant);
+      expect(booking).to.include({ time: '13:00', people: 5 });
+      expect(await page.textContent('#tool-output')).to.contain(booking!.bookingId);
+      // Outside any conversation: no model call, no thread.
+      expect(fx.emulator.requests).to.deep.equal([]);
+      expect(await page.locator('#thread-list .thread').count()).to.equal(0);
+
+      await dialog.getByLabel('people (required)').fill('-1');
+      await dialog.getByRole('button', { name: 'Run tool' }).click();
+      await page.waitForSelector('#tool-output[data-outcome="error"]');
+      expect(await page.textContent('#tool-output')).to.match(/^Error: .*people/);
+      await dialog.getByRole('button', { name: 'Close' }).click();
+      expect(await dialog.isVisible()).to.equal(false);
+    });
+  });
+
+  describe('finding threads', () => {
+    it('searches by title and content, filters by agent, and renames the open thread', async () => {
+      await send('Plans for dinner');
+      await send('I would like fresh pasta');
+      await page.click('#new-chat');
+      await page.selectOption('#agent', 'responses');
+      await send('My name is Quentin');
+      expect(await sidebarTitles()).to.deep.equal(['My name is Quentin', 'Plans for dinner']);
+
+      const shows = (titles: string[]) => page.waitForFunction((t) => JSON.stringify(Array.from(document.querySelectorAll('#thread-list .thread .title')).map((n) => n.textContent)) === JSON.stringify(t), titles);
+      await page.getByLabel('Search threads by title and content').fill('pasta');
+      await shows(['Plans for dinner']);
+      expect(await page.locator('#thread-list .thread .excerpt').textContent()).to.contain('fresh pasta');
+      await page.getByLabel('Search threads by title and content').fill('nothing like this');
+      await shows([]);
+      expect(await page.textContent('#threads-empty')).to.equal('No thread matches.');
+      await page.getByLabel('Search threads by title and content').fill('');
+      await page.getByLabel('Show threads of agent').selectOption('assistant');
+      await shows(['Plans for dinner']);
+      await page.getByLabel('Show threads of agent').selectOption('');
+      await shows(['My name is Quentin', 'Plans for dinner']);
+
+      await openThread('Plans for dinner');
+      page.once('dialog', (dialog) => void dialog.accept('Dinner plans'));
+      await page.click('#rename');
+      await page.waitForFunction(() => document.getElementById('thread-title')?.textContent === 'Dinner plans');
+      await shows(['My name is Quentin', 'Dinner plans']);
+      await page.reload();
+      await page.waitForSelector('body[data-ready="true"]');
+      expect(await sidebarTitles()).to.deep.equal(['My name is Quentin', 'Dinner plans']);
+    });
+  });
+
+  describe('fork from here', () => {
+    it('forks an opened thread at a message: the fork opens with the history up to it and continues on its own', async () => {
+      await send('My name is Ann');
+      await send('My name is Bea');
+      await openThread('My name is Ann');
+      expect(await page.locator('.message button.fork').count()).to.equal(4);
+      await page.getByRole('button', { name: 'Fork the thread from message 2' }).click();
+      await page.waitForFunction(() => document.getElementById('thread-title')?.textContent === 'My name is Ann (fork at message 2)');
+      expect(await page.locator('.message').count()).to.equal(2);
+      await send("What's my name?");
+      expect((await assistantTexts()).at(-1)).to.equal('Your name is Ann.');
+      expect(await sidebarTitles()).to.deep.equal(['My name is Ann (fork at message 2)', 'My name is Ann']);
     });
   });
 });

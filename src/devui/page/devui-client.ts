@@ -2,7 +2,9 @@
  * The Dev UI's browser script, served as /app.js. It is compiled by tsc with the rest of the
  * package (no bundler, no dependencies), so it only uses the DOM and fetch.
  */
-export {};
+import type { RunSettings } from '../devui-server.js';
+import type { TurnTrace } from '../turn-traces.js';
+import { renderMarkdown } from './markdown.js';
 
 interface AgentInfo {
   name: string;
@@ -24,6 +26,8 @@ interface ThreadSummary {
   pendingApprovals: number;
   /** What Delete deletes, said by the server. */
   deletion: string;
+  /** Where a search found its words. */
+  match?: { in: 'title' } | { in: 'messages'; excerpt: string };
 }
 
 /** A tool call waiting for the user's approval. */
@@ -61,7 +65,31 @@ type Content =
 interface ViewMessage {
   role: string;
   authorName?: string;
+  createdAt?: string;
   contents: Content[];
+}
+
+/** The settings form's values; empty fields are left out (the agent's own apply). */
+function readSettings(): RunSettings | undefined {
+  const settings: RunSettings = {};
+  const temperature = $<HTMLInputElement>('set-temperature').value.trim();
+  const maxTokens = $<HTMLInputElement>('set-max-tokens').value.trim();
+  const model = $<HTMLInputElement>('set-model').value.trim();
+  const instructions = $<HTMLTextAreaElement>('set-instructions').value.trim();
+  if (temperature) settings.temperature = Number(temperature);
+  if (maxTokens) settings.maxOutputTokens = Number(maxTokens);
+  if (model) settings.model = model;
+  if (instructions) settings.instructions = instructions;
+  return Object.keys(settings).length ? settings : undefined;
+}
+
+function describeSettings(settings: RunSettings): string {
+  const parts: string[] = [];
+  if (settings.temperature !== undefined) parts.push(`temperature ${settings.temperature}`);
+  if (settings.maxOutputTokens !== undefined) parts.push(`max tokens ${settings.maxOutputTokens}`);
+  if (settings.model !== undefined) parts.push(`model ${settings.model}`);
+  if (settings.instructions !== undefined) parts.push(`extra instructions: ${settings.instructions}`);
+  return `Run settings: ${parts.join(' · ')}`;
 }
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -150,25 +178,58 @@ function prettyArguments(args: string): string {
   }
 }
 
+/** Who wrote a message, once: the author's name when it has one (with the role when that differs), else the role. */
+function authorLabel(role: string, author?: string): string {
+  return author && author !== role ? `${author} · ${role}` : role;
+}
+
 /** One message bubble; text, tool calls and results are appended as they arrive. */
 class MessageView {
   readonly node: HTMLDivElement;
   #text: HTMLDivElement | undefined;
+  #markdown = '';
 
-  constructor(role: string, author?: string) {
+  constructor(role: string, author?: string, createdAt: string | Date = new Date()) {
     this.node = el('div', 'message');
     this.node.dataset.role = role;
-    this.node.append(el('div', 'author', author ? `${author} (${role})` : role));
+    const head = el('div', 'message-head');
+    head.append(el('span', 'author', authorLabel(role, author)));
+    const when = new Date(createdAt);
+    if (!Number.isNaN(when.getTime())) {
+      const time = el('time', 'time', when.toLocaleTimeString());
+      time.dateTime = when.toISOString();
+      time.title = when.toLocaleString();
+      head.append(time);
+    }
+    this.node.append(head);
     messages.append(this.node);
   }
 
+  /** The assistant's text is Markdown (rendered safely, see markdown.ts); what others wrote is shown as typed. */
   appendText(text: string): void {
     if (!this.#text) {
       this.#text = el('div', 'text');
+      this.#markdown = '';
       this.node.append(this.#text);
     }
-    this.#text.textContent += text;
+    if (this.node.dataset.role === 'assistant') {
+      this.#markdown += text;
+      this.#text.classList.add('markdown');
+      this.#text.innerHTML = renderMarkdown(this.#markdown);
+    } else {
+      this.#text.textContent += text;
+    }
     messages.scrollTop = messages.scrollHeight;
+  }
+
+  /** An image the message carries (inline data or an address), shown as an image. */
+  addImage(src: string, alt: string): void {
+    const image = el('img', 'message-image');
+    image.src = src;
+    image.alt = alt;
+    image.referrerPolicy = 'no-referrer';
+    this.node.append(image);
+    this.#text = undefined;
   }
 
   addToolCall(callId: string, name: string, args: string): void {
@@ -324,9 +385,17 @@ function showToolResult(callId: string, result: unknown, error: string | undefin
   if (!attachToolResult(callId, result, error)) new MessageView('tool').addToolResult(callId, result, error);
 }
 
-function renderMessage(message: ViewMessage, pendingIds: ReadonlySet<string> = new Set()): void {
+function renderMessage(message: ViewMessage, pendingIds: ReadonlySet<string> = new Set(), forkAt?: number): void {
   const onlyResults = message.role === 'tool' && message.contents.every((c) => c.kind === 'function-result');
-  const view = onlyResults ? undefined : new MessageView(message.role, message.authorName);
+  const view = onlyResults ? undefined : new MessageView(message.role, message.authorName, message.createdAt ?? '');
+  if (view && forkAt !== undefined) {
+    const fork = el('button', 'fork', 'Fork from here');
+    fork.type = 'button';
+    fork.dataset.at = String(forkAt);
+    fork.setAttribute('aria-label', `Fork the thread from message ${forkAt + 1}`);
+    fork.addEventListener('click', () => void forkThread(forkAt).catch(showError));
+    view.node.querySelector('.message-head')!.append(fork);
+  }
   for (const content of message.contents) {
     if (content.kind === 'text') view?.appendText((content as { text: string }).text);
     else if (content.kind === 'function-call') {
@@ -345,14 +414,248 @@ function renderMessage(message: ViewMessage, pendingIds: ReadonlySet<string> = n
     } else if (content.kind === 'function-approval-response') {
       const answer = content as unknown as ApprovalAnswer;
       view?.appendText(describeAnswer(answer, callNames.get(answer.callId) ?? answer.callId) + '\n');
+    } else if (content.kind === 'data' || content.kind === 'uri') {
+      const image = imageSource(content as { kind: string; data?: string; uri?: string; mediaType?: string });
+      if (image) view?.addImage(image, 'Image in the message');
+      else view?.appendText(`[${content.kind}] ${stringify(content)}`);
     } else {
       view?.appendText(`[${content.kind}] ${stringify(content)}`);
     }
   }
 }
 
+/** The address to show a data or uri content as an image, when it is one (raster images over http(s) or inline). */
+function imageSource(content: { kind: string; data?: string; uri?: string; mediaType?: string }): string | undefined {
+  const raster = /^image\/(?:png|jpeg|gif|webp)$/;
+  if (content.kind === 'data') return content.data && raster.test(content.mediaType ?? '') ? `data:${content.mediaType};base64,${content.data}` : undefined;
+  const uri = content.uri ?? '';
+  if (/^data:image\/(?:png|jpeg|gif|webp);base64,/i.test(uri)) return uri;
+  const looksLikeImage = raster.test(content.mediaType ?? '') || /\.(?:png|jpe?g|gif|webp)(?:[?#].*)?$/i.test(uri);
+  return looksLikeImage && /^https?:\/\//i.test(uri) ? uri : undefined;
+}
+
+/** Copy buttons of code blocks (rendered Markdown holds no scripts, so one listener serves them all). */
+function copyCode(event: MouseEvent): void {
+  const button = (event.target as HTMLElement).closest<HTMLButtonElement>('button.copy-code');
+  const code = button?.parentElement?.querySelector('code')?.textContent;
+  if (!button || code === undefined || code === null) return;
+  navigator.clipboard.writeText(code).then(
+    () => (button.textContent = 'Copied'),
+    () => (button.textContent = 'Copy failed'),
+  );
+}
+
+const formatMs = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`);
+
+/** A turn's spans as a timeline: one row per span, indented under its parent, a bar for when it ran. */
+function traceView(trace: TurnTrace, label: string): HTMLDetailsElement {
+  const details = el('details', 'trace');
+  details.dataset.runId = trace.runId;
+  details.append(el('summary', undefined, `${label} · ${trace.spans.length} spans · ${formatMs(trace.durationMs)}`));
+  if (trace.settings) details.append(el('div', 'turn-settings', describeSettings(trace.settings)));
+  const depth = new Map<string, number>();
+  const total = Math.max(trace.durationMs, 1);
+  for (const span of trace.spans) {
+    const level = span.parentSpanId !== undefined && depth.has(span.parentSpanId) ? depth.get(span.parentSpanId)! + 1 : 0;
+    depth.set(span.spanId, level);
+    const row = el('div', 'span-row');
+    row.dataset.operation = span.operation ?? '';
+    row.dataset.status = span.status;
+    const head = el('div', 'span-head');
+    const bar = el('span', 'span-bar');
+    const fill = el('span', 'span-fill');
+    fill.style.left = `${(span.startMs / total) * 100}%`;
+    fill.style.width = `${Math.max((span.durationMs / total) * 100, 0.5)}%`;
+    bar.append(fill);
+    // Only the name is indented under its parent, so every bar sits on the same time axis.
+    const name = el('span', 'span-name', span.name);
+    name.style.paddingLeft = `${level * 14}px`;
+    head.append(name, bar, el('span', 'span-duration', formatMs(span.durationMs)));
+    row.append(head);
+    const info = el('div', 'span-details');
+    info.style.paddingLeft = `${level * 14}px`;
+    const facts: string[] = [];
+    if (span.model) facts.push(`model ${span.model}`);
+    if (span.inputTokens !== undefined || span.outputTokens !== undefined) facts.push(`tokens ${span.inputTokens ?? '?'} in / ${span.outputTokens ?? '?'} out`);
+    if (span.finishReasons?.length) facts.push(`finish ${span.finishReasons.join(', ')}`);
+    if (facts.length) info.append(el('div', 'span-facts', facts.join(' · ')));
+    if (span.toolArguments !== undefined) info.append(el('pre', 'span-arguments', `Arguments: ${prettyArguments(span.toolArguments)}`));
+    if (span.toolResult !== undefined) info.append(el('pre', 'span-result', `Result: ${prettyArguments(span.toolResult)}`));
+    if (span.error !== undefined) info.append(el('div', 'span-error', `Error: ${span.error}`));
+    for (const [title, body] of [['Request', span.request], ['Response', span.response]] as const) {
+      if (body === undefined) continue;
+      const raw = el('details', 'span-body');
+      raw.append(el('summary', undefined, title), el('pre', undefined, prettyArguments(body)));
+      info.append(raw);
+    }
+    row.append(info);
+    details.append(row);
+  }
+  return details;
+}
+
+/** The traces of the open thread's turns taken this session, under its history. */
+function showThreadTraces(traces: readonly TurnTrace[]): void {
+  if (!traces.length) return;
+  const section = el('section', 'thread-traces');
+  section.setAttribute('aria-label', 'Traces of this session\'s turns');
+  section.append(el('h3', undefined, 'Traces of the turns taken in this session'));
+  for (const trace of traces) section.append(traceView(trace, `Turn at ${new Date(trace.startedAt).toLocaleTimeString()}`));
+  messages.append(section);
+}
+
+/** A tool of the selected agent, with the JSON Schema of its arguments. */
+interface ToolInfo {
+  name: string;
+  description?: string;
+  parameters: JsonSchema;
+  requiresApproval: boolean;
+}
+
+interface JsonSchema {
+  type?: string | string[];
+  description?: string;
+  enum?: unknown[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  default?: unknown;
+}
+
+const toolDialog = $<HTMLDialogElement>('tool-dialog');
+const toolFields = $('tool-fields');
+const toolOutput = $<HTMLPreElement>('tool-output');
+let openTool: ToolInfo | undefined;
+
+async function loadTools(): Promise<void> {
+  const agent = agentSelect.value;
+  const { tools } = await api<{ tools: ToolInfo[] }>(`/api/agents/${encodeURIComponent(agent)}/tools`);
+  if (agentSelect.value !== agent) return;
+  $('tools-empty').hidden = tools.length > 0;
+  $('tool-list').replaceChildren(
+    ...tools.map((tool) => {
+      const item = el('li');
+      const button = el('button', undefined, tool.name);
+      button.type = 'button';
+      button.title = tool.description ?? '';
+      button.setAttribute('aria-label', `Run tool ${tool.name} by hand`);
+      button.addEventListener('click', () => showToolForm(tool));
+      item.append(button);
+      return item;
+    }),
+  );
+}
+
+const typeOf = (schema: JsonSchema) => (Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type);
+
+/** A form field per property of the tool's argument schema: text, number, checkbox, a choice, or JSON for the rest. */
+function fieldFor(name: string, schema: JsonSchema, required: boolean): HTMLLabelElement {
+  const type = typeOf(schema);
+  const label = el('label');
+  label.dataset.name = name;
+  label.dataset.type = schema.enum ? 'enum' : (type ?? 'json');
+  const caption = `${name}${required ? ' (required)' : ''}${schema.description ? ` — ${schema.description}` : ''}`;
+  let control: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+  if (schema.enum) {
+    control = el('select');
+    if (!required) control.append(el('option', undefined, ''));
+    for (const value of schema.enum) {
+      const option = el('option', undefined, String(value));
+      option.value = JSON.stringify(value);
+      control.append(option);
+    }
+  } else if (type === 'boolean') {
+    control = el('input');
+    control.type = 'checkbox';
+    label.className = 'checkbox';
+  } else if (type === 'number' || type === 'integer') {
+    control = el('input');
+    control.type = 'number';
+    control.step = type === 'integer' ? '1' : 'any';
+  } else if (type === 'string') {
+    control = el('input');
+    control.type = 'text';
+  } else {
+    control = el('textarea');
+    control.rows = 3;
+    control.placeholder = 'JSON';
+  }
+  control.name = name;
+  control.required = required && type !== 'boolean';
+  if (label.className === 'checkbox') label.append(control, document.createTextNode(caption));
+  else label.append(document.createTextNode(caption), control);
+  return label;
+}
+
+function showToolForm(tool: ToolInfo): void {
+  openTool = tool;
+  $('tool-title').textContent = tool.name;
+  $('tool-description').textContent = tool.description ?? '';
+  $('tool-approval-note').hidden = !tool.requiresApproval;
+  const required = new Set(tool.parameters.required ?? []);
+  toolFields.replaceChildren(...Object.entries(tool.parameters.properties ?? {}).map(([name, schema]) => fieldFor(name, schema, required.has(name))));
+  toolOutput.hidden = true;
+  toolDialog.showModal();
+}
+
+/** The arguments object the form describes; empty optional fields are left out. */
+function readToolArguments(): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const label of Array.from(toolFields.querySelectorAll<HTMLLabelElement>('label'))) {
+    const name = label.dataset.name!;
+    const control = label.querySelector<HTMLInputElement>('input, select, textarea')!;
+    const value = control.value.trim();
+    switch (label.dataset.type) {
+      case 'boolean':
+        args[name] = control.checked;
+        break;
+      case 'number':
+      case 'integer':
+        if (value) args[name] = Number(value);
+        break;
+      case 'string':
+        if (value || control.required) args[name] = control.value;
+        break;
+      default:
+        if (!value) break;
+        try {
+          args[name] = JSON.parse(value);
+        } catch (error) {
+          throw new ApiError({ name: 'SerializationError', message: `${name}: not JSON (${(error as Error).message}).` });
+        }
+    }
+  }
+  return args;
+}
+
+async function runTool(): Promise<void> {
+  const tool = openTool;
+  if (!tool) return;
+  toolOutput.hidden = false;
+  toolOutput.dataset.outcome = 'running';
+  toolOutput.textContent = `Running ${tool.name}...`;
+  try {
+    const reply = await api<{ result?: unknown; error?: string; durationMs: number }>(`/api/agents/${encodeURIComponent(agentSelect.value)}/tools/${encodeURIComponent(tool.name)}`, {
+      method: 'POST',
+      body: JSON.stringify({ arguments: readToolArguments() }),
+    });
+    toolOutput.dataset.outcome = reply.error !== undefined ? 'error' : 'ok';
+    toolOutput.textContent = `${reply.error !== undefined ? `Error: ${reply.error}` : `Result: ${stringify(reply.result)}`}\n(${formatMs(reply.durationMs)})`;
+  } catch (error) {
+    toolOutput.dataset.outcome = 'error';
+    const body = error instanceof ApiError ? error.body : { name: 'Error', message: String(error) };
+    toolOutput.textContent = `${body.name}: ${body.message}`;
+  }
+}
+
 async function loadAgents(): Promise<void> {
   agents = (await api<{ agents: AgentInfo[] }>('/api/agents')).agents;
+  agentFilter.append(
+    ...agents.map((a) => {
+      const option = el('option', undefined, a.name);
+      option.value = a.name;
+      return option;
+    }),
+  );
   agentSelect.replaceChildren(
     ...agents.map((a) => {
       const option = el('option', undefined, a.displayName && a.displayName !== a.name ? `${a.name} (${a.displayName})` : a.name);
@@ -364,12 +667,25 @@ async function loadAgents(): Promise<void> {
 }
 
 function describeAgent(): void {
+  void loadTools().catch(showError);
   const agent = agents.find((a) => a.name === agentSelect.value);
   agentDescription.textContent = agent ? `${agent.client}${agent.description ? ` — ${agent.description}` : ''}` : '';
 }
 
+const threadSearch = $<HTMLInputElement>('thread-search');
+const agentFilter = $<HTMLSelectElement>('thread-agent-filter');
+/** Answers to older searches are dropped when a newer one was asked. */
+let threadQuery = 0;
+
 async function loadThreads(): Promise<void> {
-  const { threads } = await api<{ threads: ThreadSummary[] }>('/api/threads');
+  const query = new URLSearchParams();
+  if (threadSearch.value.trim()) query.set('q', threadSearch.value.trim());
+  if (agentFilter.value) query.set('agent', agentFilter.value);
+  const asked = ++threadQuery;
+  const { threads } = await api<{ threads: ThreadSummary[] }>(`/api/threads${query.size ? `?${query}` : ''}`);
+  if (asked !== threadQuery) return;
+  const filtering = query.size > 0;
+  threadsEmpty.textContent = filtering ? 'No thread matches.' : 'No threads yet. Send a message to start one.';
   threadsEmpty.hidden = threads.length > 0;
   threadList.replaceChildren(
     ...threads.map((t) => {
@@ -379,6 +695,7 @@ async function loadThreads(): Promise<void> {
       const open = el('button', 'open');
       open.type = 'button';
       open.append(el('span', 'title', t.title), el('span', 'meta', `${t.agent} · ${t.kind === 'service' ? 'service thread' : t.type} · ${new Date(t.updatedAt).toLocaleString()}`));
+      if (t.match?.in === 'messages') open.append(el('span', 'excerpt', t.match.excerpt));
       if (t.pendingApprovals > 0) open.append(el('span', 'awaiting', t.pendingApprovals === 1 ? 'awaiting approval' : `${t.pendingApprovals} awaiting approval`));
       open.addEventListener('click', () => void openThread(t.id).catch(showError));
       const remove = el('button', 'delete', 'Delete');
@@ -399,6 +716,7 @@ function setCurrentThread(thread: ThreadSummary | undefined): void {
     ? `${thread.agent} · ${thread.kind === 'service' ? `service thread ${thread.serviceThreadId ?? ''}` : `${thread.type} thread`}`
     : '';
   download.hidden = !thread;
+  $('rename').hidden = !thread;
   if (thread) {
     download.href = `/api/threads/${encodeURIComponent(thread.id)}/json`;
     download.setAttribute('download', `skein-thread-${thread.id}.json`);
@@ -412,18 +730,22 @@ async function openThread(id: string): Promise<void> {
   if (running) return;
   clearError();
   loadNote.hidden = true;
-  const view = await api<{ thread: ThreadSummary; history: 'store' | 'transcript'; messages: ViewMessage[]; pendingApprovals: PendingApproval[] }>(
-    `/api/threads/${encodeURIComponent(id)}`,
-  );
+  // Both before anything is drawn, so the thread appears at once, its traces under it.
+  const [view, { traces }] = await Promise.all([
+    api<{ thread: ThreadSummary; history: 'store' | 'transcript'; messages: ViewMessage[]; pendingApprovals: PendingApproval[] }>(`/api/threads/${encodeURIComponent(id)}`),
+    api<{ traces: TurnTrace[] }>(`/api/threads/${encodeURIComponent(id)}/traces`),
+  ]);
   setCurrentThread(view.thread);
   messages.replaceChildren();
   resetApprovals();
   historyNote.hidden = view.history !== 'transcript';
   historyNote.textContent = 'The service keeps this thread\'s history; shown here are the messages exchanged through this Dev UI.';
   const pendingIds = new Set(view.pendingApprovals.map((p) => p.callId));
-  for (const message of view.messages) renderMessage(message, pendingIds);
+  // A store thread's messages are its history, so each can be a fork point (agent.forkThread).
+  view.messages.forEach((message, i) => renderMessage(message, pendingIds, view.history === 'store' ? i : undefined));
   // The thread's state keeps the calls waiting for approval, so they are asked again after a reload.
   for (const request of view.pendingApprovals) showApproval(request);
+  showThreadTraces(traces);
 }
 
 function newChat(): void {
@@ -435,6 +757,25 @@ function newChat(): void {
   messages.replaceChildren();
   resetApprovals();
   input.focus();
+}
+
+/** A new, independent thread holding the history up to and including message `at`; it opens at once. */
+async function forkThread(at: number): Promise<void> {
+  const thread = currentThread;
+  if (!thread || running) return;
+  const { thread: fork } = await api<{ thread: ThreadSummary }>(`/api/threads/${encodeURIComponent(thread.id)}/fork`, { method: 'POST', body: JSON.stringify({ at }) });
+  await loadThreads();
+  await openThread(fork.id);
+}
+
+async function renameThread(): Promise<void> {
+  const thread = currentThread;
+  if (!thread) return;
+  const title = window.prompt('Rename this thread', thread.title);
+  if (title === null || !title.trim() || title.trim() === thread.title) return;
+  const renamed = await api<{ thread: ThreadSummary }>(`/api/threads/${encodeURIComponent(thread.id)}`, { method: 'PATCH', body: JSON.stringify({ title }) });
+  if (currentThread?.id === thread.id) setCurrentThread(renamed.thread);
+  await loadThreads();
 }
 
 async function deleteThread(thread: ThreadSummary): Promise<void> {
@@ -540,6 +881,7 @@ async function runTurn(request: { text?: string; approvals?: ApprovalAnswer[] },
   messages.append(turn);
   const userView = new MessageView('user');
   userView.appendText(userLines.join('\n'));
+  const settings = readSettings();
   let reply: MessageView | undefined;
   const replyView = (author?: string) => (reply ??= new MessageView('assistant', author));
   let outcome: Outcome | undefined;
@@ -547,7 +889,7 @@ async function runTurn(request: { text?: string; approvals?: ApprovalAnswer[] },
     const response = await fetch('/api/chat', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ agent: agentSelect.value, threadId: currentThread?.id, ...request }),
+      body: JSON.stringify({ agent: agentSelect.value, threadId: currentThread?.id, ...request, ...(settings ? { settings } : {}) }),
       signal: controller.signal,
     });
     if (!response.ok || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
@@ -556,7 +898,11 @@ async function runTurn(request: { text?: string; approvals?: ApprovalAnswer[] },
     }
     for await (const { event, data } of readEvents(response)) {
       const d = data as Record<string, unknown>;
-      if (event === 'run') running!.runId = d.runId as string;
+      if (event === 'run') {
+        running!.runId = d.runId as string;
+        // Shown with the turn that used them (the server echoes what it applied).
+        if (d.settings) userView.node.after(el('div', 'turn-settings', describeSettings(d.settings as RunSettings)));
+      }
       else if (event === 'delta') {
         if (d.role === 'tool') new MessageView('tool').appendText(d.text as string);
         else replyView(d.authorName as string | undefined).appendText(d.text as string);
@@ -572,6 +918,8 @@ async function runTurn(request: { text?: string; approvals?: ApprovalAnswer[] },
         reply = undefined;
       } else if (event === 'notice') {
         replyView().appendText(`\n[${d.message as string}]`);
+      } else if (event === 'trace') {
+        messages.append(traceView((d as { trace: TurnTrace }).trace, 'Trace'));
       } else if (event === 'usage') {
         messages.append(el('div', 'usage', formatUsage(d.usage as Usage)));
         messages.scrollTop = messages.scrollHeight;
@@ -631,7 +979,20 @@ input.addEventListener('keydown', (event) => {
 });
 stopButton.addEventListener('click', () => void stop());
 $('new-chat').addEventListener('click', newChat);
+messages.addEventListener('click', copyCode);
+$('load-json').addEventListener('click', () => upload.click());
 $('error-close').addEventListener('click', clearError);
+threadSearch.addEventListener('input', () => void loadThreads().catch(showError));
+agentFilter.addEventListener('change', () => void loadThreads().catch(showError));
+$('rename').addEventListener('click', () => void renameThread().catch(showError));
+$('tool-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  void runTool();
+});
+$('tool-close').addEventListener('click', () => toolDialog.close());
+$('settings-clear').addEventListener('click', () => {
+  for (const id of ['set-temperature', 'set-max-tokens', 'set-model', 'set-instructions']) $<HTMLInputElement>(id).value = '';
+});
 agentSelect.addEventListener('change', () => {
   describeAgent();
   if (currentThread && currentThread.agent !== agentSelect.value) newChat();
