@@ -7,6 +7,7 @@ import { parseCommandArgs } from '../parse-command-args.js';
 
 const HELP = `Usage: skein devui --config <file> [--port <n>] [--host <addr> [--expose]]
                    [--allowed-host <host>]... [--no-token] [--threads-dir <dir>] [--no-emulator]
+                   [--capture-content]
 
 Starts the Dev UI on 127.0.0.1: chat with the agents the config describes (tokens stream in,
 tool calls inline, a stop button), and browse, continue, download, load and delete threads.
@@ -24,6 +25,7 @@ Options:
   --no-token             no access token: any local program can use the API (warns)
   --threads-dir <dir>    where threads are kept (default .skein/devui-threads)
   --no-emulator          never start the emulator
+  --capture-content      keep each model call's request and response messages in the turn traces
   -h, --help             show this help`;
 
 export const devuiCommand: CliCommand = {
