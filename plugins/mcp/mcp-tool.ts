@@ -1,4 +1,4 @@
-import { AbortError, type AITool, type FunctionResultContent, type JsonObject, type ToolDeclaration, type ToolInvocationContext } from 'skein';
+import { AbortError, type AITool, type FunctionResultContent, type JsonObject, type ToolDeclaration, type ToolInvocationContext, type ToolSource } from 'skein';
 import type { McpConnection, McpToolInfo } from './mcp-connection.js';
 import { McpConnectionError, McpTimeoutError } from './mcp-errors.js';
 import { toFunctionResult } from './mcp-result.js';
@@ -14,12 +14,14 @@ export class McpTool implements AITool {
   readonly serverName: string;
   /** The name on the server (the declaration's name may carry a prefix). */
   readonly toolName: string;
+  readonly source: ToolSource;
   readonly #connection: McpConnection;
 
   constructor(connection: McpConnection, info: McpToolInfo, exposedName: string, requiresApproval: boolean) {
     this.#connection = connection;
     this.serverName = connection.name;
     this.toolName = info.name;
+    this.source = { kind: 'mcp', server: connection.name, name: info.name };
     this.requiresApproval = requiresApproval;
     // `$schema` is dropped, as for local tools: some services refuse it in function parameters.
     const { $schema: _dialect, ...parameters } = info.inputSchema;

@@ -45,3 +45,8 @@ export function providerName(clientId: string): string {
   if (clientId === 'azure-ai-agents') return 'azure.ai.agents';
   return clientId;
 }
+
+/** Where a tool lives when it is not a local function (`AITool.source`): `mcp`, its server, its own name there. */
+export const TOOL_SOURCE_KIND = 'skein.tool.source.kind';
+export const TOOL_SOURCE_SERVER = 'skein.tool.source.server';
+export const TOOL_SOURCE_NAME = 'skein.tool.source.name';

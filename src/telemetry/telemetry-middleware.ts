@@ -15,7 +15,7 @@ import type {
 import type { ChatClient } from '../clients/chat-client.js';
 import type { ChatResponse } from '../clients/chat-response.js';
 import type { FunctionResultContent, UsageDetails } from '../messages/content.js';
-import { GenAI, GenAIOperation, providerName } from './gen-ai-attributes.js';
+import { GenAI, GenAIOperation, providerName, TOOL_SOURCE_KIND, TOOL_SOURCE_NAME, TOOL_SOURCE_SERVER } from './gen-ai-attributes.js';
 import { toGenAIMessages } from './gen-ai-messages.js';
 
 /** Telemetry settings; in a container, rebind this token to change what telemetryPlugin was given. */
@@ -140,6 +140,10 @@ export class TelemetryMiddleware implements AgentRunMiddleware, FunctionCallMidd
       [GenAI.TOOL_TYPE]: 'function',
       [GenAI.TOOL_DESCRIPTION]: tool.declaration.description,
       [GenAI.TOOL_CALL_ARGUMENTS]: this.captureContent ? call.arguments : undefined,
+      // Not GenAI conventions (they have no field for where a tool lives): Skein's own names.
+      [TOOL_SOURCE_KIND]: tool.source?.kind,
+      [TOOL_SOURCE_SERVER]: tool.source?.server,
+      [TOOL_SOURCE_NAME]: tool.source?.name,
     };
     return this.#inSpan(`${GenAIOperation.EXECUTE_TOOL} ${call.name}`, SpanKind.INTERNAL, attributes, next, (span, result) => {
       if (!result) return;

@@ -6,7 +6,9 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { AbortError, type AIAgent, ChatAgent, ConfigurationError, agentToken, approvalResponse, createContainer, type FunctionResultContent } from 'skein';
 import { McpServerRegistry, mcpServer } from 'skein/mcp';
 import { OpenAIChatClient } from 'skein/openai';
+import { telemetryMiddleware } from 'skein/telemetry';
 import { Emulator } from 'skein/testing';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { EVERYTHING, EverythingHttp, FAULT_SERVER, marks, tempDir } from './mcp-fixtures.js';
 
 function resultsOf(messages: readonly { contents: readonly { kind: string }[] }[]): FunctionResultContent[] {
@@ -250,6 +252,31 @@ agents:
       expect((await agent.run('call echo {"message":"in code"}')).text).to.equal('echo returned: Echo: in code');
     } finally {
       await server.close();
+    }
+  });
+
+  it('execute_tool spans name the MCP server and the tool as the server knows it', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const server = mcpServer({ name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'], allowTools: ['echo'], toolPrefix: 'ev_' });
+    const agent = new ChatAgent({
+      chatClient: new OpenAIChatClient({ apiKey: 'k', baseURL: emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 }),
+      tools: [server],
+      middleware: telemetryMiddleware({ tracerProvider: provider }),
+    });
+    try {
+      expect((await agent.run('call ev_echo {"message":"traced"}')).text).to.equal('ev_echo returned: Echo: traced');
+      const tool = exporter.getFinishedSpans().find((span) => span.name === 'execute_tool ev_echo');
+      expect(tool, 'an execute_tool span').to.not.equal(undefined);
+      expect(tool!.attributes).to.deep.include({
+        'gen_ai.tool.name': 'ev_echo',
+        'skein.tool.source.kind': 'mcp',
+        'skein.tool.source.server': 'everything',
+        'skein.tool.source.name': 'echo',
+      });
+    } finally {
+      await server.close();
+      await provider.shutdown();
     }
   });
 });
