@@ -29,8 +29,8 @@ import { PAGE_CSS } from './page/page-css.js';
 import { PAGE_HTML } from './page/page-html.js';
 import { describeDeletion, historyIdentity, storeKeyOf } from './thread-identity.js';
 import { ThreadIndex, type ThreadIndexEntry } from './thread-index.js';
-import { TELEMETRY_PLUGIN_ID, telemetryPlugin } from '../telemetry/telemetry-plugin.js';
-import { TelemetryOptions } from '../telemetry/telemetry-middleware.js';
+import type { TelemetryOptions } from '../telemetry/telemetry-middleware.js';
+import type { telemetryPlugin } from '../telemetry/telemetry-plugin.js';
 import { TurnTraces } from './turn-traces.js';
 
 export interface DevUIOptions {
@@ -231,15 +231,35 @@ function startWarnings(at: { address: string; exposed: boolean; token: boolean; 
   return warnings;
 }
 
+/** What the Dev UI needs to keep turn traces: its collector, its provider, and the telemetry plugin's parts. */
+interface TraceSetup {
+  collector: TurnTraces;
+  provider: TracerProvider;
+  telemetryPlugin: typeof telemetryPlugin;
+  pluginId: string;
+  optionsToken: symbol;
+}
+
 /**
- * The Dev UI's own tracer provider with the turn-trace collector on it. The OpenTelemetry SDK is
- * loaded only here, and only if installed: without it the Dev UI runs, without traces.
+ * The Dev UI's own tracer provider with the turn-trace collector on it. The OpenTelemetry SDK and
+ * Skein's telemetry module (which needs @opentelemetry/api) are optional peers, loaded only here:
+ * without them the Dev UI runs, without traces — and the CLI that imports this file starts.
  */
-async function traceCollector(): Promise<{ collector: TurnTraces; provider: TracerProvider } | undefined> {
+async function traceCollector(): Promise<TraceSetup | undefined> {
   try {
-    const { BasicTracerProvider } = await import('@opentelemetry/sdk-trace-base');
+    const [{ BasicTracerProvider }, plugin, middleware] = await Promise.all([
+      import('@opentelemetry/sdk-trace-base'),
+      import('../telemetry/telemetry-plugin.js'),
+      import('../telemetry/telemetry-middleware.js'),
+    ]);
     const collector = new TurnTraces();
-    return { collector, provider: new BasicTracerProvider({ spanProcessors: [collector] }) };
+    return {
+      collector,
+      provider: new BasicTracerProvider({ spanProcessors: [collector] }),
+      telemetryPlugin: plugin.telemetryPlugin,
+      pluginId: plugin.TELEMETRY_PLUGIN_ID,
+      optionsToken: middleware.TelemetryOptions,
+    };
   } catch {
     return undefined;
   }
@@ -248,7 +268,7 @@ async function traceCollector(): Promise<{ collector: TurnTraces; provider: Trac
 async function loadAgents(
   config: string | SkeinConfig,
   env: NodeJS.ProcessEnv | undefined,
-  traces: { provider: TracerProvider } | undefined,
+  traces: TraceSetup | undefined,
   captureContent: boolean | undefined,
 ): Promise<{ container: Container; agents: Map<string, AgentInfo>; captureContent: boolean }> {
   let resolved: SkeinConfig;
@@ -261,14 +281,14 @@ async function loadAgents(
     resolved = config;
   }
   // Telemetry goes first (its spans wrap other middleware); a configured one is kept and pointed at the Dev UI's provider too.
-  const configured = resolved.plugins?.some((plugin) => plugin.id === TELEMETRY_PLUGIN_ID) ?? false;
-  if (traces && !configured) resolved = { ...resolved, plugins: [telemetryPlugin(), ...(resolved.plugins ?? [])] };
+  const configured = traces ? (resolved.plugins?.some((plugin) => plugin.id === traces.pluginId) ?? false) : false;
+  if (traces && !configured) resolved = { ...resolved, plugins: [traces.telemetryPlugin(), ...(resolved.plugins ?? [])] };
   const container = createContainer(resolved);
   let capturing = false;
-  if (container.isBound(TelemetryOptions)) {
-    const options = container.get<TelemetryOptions>(TelemetryOptions);
+  if (traces && container.isBound(traces.optionsToken)) {
+    const options = container.get<TelemetryOptions>(traces.optionsToken);
     capturing = captureContent ?? options.captureContent ?? process.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.toLowerCase() === 'true';
-    if (traces) container.rebind<TelemetryOptions>(TelemetryOptions).toConstantValue({ ...options, tracerProvider: traces.provider, captureContent: capturing });
+    container.rebind<TelemetryOptions>(traces.optionsToken).toConstantValue({ ...options, tracerProvider: traces.provider, captureContent: capturing });
   }
   const agents = new Map<string, AgentInfo>();
   for (const [name, agentConfig] of Object.entries(resolved.agents ?? {})) {
