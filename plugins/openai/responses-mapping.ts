@@ -12,6 +12,8 @@ import {
   withAttribution,
 } from 'skein';
 
+import { HOSTED_MCP_OPTION, hostedMcpTools } from './hosted-mcp.js';
+
 type InputItem = OpenAI.Responses.ResponseInputItem;
 type InputContent = OpenAI.Responses.ResponseInputContent;
 
@@ -90,9 +92,11 @@ function assistantItems(contents: readonly AIContent[]): InputItem[] {
   return items;
 }
 
-export function toResponsesTools(options: ChatOptions): OpenAI.Responses.FunctionTool[] | undefined {
-  if (!options.tools?.length) return undefined;
-  return options.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false }));
+/** The agent's function tools, then its hosted MCP servers (the `hostedMcp` option) as `mcp` tools. */
+export function toResponsesTools(options: ChatOptions): OpenAI.Responses.Tool[] | undefined {
+  const functions: OpenAI.Responses.Tool[] = (options.tools ?? []).map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false }));
+  const tools = [...functions, ...hostedMcpTools(options.additionalProperties?.[HOSTED_MCP_OPTION])];
+  return tools.length ? tools : undefined;
 }
 
 export function responsesUsage(usage: OpenAI.Responses.ResponseUsage | null | undefined): UsageDetails | undefined {

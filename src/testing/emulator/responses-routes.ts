@@ -2,6 +2,7 @@ import { isToolCallsReply, type ModelMessage, type ModelReply, type ModelTool } 
 import type { SseStream } from './http-replies.js';
 import type { IdGenerator } from './id-generator.js';
 import { registryState } from './registry-state.js';
+import { callHostedTool, type HostedMcpServer, hostedMcpTools, listHostedTools } from './responses-mcp.js';
 import type { RouteContext, RouteRegistry, RouteReply, RouteRequest } from './router.js';
 
 /**
@@ -108,6 +109,10 @@ function prepareTurn(state: ResponsesState, body: unknown, context: RouteContext
   const messages: ModelMessage[] = [];
   if (parsed.instructions) messages.push({ role: 'system', text: parsed.instructions });
   for (const item of [...history, ...parsed.input]) {
+    if (item.type === 'mcp_call') {
+      messages.push(...mcpCallMessages(item));
+      continue;
+    }
     const message = toModelMessage(item);
     if (message) messages.push(message);
   }
@@ -140,8 +145,10 @@ async function createResponse(state: ResponsesState, request: RouteRequest, repl
   const turn = withInvalidRequest(reply, () => prepareTurn(state, request.body, context));
   if (!turn) return;
   const { parsed, conversation, messages } = turn;
-  const answer = context.model.reply(messages, parsed.tools);
-  const output = outputItems(answer, context.ids);
+  const hosted = await withInvalidRequestAsync(reply, () => hostedMcpTurn(parsed, messages, context));
+  if (!hosted) return;
+  const answer = hosted.answer;
+  const output = [...hosted.items, ...outputItems(answer, context.ids)];
   const inputTokens = inputTokenCount(messages, context);
   const outputTokens = isToolCallsReply(answer)
     ? answer.toolCalls.reduce((sum, c) => sum + context.model.countTokens(`${c.name} ${c.arguments}`), 0)
@@ -195,6 +202,58 @@ async function createResponse(state: ResponsesState, request: RouteRequest, repl
     return;
   }
   reply.json(200, response);
+}
+
+/** Like withInvalidRequest, for async reads. */
+async function withInvalidRequestAsync<T>(reply: RouteReply, read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    return withInvalidRequest(reply, () => {
+      throw error;
+    });
+  }
+}
+
+/**
+ * The model's turn with the request's hosted MCP servers: their tools are listed (an
+ * `mcp_list_tools` item per server) and offered to the model; calls of those tools are made
+ * here, on the server (an `mcp_call` item each), and the model answers with their results.
+ */
+async function hostedMcpTurn(parsed: ResponseRequest, messages: ModelMessage[], context: RouteContext): Promise<{ answer: ModelReply; items: StoredItem[] }> {
+  const servers: HostedMcpServer[] = [];
+  const items: StoredItem[] = [];
+  for (const tool of hostedMcpTools(parsed.toolChoice === 'none' ? [] : parsed.rawTools)) {
+    const listed = await listHostedTools(tool, context.ids);
+    servers.push(listed.server);
+    items.push(listed.item);
+  }
+  const tools = [...parsed.tools, ...servers.flatMap((s) => s.tools)];
+  const answer = context.model.reply(messages, tools);
+  if (!isToolCallsReply(answer)) return { answer, items };
+  const serverOf = (name: string) => servers.find((s) => s.tools.some((t) => t.name === name));
+  const hostedCalls = answer.toolCalls.filter((call) => serverOf(call.name));
+  if (hostedCalls.length === 0) return { answer, items };
+  const callMessages: ModelMessage[] = [];
+  for (const call of hostedCalls) {
+    const item = await callHostedTool(serverOf(call.name)!.tool, call.name, call.arguments, context.ids);
+    items.push(item);
+    callMessages.push(...mcpCallMessages(item));
+  }
+  const functionCalls = answer.toolCalls.filter((call) => !serverOf(call.name));
+  // Function calls go to the client; with none, the model answers from the servers' results.
+  if (functionCalls.length) return { answer: { toolCalls: functionCalls }, items };
+  return { answer: context.model.reply([...messages, ...callMessages], tools), items };
+}
+
+/** An `mcp_call` item as the model sees it: its call and its result. */
+function mcpCallMessages(item: StoredItem): ModelMessage[] {
+  const id = String(item.id);
+  const result = item.error !== null && item.error !== undefined ? `Error: ${String(item.error)}` : String(item.output ?? '');
+  return [
+    { role: 'assistant', text: '', toolCalls: [{ id, name: String(item.name), arguments: String(item.arguments) }] },
+    { role: 'tool', text: result, toolCallId: id },
+  ];
 }
 
 /** The items the server holds before this request's input, and the conversation it appends to. */
@@ -275,6 +334,10 @@ async function streamResponse(stream: SseStream, response: ResponseObject): Prom
         if (!(await send('response.function_call_arguments.delta', { ...base, delta: args.slice(i, i + ARGUMENT_FRAGMENT_LENGTH) }))) return;
       }
       if (!(await send('response.function_call_arguments.done', { ...base, name: item.name, arguments: args }))) return;
+    } else if (item.type === 'mcp_list_tools' || item.type === 'mcp_call') {
+      if (!(await send('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress' } }))) return;
+      const phases = item.type === 'mcp_call' ? ['response.mcp_call.in_progress', item.error == null ? 'response.mcp_call.completed' : 'response.mcp_call.failed'] : ['response.mcp_list_tools.in_progress', 'response.mcp_list_tools.completed'];
+      for (const phase of phases) if (!(await send(phase, base))) return;
     } else {
       const part = (item.content as { text: string }[])[0]!;
       const empty = { type: 'output_text', text: '', annotations: [], logprobs: [] };
@@ -435,16 +498,20 @@ function toModelMessage(item: StoredItem): ModelMessage | undefined {
   }
 }
 
+/** The function tools (hosted `mcp` tools are read by hostedMcpTools). */
 function parseTools(tools: readonly unknown[]): ModelTool[] {
-  return tools.map((tool, index) => {
+  return tools.flatMap((tool, index) => {
+    if (isRecord(tool) && tool.type === 'mcp') return [];
     if (!isRecord(tool) || tool.type !== 'function' || typeof tool.name !== 'string') {
       throw new InvalidRequestError(`tools[${index}] must be {type:"function", name, description?, parameters?}.`, `tools[${index}]`);
     }
-    return {
-      name: tool.name,
-      ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
-      ...(isRecord(tool.parameters) ? { parameters: tool.parameters } : {}),
-    };
+    return [
+      {
+        name: tool.name,
+        ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
+        ...(isRecord(tool.parameters) ? { parameters: tool.parameters } : {}),
+      },
+    ];
   });
 }
 

@@ -1,0 +1,85 @@
+import type OpenAI from 'openai';
+import { ConfigurationError } from 'skein';
+
+/**
+ * An MCP server the Responses service calls itself (a `type: "mcp"` tool): the service lists
+ * its tools and calls them during the response; nothing runs in this process.
+ */
+export interface HostedMcpServer {
+  /** The server's label, unique within the agent (`server_label`). */
+  label: string;
+  /** The server's Streamable HTTP URL, reachable from the service (`server_url`). */
+  url: string;
+  /** Headers the service sends to the server (e.g. `Authorization`). */
+  headers?: Record<string, string>;
+  /** Only these of the server's tools are offered to the model; all when absent. */
+  allowedTools?: string[];
+  /**
+   * Only `'never'` (the default): calls run without asking. Approval of hosted calls is not
+   * built yet, so any other value is a ConfigurationError rather than a run that stops silently.
+   */
+  requireApproval?: 'never';
+}
+
+/** The agent option (config key and `additionalProperties` key) that holds the servers. */
+export const HOSTED_MCP_OPTION = 'hostedMcp';
+
+const KEYS = new Set(['label', 'url', 'headers', 'allowedTools', 'requireApproval']);
+
+/** A hosted MCP server, checked now: `additionalProperties: { hostedMcp: [hostedMcp({...})] }`. */
+export function hostedMcp(server: HostedMcpServer): HostedMcpServer {
+  return checkedServer(server, `${HOSTED_MCP_OPTION}[0]`);
+}
+
+/** The `hostedMcp` option as Responses `mcp` tools; a bad entry is a ConfigurationError naming it. */
+export function hostedMcpTools(option: unknown): OpenAI.Responses.Tool.Mcp[] {
+  if (option === undefined) return [];
+  if (!Array.isArray(option)) {
+    throw new ConfigurationError(`${HOSTED_MCP_OPTION}: expected an array of { label, url, headers?, allowedTools?, requireApproval? }, got ${JSON.stringify(option)}.`);
+  }
+  const servers = option.map((entry, index) => checkedServer(entry, `${HOSTED_MCP_OPTION}[${index}]`));
+  const labels = servers.map((s) => s.label);
+  const repeated = labels.find((label, index) => labels.indexOf(label) !== index);
+  if (repeated !== undefined) throw new ConfigurationError(`${HOSTED_MCP_OPTION}: the label "${repeated}" is used twice; give each server its own label.`);
+  return servers.map((s) => ({
+    type: 'mcp',
+    server_label: s.label,
+    server_url: s.url,
+    ...(s.headers ? { headers: s.headers } : {}),
+    ...(s.allowedTools ? { allowed_tools: s.allowedTools } : {}),
+    require_approval: 'never',
+  }));
+}
+
+function checkedServer(entry: unknown, at: string): HostedMcpServer {
+  const fail = (problem: string): never => {
+    throw new ConfigurationError(`${at}: ${problem} (a hosted MCP server is { label, url, headers?, allowedTools?, requireApproval?: "never" }).`);
+  };
+  if (!entry || typeof entry !== 'object' || Array.isArray(entry)) return fail(`expected an object, got ${JSON.stringify(entry)}`);
+  const server = entry as Record<string, unknown>;
+  const unknownKey = Object.keys(server).find((key) => !KEYS.has(key));
+  if (unknownKey !== undefined) fail(`unknown key "${unknownKey}"`);
+  if (typeof server.label !== 'string' || !/^[A-Za-z0-9_-]+$/.test(server.label)) fail(`"label" must be a non-empty string of letters, digits, _ or -, got ${JSON.stringify(server.label)}`);
+  if (typeof server.url !== 'string' || !isHttpUrl(server.url)) fail(`"url" must be an http(s) URL, got ${JSON.stringify(server.url)}`);
+  if (server.headers !== undefined && !isStringRecord(server.headers)) fail('"headers" must be an object of string values');
+  if (server.allowedTools !== undefined && !(Array.isArray(server.allowedTools) && server.allowedTools.every((t) => typeof t === 'string'))) {
+    fail('"allowedTools" must be an array of tool names');
+  }
+  if (server.requireApproval !== undefined && server.requireApproval !== 'never') {
+    fail(`"requireApproval" ${JSON.stringify(server.requireApproval)} is not supported: approval of hosted MCP calls is not built yet; use "never" or a local MCP server (skein/mcp) with requireApproval`);
+  }
+  return server as unknown as HostedMcpServer;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return !!value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string');
+}
