@@ -15,11 +15,14 @@ export interface HostedMcpServer {
   /** Only these of the server's tools are offered to the model; all when absent. */
   allowedTools?: string[];
   /**
-   * Only `'never'` (the default): calls run without asking. Approval of hosted calls is not
-   * built yet, so any other value is a ConfigurationError rather than a run that stops silently.
+   * Which calls the service asks about first (`require_approval`): `'always'` (the service's
+   * default when absent), `'never'`, or `{ never: ['tool', ...] }` (these run unasked, the rest
+   * ask). A request becomes one of the run's `approvalRequests`, answered with `approvalResponse`.
    */
-  requireApproval?: 'never';
+  requireApproval?: HostedMcpApproval;
 }
+
+export type HostedMcpApproval = 'always' | 'never' | { never: string[] };
 
 /** The agent option (config key and `additionalProperties` key) that holds the servers. */
 export const HOSTED_MCP_OPTION = 'hostedMcp';
@@ -47,13 +50,17 @@ export function hostedMcpTools(option: unknown): OpenAI.Responses.Tool.Mcp[] {
     server_url: s.url,
     ...(s.headers ? { headers: s.headers } : {}),
     ...(s.allowedTools ? { allowed_tools: s.allowedTools } : {}),
-    require_approval: 'never',
+    ...(s.requireApproval !== undefined ? { require_approval: wireApproval(s.requireApproval) } : {}),
   }));
+}
+
+function wireApproval(approval: HostedMcpApproval): NonNullable<OpenAI.Responses.Tool.Mcp['require_approval']> {
+  return typeof approval === 'string' ? approval : { never: { tool_names: approval.never } };
 }
 
 function checkedServer(entry: unknown, at: string): HostedMcpServer {
   const fail = (problem: string): never => {
-    throw new ConfigurationError(`${at}: ${problem} (a hosted MCP server is { label, url, headers?, allowedTools?, requireApproval?: "never" }).`);
+    throw new ConfigurationError(`${at}: ${problem} (a hosted MCP server is { label, url, headers?, allowedTools?, requireApproval? }).`);
   };
   if (!entry || typeof entry !== 'object' || Array.isArray(entry)) return fail(`expected an object, got ${JSON.stringify(entry)}`);
   const server = entry as Record<string, unknown>;
@@ -65,8 +72,8 @@ function checkedServer(entry: unknown, at: string): HostedMcpServer {
   if (server.allowedTools !== undefined && !(Array.isArray(server.allowedTools) && server.allowedTools.every((t) => typeof t === 'string'))) {
     fail('"allowedTools" must be an array of tool names');
   }
-  if (server.requireApproval !== undefined && server.requireApproval !== 'never') {
-    fail(`"requireApproval" ${JSON.stringify(server.requireApproval)} is not supported: approval of hosted MCP calls is not built yet; use "never" or a local MCP server (skein/mcp) with requireApproval`);
+  if (server.requireApproval !== undefined && !isApproval(server.requireApproval)) {
+    fail(`"requireApproval" must be "always", "never" or { never: [tool names] }, got ${JSON.stringify(server.requireApproval)}`);
   }
   return server as unknown as HostedMcpServer;
 }
@@ -82,4 +89,11 @@ function isHttpUrl(value: string): boolean {
 
 function isStringRecord(value: unknown): value is Record<string, string> {
   return !!value && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string');
+}
+
+function isApproval(value: unknown): value is HostedMcpApproval {
+  if (value === 'always' || value === 'never') return true;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
+  const { never, ...rest } = value as Record<string, unknown>;
+  return Object.keys(rest).length === 0 && Array.isArray(never) && never.every((t) => typeof t === 'string');
 }

@@ -8,6 +8,8 @@ export interface HostedMcpTool {
   serverUrl: string;
   headers: Record<string, string>;
   allowedTools: string[] | undefined;
+  /** Whether the service asks before calling this tool (`require_approval`; "always" when absent). */
+  needsApproval(name: string): boolean;
 }
 
 /** A server's tools, listed for this response. */
@@ -25,18 +27,29 @@ export function hostedMcpTools(rawTools: readonly unknown[]): HostedMcpTool[] {
     if (typeof tool.server_label !== 'string' || typeof tool.server_url !== 'string') {
       throw new InvalidRequestError(`${param}: an mcp tool needs server_label and server_url (strings).`, param);
     }
-    if (tool.require_approval !== undefined && tool.require_approval !== null && tool.require_approval !== 'never') {
-      throw new InvalidRequestError(`${param}.require_approval: the emulator supports only "never".`, `${param}.require_approval`);
-    }
+    const needsApproval = approvalRule(tool.require_approval, `${param}.require_approval`);
     const allowed = tool.allowed_tools;
     tools.push({
       serverLabel: tool.server_label,
       serverUrl: tool.server_url,
       headers: isRecord(tool.headers) ? (tool.headers as Record<string, string>) : {},
       allowedTools: Array.isArray(allowed) ? allowed.map(String) : isRecord(allowed) && Array.isArray(allowed.tool_names) ? allowed.tool_names.map(String) : undefined,
+      needsApproval,
     });
   });
   return tools;
+}
+
+/** `require_approval`: "always" (also when absent), "never", or { always?, never?: { tool_names } } (unnamed tools ask). */
+function approvalRule(value: unknown, param: string): (name: string) => boolean {
+  if (value === undefined || value === null || value === 'always') return () => true;
+  if (value === 'never') return () => false;
+  const names = (filter: unknown) => (isRecord(filter) && Array.isArray(filter.tool_names) ? filter.tool_names.map(String) : []);
+  if (!isRecord(value) || Object.keys(value).some((k) => k !== 'always' && k !== 'never')) {
+    throw new InvalidRequestError(`${param} must be "always", "never" or {always?, never?: {tool_names}}.`, param);
+  }
+  const never = names(value.never);
+  return (name) => !never.includes(name);
 }
 
 /**
@@ -83,7 +96,7 @@ export async function listHostedTools(tool: HostedMcpTool, ids: IdGenerator): Pr
 }
 
 /** Calls a tool on its server: the `mcp_call` item, with the text of the result or the error. */
-export async function callHostedTool(tool: HostedMcpTool, name: string, args: string, ids: IdGenerator): Promise<StoredItem> {
+export async function callHostedTool(tool: HostedMcpTool, name: string, args: string, ids: IdGenerator, approvalRequestId?: string): Promise<StoredItem> {
   let output: string | null = null;
   let error: string | null = null;
   try {
@@ -97,5 +110,20 @@ export async function callHostedTool(tool: HostedMcpTool, name: string, args: st
   } catch (caught) {
     error = caught instanceof Error ? caught.message : String(caught);
   }
-  return { id: ids.next('mcp_'), type: 'mcp_call', server_label: tool.serverLabel, name, arguments: args, output, error, status: error === null ? 'completed' : 'failed' };
+  return {
+    id: ids.next('mcp_'),
+    type: 'mcp_call',
+    server_label: tool.serverLabel,
+    name,
+    arguments: args,
+    output,
+    error,
+    status: error === null ? 'completed' : 'failed',
+    ...(approvalRequestId ? { approval_request_id: approvalRequestId } : {}),
+  };
+}
+
+/** The request the service makes instead of a call that needs the user's approval. */
+export function approvalRequestItem(tool: HostedMcpTool, name: string, args: string, ids: IdGenerator): StoredItem {
+  return { id: ids.next('mcpr_'), type: 'mcp_approval_request', server_label: tool.serverLabel, name, arguments: args };
 }
