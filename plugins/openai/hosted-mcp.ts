@@ -58,6 +58,23 @@ function wireApproval(approval: HostedMcpApproval): NonNullable<OpenAI.Responses
   return typeof approval === 'string' ? approval : { never: { tool_names: approval.never } };
 }
 
+/**
+ * The config check of the `hostedMcp` agent key (the plugin's `checkAgentOptions`): only
+ * `openai-responses` agents take it, and each entry must be a valid server.
+ */
+export function hostedMcpOptionProblems(client: string, options: Readonly<Record<string, unknown>>): { key: string; problem: string }[] {
+  if (options[HOSTED_MCP_OPTION] === undefined) return [];
+  if (client !== 'openai-responses') {
+    return [{ key: HOSTED_MCP_OPTION, problem: `only "openai-responses" agents hand MCP servers to the service; this agent's client is "${client}". Use a local MCP server (the mcp plugin's "mcp:<server>" tools) instead.` }];
+  }
+  try {
+    hostedMcpTools(options[HOSTED_MCP_OPTION]);
+    return [];
+  } catch (error) {
+    return [{ key: HOSTED_MCP_OPTION, problem: (error as Error).message }];
+  }
+}
+
 function checkedServer(entry: unknown, at: string): HostedMcpServer {
   const fail = (problem: string): never => {
     throw new ConfigurationError(`${at}: ${problem} (a hosted MCP server is { label, url, headers?, allowedTools?, requireApproval? }).`);

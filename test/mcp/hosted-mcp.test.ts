@@ -2,10 +2,12 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { createServer, type Server } from 'node:http';
 import { lastValueFrom, toArray } from 'rxjs';
-import { approvalResponse, ChatAgent, SkeinError } from 'skein';
-import { type HostedMcpApproval, OpenAIResponsesClient, hostedMcp } from 'skein/openai';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { type AIAgent, agentToken, approvalResponse, ChatAgent, ConfigurationError, createContainer, SkeinError } from 'skein';
+import { type HostedMcpApproval, OpenAIResponsesClient, hostedMcp, openaiPlugin } from 'skein/openai';
 import { Emulator } from 'skein/testing';
-import { EverythingHttp } from './mcp-fixtures.js';
+import { EverythingHttp, tempDir } from './mcp-fixtures.js';
 
 type Body = { tools?: unknown[]; input: unknown };
 
@@ -98,6 +100,77 @@ describe('Hosted MCP on Responses (openai SDK -> emulator -> server-everything o
       expect(reply.text).to.equal('echo returned: Echo: later');
     });
   }
+
+  it('is configured in a config file (agent key hostedMcp) and asks as declared', async () => {
+    const file = path.join(await tempDir(), 'skein.yaml');
+    await writeFile(
+      file,
+      `
+plugins:
+  openai: { apiKey: k, baseURL: "\${EMULATOR_URL}", maxRetries: 0 }
+agents:
+  helper:
+    client: openai-responses
+    model: gpt-4.1
+    store: false
+    hostedMcp:
+      - label: everything
+        url: "\${MCP_URL}"
+        headers: { Authorization: "Bearer tok" }
+        allowedTools: [echo, get-sum]
+        requireApproval: { never: [echo] }
+`,
+    );
+    const container = await createContainer(file, { env: { ...process.env, EMULATOR_URL: emulator.openaiBaseURL, MCP_URL: proxy.url } });
+    try {
+      const agent = container.get<AIAgent>(agentToken('helper'));
+      const thread = agent.getNewThread();
+      expect((await agent.run('call echo {"message":"from yaml"}', { thread })).text).to.equal('echo returned: Echo: from yaml');
+      const body = emulator.requestsTo('/v1/responses').at(-1)!.body as Body;
+      expect(body.tools).to.deep.equal([
+        {
+          type: 'mcp',
+          server_label: 'everything',
+          server_url: proxy.url,
+          headers: { Authorization: 'Bearer tok' },
+          allowed_tools: ['echo', 'get-sum'],
+          require_approval: { never: { tool_names: ['echo'] } },
+        },
+      ]);
+      const asked = await agent.run('call get-sum {"a":20,"b":22}', { thread });
+      expect(asked.approvalRequests.map((r) => r.name)).to.deep.equal(['get-sum']);
+      const reply = await agent.run(approvalResponse(asked.approvalRequests[0]!, true), { thread });
+      expect(reply.text).to.equal('get-sum returned: The sum of 20 and 22 is 42.');
+    } finally {
+      await container.unbindAllAsync();
+    }
+  });
+
+  it('reports a bad hostedMcp config as a ConfigurationError, with the rest of the config', async () => {
+    const error = await Promise.resolve()
+      .then(() =>
+        createContainer({
+          plugins: [openaiPlugin({ apiKey: 'k', baseURL: emulator.openaiBaseURL })],
+          agents: {
+            a: { client: 'openai-responses', model: 'm', hostedMcp: [{ label: 'x', url: 'not a url' }] },
+            b: { client: 'openai-responses', model: 'm', hostedMcp: [{ label: 'x', url: proxy.url, requireApproval: 'sometimes' }] },
+            c: { client: 'openai-chat', model: 'm', hostedMcp: [{ label: 'x', url: proxy.url }] },
+            d: { client: 'openai-responses', model: 'm', hostedMcp: [{ label: 'x', url: proxy.url, requireApproval: { never: ['echo'] } }] },
+          },
+        }),
+      )
+      .catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(ConfigurationError);
+    const message = String((error as Error).message);
+    expect(message).to.match(/agents\.a\.hostedMcp.*"url" must be an http\(s\) URL, got "not a url"/);
+    expect(message).to.match(/agents\.b\.hostedMcp.*"requireApproval" must be "always", "never" or \{ never: \[tool names\] \}, got "sometimes"/);
+    expect(message).to.match(/agents\.c\.hostedMcp.*only "openai-responses" agents/);
+    expect(message).not.to.match(/agents\.d/);
+  });
+
+  it('checks servers given in code when declared', () => {
+    expect(() => hostedMcp({ label: 'has space', url: proxy.url })).to.throw(ConfigurationError, /"label" must be/);
+  });
 
   it('refuses an answer to a request nobody made', async () => {
     const agent = agentWith(true, 'always');
