@@ -184,20 +184,24 @@ agents:
 
 /** Forwards to an MCP server over HTTP and counts the JSON-RPC `tools/call` requests it sees. */
 class CountingProxy {
-  calls = 0;
   private constructor(
     private readonly server: Server,
     readonly url: string,
+    private readonly counter: { calls: number },
   ) {}
 
+  get calls(): number {
+    return this.counter.calls;
+  }
+
   static async start(target: string): Promise<CountingProxy> {
-    let proxy: CountingProxy | undefined;
+    const counter = { calls: 0 };
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const body = Buffer.concat(chunks);
-        if (/"method"\s*:\s*"tools\/call"/.test(body.toString())) proxy!.calls++;
+        if (/"method"\s*:\s*"tools\/call"/.test(body.toString())) counter.calls++;
         const headers = Object.fromEntries(Object.entries(req.headers).filter(([k, v]) => typeof v === 'string' && k !== 'host' && k !== 'content-length')) as Record<string, string>;
         fetch(target, { method: req.method, headers, body: body.length ? body : undefined })
           .then(async (upstream) => {
@@ -214,8 +218,7 @@ class CountingProxy {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as { port: number };
-    proxy = new CountingProxy(server, `http://127.0.0.1:${port}/mcp`);
-    return proxy;
+    return new CountingProxy(server, `http://127.0.0.1:${port}/mcp`, counter);
   }
 
   async stop(): Promise<void> {
