@@ -172,6 +172,32 @@ agents:
     expect(() => hostedMcp({ label: 'has space', url: proxy.url })).to.throw(ConfigurationError, /"label" must be/);
   });
 
+  it('streams the request in the reply; a new message instead of an answer runs nothing and asks no more', async () => {
+    const agent = agentWith(true, 'always');
+    const thread = agent.getNewThread();
+    const mark = proxy.calls;
+    const updates = await lastValueFrom(agent.runStream('call echo {"message":"maybe"}', { thread }).pipe(toArray()));
+    const streamed = updates.flatMap((u) => u.contents).filter((c) => c.kind === 'function-approval-request');
+    expect(streamed.map((c) => c.name)).to.deep.equal(['echo']);
+    const next = await agent.run('Never mind.', { thread });
+    expect(next.approvalRequests).to.deep.equal([]);
+    expect(next.text).to.match(/^You said: "Never mind\."/);
+    expect(callsOf(mark)).to.equal(0);
+    // The request is no longer pending: answering it now is an error.
+    const late = await agent.run(approvalResponse({ callId: streamed[0]!.callId }, true), { thread }).catch((e: unknown) => e);
+    expect(late).to.be.instanceOf(SkeinError);
+  });
+
+  it('a bad hostedMcp entry given in code fails the run with a ConfigurationError and sends nothing', async () => {
+    const client = new OpenAIResponsesClient({ apiKey: 'k', baseURL: emulator.openaiBaseURL, maxRetries: 0, model: 'gpt-4.1' });
+    const agent = new ChatAgent({ chatClient: client, chatOptions: { additionalProperties: { hostedMcp: [{ label: 'x' }] } } });
+    const before = emulator.requestsTo('/v1/responses').length;
+    const error = await agent.run('hi').catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(ConfigurationError);
+    expect(String(error)).to.match(/hostedMcp\[0\]: "url" must be an http\(s\) URL/);
+    expect(emulator.requestsTo('/v1/responses').length).to.equal(before);
+  });
+
   it('refuses an answer to a request nobody made', async () => {
     const agent = agentWith(true, 'always');
     const thread = agent.getNewThread();
