@@ -570,7 +570,7 @@ function withoutKey(state: JsonObject, key: string): JsonObject {
  * (pending approvals: a fork ends before that turn) or to messages the fork does not hold.
  */
 function forkedState(state: JsonObject, count: number): JsonObject {
-  const out = withoutSummaryBeyond(withPendingApprovals(state, undefined), count);
+  const out = withoutSummaryBeyond(withSurfacedApprovals(withPendingApprovals(state, undefined), []), count);
   return out === state ? { ...state } : out;
 }
 

@@ -198,6 +198,17 @@ agents:
     expect(emulator.requestsTo('/v1/responses').length).to.equal(before);
   });
 
+  it('a fork of a thread waiting on the service carries no pending request; the original can still be approved', async () => {
+    const agent = agentWith(false, 'always');
+    const thread = agent.getNewThread();
+    const asked = await agent.run('call echo {"message":"fork"}', { thread });
+    const request = asked.approvalRequests[0]!;
+    const fork = await agent.forkThread(thread);
+    const refused = await agent.run(approvalResponse(request, true), { thread: fork }).catch((e: unknown) => e);
+    expect(refused).to.be.instanceOf(SkeinError);
+    expect((await agent.run(approvalResponse(request, true), { thread })).text).to.equal('echo returned: Echo: fork');
+  });
+
   it('refuses an answer to a request nobody made', async () => {
     const agent = agentWith(true, 'always');
     const thread = agent.getNewThread();
