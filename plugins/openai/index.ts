@@ -3,6 +3,7 @@ import 'reflect-metadata';
 export * from './openai-chat-client.js';
 export * from './openai-responses-client.js';
 export * from './responses-mapping.js';
+export * from './hosted-mcp.js';
 export * from './openai-plugin.js';
 export * from './openai-errors.js';
 export * from './chat-completions-mapping.js';

@@ -2,6 +2,7 @@ import { AgentFactory, ChannelProvider, ChatClient, containerModule, type SkeinP
 import { OPENAI_ASSISTANTS_CLIENT_ID } from './assistants/openai-assistant-agent.js';
 import { OpenAIAssistantAgentFactory } from './assistants/openai-assistant-agent-factory.js';
 import { OpenAIAssistantChannelProvider } from './assistants/openai-assistant-channel.js';
+import { hostedMcpOptionProblems } from './hosted-mcp.js';
 import { OPENAI_CHAT_CLIENT_ID, OpenAIChatClient, type OpenAIChatClientOptions } from './openai-chat-client.js';
 import { OPENAI_RESPONSES_CLIENT_ID, OpenAIResponsesClient } from './openai-responses-client.js';
 import { OpenAIResponsesChannelProvider } from './responses-channel.js';
@@ -45,6 +46,7 @@ function createOpenAIPlugin(options: OpenAIPluginOptions): SkeinPlugin {
   return {
     id: 'openai',
     clients: [OPENAI_CHAT_CLIENT_ID, OPENAI_RESPONSES_CLIENT_ID, OPENAI_ASSISTANTS_CLIENT_ID],
+    checkAgentOptions: hostedMcpOptionProblems,
     module: containerModule(({ bind }) => {
       bind(OpenAIChatClient)
         .toDynamicValue(() => new OpenAIChatClient(shared))

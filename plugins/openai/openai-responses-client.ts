@@ -218,12 +218,13 @@ export class OpenAIResponsesClient implements ChatClient {
     }
     const { store, conversation } = this.#settings(options);
     const extra = options.additionalProperties ?? {};
+    const tools = toResponsesTools(options);
     const body: CreateBody = {
       model,
       input: toResponsesInput(messages),
       instructions: options.instructions,
-      tools: toResponsesTools(options),
-      tool_choice: options.tools?.length ? options.toolChoice : undefined,
+      tools,
+      tool_choice: tools ? options.toolChoice : undefined,
       temperature: options.temperature,
       top_p: options.topP,
       max_output_tokens: options.maxOutputTokens,

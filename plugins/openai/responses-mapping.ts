@@ -12,8 +12,13 @@ import {
   withAttribution,
 } from 'skein';
 
+import { HOSTED_MCP_OPTION, hostedMcpTools } from './hosted-mcp.js';
+
 type InputItem = OpenAI.Responses.ResponseInputItem;
 type InputContent = OpenAI.Responses.ResponseInputContent;
+
+/** Where a hosted MCP approval request keeps its server's label (it marks the request as the service's). */
+export const MCP_SERVER_LABEL = 'mcpServerLabel';
 
 /** Where a function call's Responses item id (`fc_...`) is kept, so it round-trips through threads. */
 export const RESPONSES_ITEM_ID = 'itemId';
@@ -30,10 +35,16 @@ export function toResponsesInput(messages: readonly ChatMessage[]): InputItem[] 
       case 'system':
         items.push({ type: 'message', role: 'system', content: textOf(message.contents) });
         break;
-      case 'user':
+      case 'user': {
+        // Answers to the service's hosted-tool approval requests are items of their own.
+        const answers = message.contents.filter((c) => c.kind === 'function-approval-response');
+        for (const a of answers) items.push({ type: 'mcp_approval_response', approval_request_id: a.callId, approve: a.approved, ...(a.reason ? { reason: a.reason } : {}) });
+        if (answers.length === message.contents.length) break;
+        const said = answers.length ? { ...message, contents: message.contents.filter((c) => c.kind !== 'function-approval-response') } : message;
         // Input messages have no `name`: a named author is said in the text (`[writer]: ...`).
-        items.push({ type: 'message', role: 'user', content: userContent(withAttribution(message).contents) });
+        items.push({ type: 'message', role: 'user', content: userContent(withAttribution(said).contents) });
         break;
+      }
       case 'assistant':
         items.push(...assistantItems(message.contents));
         break;
@@ -84,15 +95,23 @@ function assistantItems(contents: readonly AIContent[]): InputItem[] {
         arguments: c.arguments,
         ...(typeof itemId === 'string' ? { id: itemId } : {}),
       });
+    } else if (c.kind === 'function-approval-request') {
+      const serverLabel = c.additionalProperties?.[MCP_SERVER_LABEL];
+      if (typeof serverLabel !== 'string') continue;
+      flush();
+      // Sent back (store: false) so the service knows the request the answer is for.
+      items.push({ type: 'mcp_approval_request', id: c.callId, server_label: serverLabel, name: c.name, arguments: c.arguments });
     }
   }
   flush();
   return items;
 }
 
-export function toResponsesTools(options: ChatOptions): OpenAI.Responses.FunctionTool[] | undefined {
-  if (!options.tools?.length) return undefined;
-  return options.tools.map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false }));
+/** The agent's function tools, then its hosted MCP servers (the `hostedMcp` option) as `mcp` tools. */
+export function toResponsesTools(options: ChatOptions): OpenAI.Responses.Tool[] | undefined {
+  const functions: OpenAI.Responses.Tool[] = (options.tools ?? []).map((t) => ({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: false }));
+  const tools = [...functions, ...hostedMcpTools(options.additionalProperties?.[HOSTED_MCP_OPTION])];
+  return tools.length ? tools : undefined;
 }
 
 export function responsesUsage(usage: OpenAI.Responses.ResponseUsage | null | undefined): UsageDetails | undefined {
@@ -109,6 +128,10 @@ export function functionCallFrom(item: OpenAI.Responses.ResponseFunctionToolCall
 /** The contents of one output item (text and refusals of a message, or a function call). */
 export function contentsOfItem(item: OpenAI.Responses.ResponseOutputItem): AIContent[] {
   if (item.type === 'function_call') return [functionCallFrom(item)];
+  if (item.type === 'mcp_approval_request') {
+    // The service asks before it calls a hosted MCP tool: a Skein approval request the agent surfaces.
+    return [{ kind: 'function-approval-request', callId: item.id, name: item.name, arguments: item.arguments, additionalProperties: { [MCP_SERVER_LABEL]: item.server_label } }];
+  }
   if (item.type !== 'message') return [];
   const contents: AIContent[] = [];
   for (const part of item.content) {

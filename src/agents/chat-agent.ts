@@ -23,7 +23,17 @@ import { type AIToolSet, isToolSet } from '../tools/ai-tool-set.js';
 import { AIAgent, type AgentRunOptions } from './ai-agent.js';
 import { AgentRunResponse, type AgentRunResponseUpdate } from './agent-run-response.js';
 import { type AIContext, type ContextProvider, providerState, withProviderState } from './context-provider.js';
-import { approvalRequestsFor, pendingApprovalsOf, settlePendingApprovals, splitApprovalAnswers, withPendingApprovals } from './function-approvals.js';
+import {
+  approvalRequestsFor,
+  pendingApprovalsOf,
+  settlePendingApprovals,
+  splitApprovalAnswers,
+  surfacedApprovalsIn,
+  surfacedApprovalsOf,
+  takeSurfacedAnswers,
+  withPendingApprovals,
+  withSurfacedApprovals,
+} from './function-approvals.js';
 import { type AgentMiddleware, MiddlewarePipeline } from './middleware.js';
 import { type CallModel, type FunctionLoopResult, notRun, runFunctionLoop, throwIfAborted } from './function-invocation-loop.js';
 import { PartialTurn } from './partial-turn.js';
@@ -367,11 +377,14 @@ export class ChatAgent extends AIAgent {
       throw kept.error;
     }
     const produced = this.#authored(result.messages);
-    const approvalRequests = approvalRequestsFor(result.pendingApprovals);
-    if (approvalRequests.length) emit?.({ role: 'assistant', contents: approvalRequests });
-    const state = withPendingApprovals(
-      this.#contextProviders.length ? await this.#notifyProviders(thread, turnInput, produced) : thread.state,
-      result.pendingApprovals,
+    const localRequests = approvalRequestsFor(result.pendingApprovals);
+    if (localRequests.length) emit?.({ role: 'assistant', contents: localRequests });
+    // The chat client's own requests (already in the reply, and streamed with it).
+    const surfaced = surfacedApprovalsIn(produced);
+    const approvalRequests = [...localRequests, ...surfaced];
+    const state = withSurfacedApprovals(
+      withPendingApprovals(this.#contextProviders.length ? await this.#notifyProviders(thread, turnInput, produced) : thread.state, result.pendingApprovals),
+      surfaced,
     );
     await this.#commit(thread, turnInput, produced, result);
     // Service threads keep what the provider needs to continue (e.g. the agent binding).
@@ -401,16 +414,19 @@ export class ChatAgent extends AIAgent {
   ): Promise<{ turnInput: ChatMessage[]; settled?: ChatMessage }> {
     const pending = pendingApprovalsOf(thread);
     if (pending.length === 0 && !hasApprovalAnswers(input)) return { turnInput: input };
-    const { answers, rest } = splitApprovalAnswers(input);
-    if (pending.length === 0 && answers.size === 0) return { turnInput: input };
+    // Answers to requests the chat client surfaced go to the client, in the turn's input.
+    const { forClient, rest: localInput } = takeSurfacedAnswers(input, surfacedApprovalsOf(thread));
+    const clientInput = forClient ? [forClient] : [];
+    const { answers, rest } = splitApprovalAnswers(localInput);
+    if (pending.length === 0 && answers.size === 0) return { turnInput: [...clientInput, ...localInput] };
     const results = await settlePendingApprovals(pending, answers, (call) => {
       const tool = tools.get(call.name);
       return tool ? invokeTool(call, tool) : Promise.resolve(notRun(call, `unknown tool "${call.name}".`));
     });
-    if (results.length === 0) return { turnInput: rest };
+    if (results.length === 0) return { turnInput: [...clientInput, ...rest] };
     const message: ChatMessage = { role: 'tool', contents: results, createdAt: new Date().toISOString() };
     emit?.({ role: 'tool', contents: results });
-    return { turnInput: [message, ...rest], settled: message };
+    return { turnInput: [message, ...clientInput, ...rest], settled: message };
   }
 
   /**
@@ -554,7 +570,7 @@ function withoutKey(state: JsonObject, key: string): JsonObject {
  * (pending approvals: a fork ends before that turn) or to messages the fork does not hold.
  */
 function forkedState(state: JsonObject, count: number): JsonObject {
-  const out = withoutSummaryBeyond(withPendingApprovals(state, undefined), count);
+  const out = withoutSummaryBeyond(withSurfacedApprovals(withPendingApprovals(state, undefined), []), count);
   return out === state ? { ...state } : out;
 }
 

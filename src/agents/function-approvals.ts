@@ -6,6 +6,7 @@ import type { AgentThread } from '../threads/agent-thread.js';
 import { notRun } from './function-invocation-loop.js';
 
 const STATE_KEY = 'pendingApprovals';
+const SURFACED_KEY = 'surfacedApprovals';
 
 /** Calls waiting for the user's approval, kept in the thread state so they survive a resume. */
 export function pendingApprovalsOf(thread: AgentThread): FunctionCallContent[] {
@@ -32,18 +33,24 @@ export function approvalRequestsFor(calls: readonly FunctionCallContent[] | unde
 
 /** The input split into the user's approval answers and everything else (answers removed). */
 export function splitApprovalAnswers(input: readonly ChatMessage[]): { answers: Map<string, FunctionApprovalResponseContent>; rest: ChatMessage[] } {
-  const answers = new Map<string, FunctionApprovalResponseContent>();
+  const { taken, rest } = takeAnswers(input, () => true);
+  return { answers: new Map(taken.map((c) => [c.callId, c])), rest };
+}
+
+/** The approval answers `wanted` picks, taken out of the input (a message left empty goes). */
+function takeAnswers(input: readonly ChatMessage[], wanted: (answer: FunctionApprovalResponseContent) => boolean): { taken: FunctionApprovalResponseContent[]; rest: ChatMessage[] } {
+  const taken: FunctionApprovalResponseContent[] = [];
   const rest: ChatMessage[] = [];
   for (const message of input) {
     const others = message.contents.filter((c) => {
-      if (c.kind !== 'function-approval-response') return true;
-      answers.set(c.callId, c);
+      if (c.kind !== 'function-approval-response' || !wanted(c)) return true;
+      taken.push(c);
       return false;
     });
     if (others.length === message.contents.length) rest.push(message);
     else if (others.length > 0) rest.push({ ...message, contents: others });
   }
-  return { answers, rest };
+  return { taken, rest };
 }
 
 /**
@@ -69,4 +76,32 @@ export async function settlePendingApprovals(
       return notRun(call, `not run: ${why}`);
     }),
   );
+}
+
+/**
+ * Approval requests a chat client surfaced in the model's reply (e.g. a service that runs a
+ * hosted tool and asks first): the client, not the agent, acts on the answer, which goes to
+ * it as a `function-approval-response` in the next turn's input.
+ */
+export function surfacedApprovalsIn(messages: readonly ChatMessage[]): FunctionApprovalRequestContent[] {
+  return messages.flatMap((m) => m.contents.filter((c): c is FunctionApprovalRequestContent => c.kind === 'function-approval-request'));
+}
+
+/** The call ids of the surfaced requests the last turn left unanswered. */
+export function surfacedApprovalsOf(thread: AgentThread): Set<string> {
+  const ids = thread.state[SURFACED_KEY];
+  return new Set(Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : []);
+}
+
+export function withSurfacedApprovals(state: JsonObject, requests: readonly FunctionApprovalRequestContent[]): JsonObject {
+  if (!requests.length && !(SURFACED_KEY in state)) return state;
+  const { [SURFACED_KEY]: _old, ...rest } = state;
+  return requests.length ? { ...rest, [SURFACED_KEY]: requests.map((r) => r.callId) } : rest;
+}
+
+/** The answers to surfaced requests, taken out of the input as one user message for the chat client. */
+export function takeSurfacedAnswers(input: readonly ChatMessage[], surfaced: ReadonlySet<string>): { forClient?: ChatMessage; rest: ChatMessage[] } {
+  if (surfaced.size === 0) return { rest: [...input] };
+  const { taken, rest } = takeAnswers(input, (answer) => surfaced.has(answer.callId));
+  return taken.length ? { forClient: { role: 'user', contents: taken, createdAt: new Date().toISOString() }, rest } : { rest };
 }

@@ -262,6 +262,7 @@ function validateConfig(config: SkeinConfig, problems: ConfigProblems): void {
   const stores = new Set<string>([IN_MEMORY_STORE_ID]);
   const seen = new Set<string>();
   const toolReferences = new Map<string, NonNullable<SkeinPlugin['toolReferences']>>();
+  const optionCheckers = new Map<string, SkeinPlugin>();
   plugins.forEach((plugin, i) => {
     if (!isSkeinPlugin(plugin)) {
       problems.add(`plugins[${i}]`, NOT_A_PLUGIN);
@@ -273,6 +274,7 @@ function validateConfig(config: SkeinConfig, problems: ConfigProblems): void {
     plugin.clients?.forEach((c) => clients.add(c));
     plugin.stores?.forEach((s) => stores.add(s));
     if (plugin.toolReferences) toolReferences.set(plugin.toolReferences.prefix, plugin.toolReferences);
+    if (plugin.checkAgentOptions) plugin.clients?.forEach((c) => optionCheckers.set(c, plugin));
   });
   const parent = providedByParent(config.parent);
   for (const [name, agent] of Object.entries(config.agents ?? {})) {
@@ -292,6 +294,8 @@ function validateConfig(config: SkeinConfig, problems: ConfigProblems): void {
       );
     }
     addToolReferenceProblems(name, agent.tools, toolReferences, problems);
+    const options = providerOptions(agent);
+    if (options) for (const { key, problem } of optionCheckers.get(agent.client)?.checkAgentOptions?.(agent.client, options) ?? []) problems.add(`agents.${name}.${key}`, problem);
   }
   if (problems.length) throw new ConfigurationError(problems.messages);
 }

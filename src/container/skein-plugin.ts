@@ -19,4 +19,9 @@ export interface SkeinPlugin {
    * of the config. The plugin's module binds a `ToolReferenceResolver` with the same prefix.
    */
   readonly toolReferences?: { readonly prefix: string; check(reference: string): string | undefined };
+  /**
+   * Checks the provider keys (those the core does not know) of an agent whose client this plugin
+   * provides: one problem per bad key (`key` relative to the agent), reported with the rest of the config.
+   */
+  checkAgentOptions?(client: string, options: Readonly<Record<string, unknown>>): { key: string; problem: string }[];
 }

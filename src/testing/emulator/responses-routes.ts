@@ -2,6 +2,7 @@ import { isToolCallsReply, type ModelMessage, type ModelReply, type ModelTool } 
 import type { SseStream } from './http-replies.js';
 import type { IdGenerator } from './id-generator.js';
 import { registryState } from './registry-state.js';
+import { approvalRequestItem, callHostedTool, type HostedMcpServer, hostedMcpTools, listHostedTools } from './responses-mcp.js';
 import type { RouteContext, RouteRegistry, RouteReply, RouteRequest } from './router.js';
 
 /**
@@ -97,6 +98,8 @@ interface PreparedTurn {
   parsed: ResponseRequest;
   conversation: StoredConversation | undefined;
   messages: ModelMessage[];
+  /** Every item in context: the stored history, then the input. */
+  items: StoredItem[];
 }
 
 /** Reads a create (or input-token count) request, resolves its history and references; throws InvalidRequestError. */
@@ -108,10 +111,14 @@ function prepareTurn(state: ResponsesState, body: unknown, context: RouteContext
   const messages: ModelMessage[] = [];
   if (parsed.instructions) messages.push({ role: 'system', text: parsed.instructions });
   for (const item of [...history, ...parsed.input]) {
+    if (item.type === 'mcp_call') {
+      messages.push(...mcpCallMessages(item));
+      continue;
+    }
     const message = toModelMessage(item);
     if (message) messages.push(message);
   }
-  return { parsed, conversation, messages };
+  return { parsed, conversation, messages, items: [...history, ...parsed.input] };
 }
 
 /** Runs `read`, answering an InvalidRequestError as the service's error envelope. */
@@ -140,8 +147,11 @@ async function createResponse(state: ResponsesState, request: RouteRequest, repl
   const turn = withInvalidRequest(reply, () => prepareTurn(state, request.body, context));
   if (!turn) return;
   const { parsed, conversation, messages } = turn;
-  const answer = context.model.reply(messages, parsed.tools);
-  const output = outputItems(answer, context.ids);
+  const hosted = await withInvalidRequestAsync(reply, () => hostedMcpTurn(parsed, messages, turn.items, context));
+  if (!hosted) return;
+  // No answer: the response ends asking for approval (its items only).
+  const answer = hosted.answer ?? { text: '' };
+  const output = [...hosted.items, ...(hosted.answer ? outputItems(answer, context.ids) : [])];
   const inputTokens = inputTokenCount(messages, context);
   const outputTokens = isToolCallsReply(answer)
     ? answer.toolCalls.reduce((sum, c) => sum + context.model.countTokens(`${c.name} ${c.arguments}`), 0)
@@ -195,6 +205,114 @@ async function createResponse(state: ResponsesState, request: RouteRequest, repl
     return;
   }
   reply.json(200, response);
+}
+
+/** Like withInvalidRequest, for async reads. */
+async function withInvalidRequestAsync<T>(reply: RouteReply, read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    return withInvalidRequest(reply, () => {
+      throw error;
+    });
+  }
+}
+
+/**
+ * The model's turn with the request's hosted MCP servers: their tools are listed (an
+ * `mcp_list_tools` item per server) and offered to the model; calls of those tools are made
+ * here, on the server (an `mcp_call` item each), and the model answers with their results.
+ */
+async function hostedMcpTurn(
+  parsed: ResponseRequest,
+  messages: ModelMessage[],
+  items: readonly StoredItem[],
+  context: RouteContext,
+): Promise<{ answer?: ModelReply; items: StoredItem[] }> {
+  const servers: HostedMcpServer[] = [];
+  const output: StoredItem[] = [];
+  for (const tool of hostedMcpTools(parsed.toolChoice === 'none' ? [] : parsed.rawTools)) {
+    const listed = await listHostedTools(tool, context.ids);
+    servers.push(listed.server);
+    output.push(listed.item);
+  }
+  const tools = [...parsed.tools, ...servers.flatMap((s) => s.tools)];
+  const serverOf = (name: string, label?: unknown) => servers.find((s) => (label === undefined || s.tool.serverLabel === label) && s.tools.some((t) => t.name === name));
+
+  // The user's answers in this input: approved calls run now, and the model answers from them.
+  const answered = await answerApprovals(parsed.input, items, serverOf, context);
+  output.push(...answered.items);
+  if (answered.messages.length) return { answer: context.model.reply([...messages, ...answered.messages], tools), items: output };
+
+  const answer = context.model.reply(messages, tools);
+  if (!isToolCallsReply(answer)) return { answer, items: output };
+  const hostedCalls = answer.toolCalls.filter((call) => serverOf(call.name));
+  if (hostedCalls.length === 0) return { answer, items: output };
+  const callMessages: ModelMessage[] = [];
+  let asked = false;
+  for (const call of hostedCalls) {
+    const server = serverOf(call.name)!;
+    if (server.tool.needsApproval(call.name)) {
+      output.push(approvalRequestItem(server.tool, call.name, call.arguments, context.ids));
+      asked = true;
+      continue;
+    }
+    const item = await callHostedTool(server.tool, call.name, call.arguments, context.ids);
+    output.push(item);
+    callMessages.push(...mcpCallMessages(item));
+  }
+  const functionCalls = answer.toolCalls.filter((call) => !serverOf(call.name));
+  // Function calls go to the client; with none, the model answers from the servers' results.
+  if (functionCalls.length) return { answer: { toolCalls: functionCalls }, items: output };
+  // A request for approval ends the response: the model goes on once the user answered.
+  if (asked) return { items: output };
+  return { answer: context.model.reply([...messages, ...callMessages], tools), items: output };
+}
+
+/**
+ * The `mcp_approval_response` items of this request (after its last user message: earlier ones
+ * were answered by earlier responses). Each names a request in context; approved ones are called.
+ */
+async function answerApprovals(
+  input: readonly StoredItem[],
+  items: readonly StoredItem[],
+  serverOf: (name: string, label?: unknown) => HostedMcpServer | undefined,
+  context: RouteContext,
+): Promise<{ items: StoredItem[]; messages: ModelMessage[] }> {
+  const lastUser = input.findLastIndex((i) => i.type === 'message' && i.role === 'user');
+  const answers = input.slice(lastUser + 1).filter((i) => i.type === 'mcp_approval_response');
+  const out: StoredItem[] = [];
+  const messages: ModelMessage[] = [];
+  for (const answer of answers) {
+    const request = items.find((i) => i.type === 'mcp_approval_request' && i.id === answer.approval_request_id);
+    if (!request) {
+      throw new InvalidRequestError(`No mcp_approval_request with id '${String(answer.approval_request_id)}' in context.`, 'input');
+    }
+    const server = serverOf(String(request.name), request.server_label);
+    if (!server) throw new InvalidRequestError(`MCP server '${String(request.server_label)}' is not among this request's tools.`, 'tools');
+    if (answer.approve === true) {
+      const item = await callHostedTool(server.tool, String(request.name), String(request.arguments), context.ids, request.id);
+      out.push(item);
+      messages.push(...mcpCallMessages(item));
+    } else {
+      const id = String(request.id);
+      messages.push(
+        { role: 'assistant', text: '', toolCalls: [{ id, name: String(request.name), arguments: String(request.arguments) }] },
+        { role: 'tool', text: `Error: the user rejected this call${answer.reason ? `: ${String(answer.reason)}` : '.'}`, toolCallId: id },
+      );
+    }
+  }
+  return { items: out, messages };
+}
+
+/** An `mcp_call` item as the model sees it: its call and its result. */
+function mcpCallMessages(item: StoredItem): ModelMessage[] {
+  const id = String(item.id);
+  const result = item.error !== null && item.error !== undefined ? `Error: ${String(item.error)}` : String(item.output ?? '');
+  return [
+    { role: 'assistant', text: '', toolCalls: [{ id, name: String(item.name), arguments: String(item.arguments) }] },
+    { role: 'tool', text: result, toolCallId: id },
+  ];
 }
 
 /** The items the server holds before this request's input, and the conversation it appends to. */
@@ -275,6 +393,12 @@ async function streamResponse(stream: SseStream, response: ResponseObject): Prom
         if (!(await send('response.function_call_arguments.delta', { ...base, delta: args.slice(i, i + ARGUMENT_FRAGMENT_LENGTH) }))) return;
       }
       if (!(await send('response.function_call_arguments.done', { ...base, name: item.name, arguments: args }))) return;
+    } else if (item.type === 'mcp_approval_request') {
+      if (!(await send('response.output_item.added', { output_index: index, item }))) return;
+    } else if (item.type === 'mcp_list_tools' || item.type === 'mcp_call') {
+      if (!(await send('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress' } }))) return;
+      const phases = item.type === 'mcp_call' ? ['response.mcp_call.in_progress', item.error == null ? 'response.mcp_call.completed' : 'response.mcp_call.failed'] : ['response.mcp_list_tools.in_progress', 'response.mcp_list_tools.completed'];
+      for (const phase of phases) if (!(await send(phase, base))) return;
     } else {
       const part = (item.content as { text: string }[])[0]!;
       const empty = { type: 'output_text', text: '', annotations: [], logprobs: [] };
@@ -371,6 +495,22 @@ function parseItem(item: unknown, ids: IdGenerator, param: string): StoredItem {
         throw new InvalidRequestError(`${param}: a function_call_output needs call_id and output.`, param);
       }
       return { id: ids.next('fco_'), type: 'function_call_output', status: 'completed', call_id: item.call_id, output: item.output };
+    case 'mcp_approval_request':
+      if (typeof item.id !== 'string' || typeof item.server_label !== 'string' || typeof item.name !== 'string' || typeof item.arguments !== 'string') {
+        throw new InvalidRequestError(`${param}: an mcp_approval_request needs id, server_label, name and arguments (strings).`, param);
+      }
+      return { id: item.id, type: 'mcp_approval_request', server_label: item.server_label, name: item.name, arguments: item.arguments };
+    case 'mcp_approval_response':
+      if (typeof item.approval_request_id !== 'string' || typeof item.approve !== 'boolean') {
+        throw new InvalidRequestError(`${param}: an mcp_approval_response needs approval_request_id (string) and approve (boolean).`, param);
+      }
+      return {
+        id: typeof item.id === 'string' ? item.id : ids.next('mcpa_'),
+        type: 'mcp_approval_response',
+        approval_request_id: item.approval_request_id,
+        approve: item.approve,
+        ...(typeof item.reason === 'string' ? { reason: item.reason } : {}),
+      };
     case 'item_reference':
       if (typeof item.id !== 'string') throw new InvalidRequestError(`${param}: an item_reference needs the id of a stored item.`, `${param}.id`);
       // Resolved against the stored items by resolveItemReferences once the state is at hand.
@@ -435,16 +575,20 @@ function toModelMessage(item: StoredItem): ModelMessage | undefined {
   }
 }
 
+/** The function tools (hosted `mcp` tools are read by hostedMcpTools). */
 function parseTools(tools: readonly unknown[]): ModelTool[] {
-  return tools.map((tool, index) => {
+  return tools.flatMap((tool, index) => {
+    if (isRecord(tool) && tool.type === 'mcp') return [];
     if (!isRecord(tool) || tool.type !== 'function' || typeof tool.name !== 'string') {
       throw new InvalidRequestError(`tools[${index}] must be {type:"function", name, description?, parameters?}.`, `tools[${index}]`);
     }
-    return {
-      name: tool.name,
-      ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
-      ...(isRecord(tool.parameters) ? { parameters: tool.parameters } : {}),
-    };
+    return [
+      {
+        name: tool.name,
+        ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
+        ...(isRecord(tool.parameters) ? { parameters: tool.parameters } : {}),
+      },
+    ];
   });
 }
 
