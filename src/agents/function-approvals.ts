@@ -89,14 +89,32 @@ export function surfacedApprovalsIn(messages: readonly ChatMessage[]): FunctionA
 
 /** The call ids of the surfaced requests the last turn left unanswered. */
 export function surfacedApprovalsOf(thread: AgentThread): Set<string> {
-  const ids = thread.state[SURFACED_KEY];
-  return new Set(Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : []);
+  return new Set(surfacedEntries(thread).map((entry) => (typeof entry === 'string' ? entry : entry.callId)));
+}
+
+/**
+ * Every call waiting for the user's answer on the thread: the agent's own tools that need
+ * approval, then the requests a chat client surfaced (a hosted MCP tool). What a CLI or page
+ * shows on resume and checks an answer against; the agent itself keeps the two apart.
+ */
+export function waitingApprovalsOf(thread: AgentThread): FunctionCallContent[] {
+  const surfaced = surfacedEntries(thread).map((entry): FunctionCallContent =>
+    typeof entry === 'string'
+      ? { kind: 'function-call', callId: entry, name: '(hosted tool)', arguments: '' } // written before names were kept
+      : { kind: 'function-call', callId: entry.callId, name: entry.name, arguments: entry.arguments },
+  );
+  return [...pendingApprovalsOf(thread), ...surfaced];
+}
+
+function surfacedEntries(thread: AgentThread): (string | { callId: string; name: string; arguments: string })[] {
+  const entries = thread.state[SURFACED_KEY];
+  return Array.isArray(entries) ? entries.filter((e): e is string | { callId: string; name: string; arguments: string } => typeof e === 'string' || isCall(e)) : [];
 }
 
 export function withSurfacedApprovals(state: JsonObject, requests: readonly FunctionApprovalRequestContent[]): JsonObject {
   if (!requests.length && !(SURFACED_KEY in state)) return state;
   const { [SURFACED_KEY]: _old, ...rest } = state;
-  return requests.length ? { ...rest, [SURFACED_KEY]: requests.map((r) => r.callId) } : rest;
+  return requests.length ? { ...rest, [SURFACED_KEY]: requests.map((r) => ({ callId: r.callId, name: r.name, arguments: r.arguments })) } : rest;
 }
 
 /** The answers to surfaced requests, taken out of the input as one user message for the chat client. */

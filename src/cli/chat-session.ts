@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { AIAgent } from '../agents/ai-agent.js';
-import { approvalRequestsFor, pendingApprovalsOf } from '../agents/function-approvals.js';
+import { approvalRequestsFor, waitingApprovalsOf } from '../agents/function-approvals.js';
 import { ConfigurationError } from '../errors/skein-error.js';
 import { approvalResponse, type AgentInput } from '../messages/chat-message.js';
 import type { FunctionApprovalRequestContent } from '../messages/content.js';
@@ -42,7 +42,7 @@ export class ChatSession {
 
   /** The calls waiting for approval: the thread holds them, so they survive a restart. */
   get #pendingApprovals(): FunctionApprovalRequestContent[] {
-    return approvalRequestsFor(pendingApprovalsOf(this.options.thread));
+    return approvalRequestsFor(waitingApprovalsOf(this.options.thread));
   }
 
   async run(): Promise<number> {

@@ -11,7 +11,7 @@ import { ChatAgent } from '../agents/chat-agent.js';
 import type { ChatOptions } from '../clients/chat-options.js';
 import type { AITool } from '../tools/ai-tool.js';
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
-import { pendingApprovalsOf } from '../agents/function-approvals.js';
+import { waitingApprovalsOf } from '../agents/function-approvals.js';
 import { responseFromUpdates } from '../clients/chat-response.js';
 import { agentToken } from '../container/agent-token.js';
 import { readConfigFile } from '../container/config-file.js';
@@ -638,7 +638,7 @@ class DevUIServer {
     }
     const thread = existing ? await agent.deserializeThread(existing.serialized) : agent.getNewThread();
     // Checked before the stream starts, so a stale answer (another tab answered first) is a plain 409, not a failed turn.
-    const pending = pendingApprovalsOf(thread);
+    const pending = waitingApprovalsOf(thread);
     for (const answer of answers) {
       if (!pending.some((call) => call.callId === answer.callId)) {
         const waiting = pending.map((call) => `${call.name} (${call.callId})`).join(', ') || 'none';
@@ -849,11 +849,11 @@ function describeTool(tool: AITool): { name: string; description?: string; param
 }
 
 function pendingOf(thread: AgentThread): PendingApproval[] {
-  return pendingApprovalsOf(thread).map(({ callId, name, arguments: args }) => ({ callId, name, arguments: args }));
+  return waitingApprovalsOf(thread).map(({ callId, name, arguments: args }) => ({ callId, name, arguments: args }));
 }
 
 function setPendingCount(entry: ThreadIndexEntry, thread: AgentThread): void {
-  const count = pendingApprovalsOf(thread).length;
+  const count = waitingApprovalsOf(thread).length;
   if (count) entry.pendingApprovals = count;
   else delete entry.pendingApprovals;
 }

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { lastValueFrom, toArray } from 'rxjs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type AIAgent, agentToken, approvalResponse, ChatAgent, ConfigurationError, createContainer, SkeinError } from 'skein';
+import { type AIAgent, agentToken, approvalResponse, ChatAgent, ConfigurationError, createContainer, SkeinError, waitingApprovalsOf } from 'skein';
 import { type HostedMcpApproval, OpenAIResponsesClient, hostedMcp, openaiPlugin } from 'skein/openai';
 import { Emulator } from 'skein/testing';
 import { EverythingHttp, tempDir } from './mcp-fixtures.js';
@@ -96,8 +96,13 @@ describe('Hosted MCP on Responses (openai SDK -> emulator -> server-everything o
       const saved = JSON.parse(JSON.stringify(await thread.serialize())) as unknown;
       const other = agentWith(store, 'always');
       const resumed = await other.deserializeThread(saved);
+      // What the CLI and the Dev UI show on resume (and check an answer against): the hosted request, by name.
+      expect(waitingApprovalsOf(resumed).map(({ callId, name, arguments: args }) => ({ callId, name, args: JSON.parse(args) as unknown }))).to.deep.equal([
+        { callId: asked.approvalRequests[0]!.callId, name: asked.approvalRequests[0]!.name, args: { message: 'later' } },
+      ]);
       const reply = await other.run(approvalResponse(asked.approvalRequests[0]!, true), { thread: resumed });
       expect(reply.text).to.equal('echo returned: Echo: later');
+      expect(waitingApprovalsOf(resumed)).to.deep.equal([]);
     });
   }
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AIAgent } from '../../agents/ai-agent.js';
-import { pendingApprovalsOf } from '../../agents/function-approvals.js';
+import { waitingApprovalsOf } from '../../agents/function-approvals.js';
 import { ConfigurationError, HistoryUnavailableError, SkeinError } from '../../errors/skein-error.js';
 import type { ChatMessage } from '../../messages/chat-message.js';
 import { SerializationRegistryImpl } from '../../serialization/serialization-registry.js';
@@ -165,7 +165,7 @@ async function historyToShow(thread: AgentThread, agent: AIAgent | undefined, io
 }
 
 function showPendingApprovals(thread: AgentThread, io: CliIO): void {
-  for (const call of pendingApprovalsOf(thread)) writeLine(io.stdout, `waiting for approval: ${call.name} ${call.arguments || '{}'} (answer in "skein chat" with /approve or /reject)`);
+  for (const call of waitingApprovalsOf(thread)) writeLine(io.stdout, `waiting for approval: ${call.name} ${call.arguments || '{}'} (answer in "skein chat" with /approve or /reject)`);
 }
 
 async function remove(registry: ThreadRegistry, id: string, options: AgentOptions, yes: boolean, io: CliIO): Promise<number> {
