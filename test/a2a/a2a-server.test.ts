@@ -6,13 +6,13 @@ import { expect } from 'chai';
 import express from 'express';
 import { type IncomingMessage, type Server, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { z } from 'zod';
-import { ChatAgent, ConfigurationError, approvalResponse, tool } from 'skein';
+import { ChatAgent, ConfigurationError, approvalResponse } from 'skein';
 import { A2AAgent, A2ARunResponse, A2AServer, partsText } from 'skein/a2a';
 import { OpenAIChatClient } from 'skein/openai';
 import { Emulator } from 'skein/testing';
 import { rejection } from '../support/async-expectations.js';
 import { userMessage } from './remote-fixtures.js';
+import { deleteFileTool } from '../support/example-tools.js';
 
 function quietLogger() {
   const logged = { warnings: [] as string[], errors: [] as { message: string; error: unknown }[] };
@@ -163,16 +163,7 @@ describe('A2AServer: approvals are input-required', () => {
   beforeEach(async () => {
     deleted.length = 0;
     emulator = await Emulator.start();
-    const deleteFile = tool({
-      name: 'delete_file',
-      description: 'Deletes a file',
-      parameters: z.object({ path: z.string() }),
-      requiresApproval: true,
-      execute: ({ path }) => {
-        deleted.push(path);
-        return `deleted ${path}`;
-      },
-    });
+    const deleteFile = deleteFileTool(deleted);
     server = new A2AServer({ agent: chatAgent(emulator, [deleteFile]), ...quietLogger() });
     await server.listen();
   });

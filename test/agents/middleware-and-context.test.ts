@@ -16,6 +16,7 @@ import {
 } from 'skein';
 import { OpenAIChatClient } from 'skein/openai';
 import { Emulator } from 'skein/testing';
+import { deleteFileTool } from '../support/example-tools.js';
 
 interface Body {
   messages: { role: string; content: unknown }[];
@@ -129,16 +130,7 @@ describe('middleware, context providers and function approval (ChatAgent on the 
 
   describe('function approval', () => {
     const deleted: string[] = [];
-    const deleteFile = tool({
-      name: 'delete_file',
-      description: 'Deletes a file',
-      parameters: z.object({ path: z.string() }),
-      requiresApproval: true,
-      execute: ({ path }) => {
-        deleted.push(path);
-        return `deleted ${path}`;
-      },
-    });
+    const deleteFile = deleteFileTool(deleted);
     const makeAgent = () => new ChatAgent({ chatClient: client(), name: 'Ops', tools: [deleteFile] });
     beforeEach(() => (deleted.length = 0));
 

@@ -19,6 +19,7 @@ import {
 import { OpenAIChatClient, openaiPlugin } from 'skein/openai';
 import { Emulator } from 'skein/testing';
 import { texts } from './history-fixtures.js';
+import { deleteFileTool } from '../support/example-tools.js';
 
 interface Body {
   messages: { role: string; content: unknown }[];
@@ -135,13 +136,7 @@ describe('history: getMessages and forkThread on message-store threads (ChatAgen
 
     it('a fork of a thread waiting for approval ends before that turn and carries no pending approval; the original can still be approved', async () => {
       const deleted: string[] = [];
-      const deleteFile = tool({
-        name: 'delete_file',
-        description: 'Deletes a file',
-        parameters: z.object({ path: z.string() }),
-        requiresApproval: true,
-        execute: ({ path }) => (deleted.push(path), `deleted ${path}`),
-      });
+      const deleteFile = deleteFileTool(deleted);
       const agent = new ChatAgent({ chatClient: client(), tools: [deleteFile] });
       const thread = agent.getNewThread();
       await agent.run('my name is Ann', { thread });
