@@ -13,9 +13,12 @@
  * run) divided by the messages: robust on a shared machine, where wall time is not. The model
  * server runs in a third process and costs both the same; the client's CPU is not counted.
  *
- * Rounds of one process per contender (order alternating each round); in each process, warm-up
- * runs, then `runs` measured runs per mode; the process's figure is the median run. The ratio is
- * taken within each round, and the reported ratio is the median across rounds (min-max shown).
+ * Other jobs on the machine move CPU time by tens of percent from minute to minute, so the two
+ * servers are measured side by side: each round starts a fresh process of each (both listening,
+ * only one driven at a time) and, per mode, after warm-up runs on both, runs them in pairs, one
+ * run on each back to back, the order alternating. The ratio is taken within each pair; the
+ * reported ratio is the median over all pairs of all rounds (quartiles and each round's median
+ * shown), the CPU per message the median over the same runs.
  * `--cpu-prof <dir>` writes a V8 CPU profile of each Skein server process there.
  */
 import { type Task, Role, type StreamResponse, TaskState } from '@a2a-js/sdk';
@@ -28,15 +31,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FIXED_REPLY_TEXT, startFixedReplyServer } from '../fixed-reply-server.js';
 import { type Check, check, formatTable, renderSvg } from '../report.js';
-import { median, round } from '../stats.js';
+import { median, quantile, round } from '../stats.js';
 import { userText } from '../turns-bench.js';
 import type { A2AContenderName } from './a2a-bench-server.js';
 
 export interface A2ABenchOptions {
   /** Rounds of one fresh server process per contender. */
   rounds: number;
-  /** Measured runs per mode in each process, after `warmupRuns`. */
-  runs: number;
+  /** Measured pairs of runs (one per server, back to back) per mode and round, after `warmupRuns` on each. */
+  pairs: number;
   warmupRuns: number;
   /** Conversations in parallel per run, each on a new context. */
   contexts: number;
@@ -44,36 +47,44 @@ export interface A2ABenchOptions {
   turns: number;
 }
 
-export const FULL: A2ABenchOptions = { rounds: 7, runs: 5, warmupRuns: 2, contexts: 20, turns: 10 };
-const QUICK: A2ABenchOptions = { rounds: 1, runs: 2, warmupRuns: 1, contexts: 10, turns: 5 };
+export const FULL: A2ABenchOptions = { rounds: 3, pairs: 8, warmupRuns: 2, contexts: 20, turns: 10 };
+const QUICK: A2ABenchOptions = { rounds: 1, pairs: 2, warmupRuns: 1, contexts: 10, turns: 5 };
 
 const MODES = ['send', 'stream'] as const;
 type Mode = (typeof MODES)[number];
 const CONTENDERS: readonly A2AContenderName[] = ['sdk', 'skein'];
 
-/** One mode's figures in one server process. */
+/** One run's figures. */
 interface ProcessFigures {
-  /** Median over runs of the server's CPU per message, microseconds. */
+  /** The server's CPU time per message, microseconds. */
   cpuUsPerMessage: number;
-  /** Median over runs of the client-observed wall time per message (informational; runs are parallel). */
+  /** Client-observed wall time of the run per message (informational: conversations run in parallel). */
   wallUsPerMessage: number;
+}
+
+/** One mode in one round: each pair is a run on each server, back to back. */
+interface RoundFigures {
+  pairs: Record<A2AContenderName, ProcessFigures>[];
 }
 
 export interface ModeResult {
   mode: Mode;
-  /** Medians across rounds. */
+  /** Medians over all pairs. */
   skeinCpuUsPerMessage: number;
   sdkCpuUsPerMessage: number;
   skeinWallUsPerMessage: number;
   sdkWallUsPerMessage: number;
-  /** Median across rounds of each round's Skein / SDK CPU ratio. */
+  /** Median over all pairs of the pair's Skein / SDK CPU ratio. */
   cpuRatio: number;
+  ratioQuartiles: [number, number];
+  /** Each round's median pair ratio. */
   roundRatios: number[];
+  pairRatios: number[];
 }
 
 export interface A2ABenchResults {
   date: string;
-  environment: { node: string; platform: string; cpus: number; cpuModel: string; sdk: string };
+  environment: { node: string; platform: string; cpus: number; cpuModel: string; sdk: string; loadAverage: number[] };
   options: A2ABenchOptions;
   messagesPerRun: number;
   modes: ModeResult[];
@@ -176,63 +187,71 @@ async function run(server: ServerProcess, client: Client, mode: Mode, options: A
   return { cpuUsPerMessage: cpuUs / messages, wallUsPerMessage: wallUs / messages };
 }
 
-/** One contender's fresh server process: warm-up, then the measured runs of each mode. */
-async function measureProcess(name: A2AContenderName, modelBaseURL: string, options: A2ABenchOptions, cpuProfDir?: string): Promise<Record<Mode, ProcessFigures>> {
-  const server = await startServer(name, modelBaseURL, cpuProfDir);
+/** One round: a fresh process per contender, both listening; per mode, warm-up, then pairs of runs. */
+async function measureRound(modelBaseURL: string, options: A2ABenchOptions, log: (line: string) => void, cpuProfDir?: string): Promise<Record<Mode, RoundFigures>> {
+  const servers: Partial<Record<A2AContenderName, ServerProcess>> = {};
   try {
-    const client = await sdkClient(server.url);
-    const figures = {} as Record<Mode, ProcessFigures>;
+    for (const name of CONTENDERS) servers[name] = await startServer(name, modelBaseURL, cpuProfDir);
+    const clients = { sdk: await sdkClient(servers.sdk!.url), skein: await sdkClient(servers.skein!.url) };
+    const measure = (name: A2AContenderName, mode: Mode) => run(servers[name]!, clients[name], mode, options);
+    const figures = {} as Record<Mode, RoundFigures>;
     for (const mode of MODES) {
-      for (let i = 0; i < options.warmupRuns; i++) await run(server, client, mode, options);
-      const runs: ProcessFigures[] = [];
-      for (let i = 0; i < options.runs; i++) runs.push(await run(server, client, mode, options));
-      figures[mode] = { cpuUsPerMessage: median(runs.map((r) => r.cpuUsPerMessage)), wallUsPerMessage: median(runs.map((r) => r.wallUsPerMessage)) };
+      for (let i = 0; i < options.warmupRuns; i++) for (const name of CONTENDERS) await measure(name, mode);
+      const pairs: Record<A2AContenderName, ProcessFigures>[] = [];
+      for (let i = 0; i < options.pairs; i++) {
+        // Each pair's two runs back to back, the order alternating, so both see the same machine.
+        const order = i % 2 === 0 ? CONTENDERS : [...CONTENDERS].reverse();
+        const pair = {} as Record<A2AContenderName, ProcessFigures>;
+        for (const name of order) pair[name] = await measure(name, mode);
+        pairs.push(pair);
+      }
+      log(`${mode}: pair ratios ${pairs.map((p) => (p.skein.cpuUsPerMessage / p.sdk.cpuUsPerMessage).toFixed(3)).join(' ')}`);
+      figures[mode] = { pairs };
     }
     return figures;
   } finally {
-    await server.stop();
+    for (const server of Object.values(servers)) await server.stop();
   }
 }
 
 export async function runA2ABench(options: A2ABenchOptions, log: (line: string) => void, cpuProfDir?: string): Promise<A2ABenchResults> {
   const model = await startFixedReplyServer();
-  const rounds: Record<A2AContenderName, Record<Mode, ProcessFigures>>[] = [];
+  const rounds: Record<Mode, RoundFigures>[] = [];
   try {
     for (let r = 0; r < options.rounds; r++) {
-      const round = {} as Record<A2AContenderName, Record<Mode, ProcessFigures>>;
-      for (let k = 0; k < CONTENDERS.length; k++) {
-        const name = CONTENDERS[(k + r) % CONTENDERS.length]!;
-        log(`round ${r + 1}/${options.rounds}: ${name} server`);
-        round[name] = await measureProcess(name, model.baseURL, options, cpuProfDir);
-      }
-      rounds.push(round);
+      log(`round ${r + 1}/${options.rounds}: a fresh server process each`);
+      rounds.push(await measureRound(model.baseURL, options, log, cpuProfDir));
     }
   } finally {
     await model.stop();
   }
   const modes = MODES.map((mode): ModeResult => {
-    const mid = (name: A2AContenderName, key: keyof ProcessFigures) => median(rounds.map((r) => r[name][mode][key]));
-    const roundRatios = rounds.map((r) => r.skein[mode].cpuUsPerMessage / r.sdk[mode].cpuUsPerMessage);
+    const pairs = rounds.flatMap((r) => r[mode].pairs);
+    const mid = (name: A2AContenderName, key: keyof ProcessFigures) => median(pairs.map((p) => p[name][key]));
+    const ratios = pairs.map((p) => p.skein.cpuUsPerMessage / p.sdk.cpuUsPerMessage);
     return {
       mode,
       skeinCpuUsPerMessage: mid('skein', 'cpuUsPerMessage'),
       sdkCpuUsPerMessage: mid('sdk', 'cpuUsPerMessage'),
       skeinWallUsPerMessage: mid('skein', 'wallUsPerMessage'),
       sdkWallUsPerMessage: mid('sdk', 'wallUsPerMessage'),
-      cpuRatio: median(roundRatios),
-      roundRatios,
+      cpuRatio: median(ratios),
+      ratioQuartiles: [quantile(ratios, 0.25), quantile(ratios, 0.75)],
+      roundRatios: rounds.map((r) => median(r[mode].pairs.map((p) => p.skein.cpuUsPerMessage / p.sdk.cpuUsPerMessage))),
+      pairRatios: ratios,
     };
   });
   const checks = modes.map((m) => {
     const label = m.mode === 'send' ? 'JSON-RPC sendMessage' : 'JSON-RPC sendMessageStream';
-    const spread = m.roundRatios.length > 1 ? `; median of ${m.roundRatios.length} rounds: ${Math.min(...m.roundRatios).toFixed(3)}x - ${Math.max(...m.roundRatios).toFixed(3)}x` : '';
+    const [q1, q3] = m.ratioQuartiles;
+    const spread = `; ${m.pairRatios.length} pairs, quartiles ${q1.toFixed(3)}x - ${q3.toFixed(3)}x; rounds ${m.roundRatios.map((r) => `${r.toFixed(3)}x`).join(', ')}`;
     return check(`A2A server CPU/message, ${label}: Skein / bare SDK`, m.cpuRatio, 1.2, `${Math.round(m.skeinCpuUsPerMessage)} us vs ${Math.round(m.sdkCpuUsPerMessage)} us${spread}`);
   });
   const sdkPackage = fileURLToPath(new URL('../../../node_modules/@a2a-js/sdk/package.json', import.meta.url));
   const sdkVersion = (JSON.parse(await readFile(sdkPackage, 'utf8')) as { version: string }).version;
   return {
     date: new Date().toISOString(),
-    environment: { node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '?', sdk: sdkVersion },
+    environment: { node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '?', sdk: sdkVersion, loadAverage: os.loadavg().map((l) => round(l, 2)) },
     options,
     messagesPerRun: options.contexts * options.turns,
     modes,
@@ -257,10 +276,10 @@ async function main(): Promise<void> {
   const cpuProfDir = profAt >= 0 ? path.resolve(args[profAt + 1] ?? 'a2a-profiles') : undefined;
   const options = args.includes('--quick') ? QUICK : FULL;
   const log = (line: string) => console.error(`bench:a2a: ${line}`);
-  log(`${options.rounds} rounds; per process and mode ${options.warmupRuns} warm-up + ${options.runs} runs of ${options.contexts} contexts x ${options.turns} messages`);
+  log(`${options.rounds} rounds; per round and mode ${options.warmupRuns} warm-up runs + ${options.pairs} pairs of runs of ${options.contexts} contexts x ${options.turns} messages`);
   const results = await runA2ABench(options, log, cpuProfDir);
   for (const m of results.modes) {
-    log(`${m.mode}: Skein ${Math.round(m.skeinCpuUsPerMessage)} us CPU/message, SDK ${Math.round(m.sdkCpuUsPerMessage)} us; rounds ${m.roundRatios.map((r) => r.toFixed(3)).join(' ')}`);
+    log(`${m.mode}: Skein ${Math.round(m.skeinCpuUsPerMessage)} us CPU/message, SDK ${Math.round(m.sdkCpuUsPerMessage)} us; round medians ${m.roundRatios.map((r) => r.toFixed(3)).join(' ')}`);
   }
   console.log(formatTable(results.checks));
   if (cpuProfDir || args.includes('--quick')) return; // profiled or quick runs are not results
