@@ -146,7 +146,7 @@ const url = name === 'skein' ? await listenSkein(modelBaseURL) : await listenSdk
 process.on('message', (message) => {
   if (message !== 'cpu') return;
   const { user, system } = process.cpuUsage();
-  process.send!({ cpuUs: user + system });
+  process.send!({ cpuUs: user + system, systemUs: system });
 });
 // The parent's exit closes the IPC channel; do not outlive it.
 process.on('disconnect', () => process.exit(0));

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:a2a`: server CPU per A2A message, Skein's `A2AServer` against a bare
  * `@a2a-js/sdk` server hosting the same agent logic (target: within 1.2x).
- *   node dist/bench/a2a/a2a-bench.js [--quick] [--out <dir>] [--cpu-prof <dir>]
+ *   node dist/bench/a2a/a2a-bench.js [--quick] [--out <dir>] [--cpu-prof <dir>] [--rounds N --pairs N --warmupRuns N --contexts N --turns N]
  *
  * Fairness: both servers run the same agent (a chat with per-context history, the model called
  * with streaming on the fixed-reply server, the reply published as the same A2A events; see
@@ -19,7 +19,7 @@
  * run on each back to back, the order alternating. The ratio is taken within each pair; the
  * reported ratio is the median over all pairs of all rounds (quartiles and each round's median
  * shown), the CPU per message the median over the same runs.
- * `--cpu-prof <dir>` writes a V8 CPU profile of each Skein server process there.
+ * `--cpu-prof <dir>` writes a V8 CPU profile of each server process to <dir>/skein and <dir>/sdk.
  */
 import { type Task, Role, type StreamResponse, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
@@ -56,8 +56,10 @@ const CONTENDERS: readonly A2AContenderName[] = ['sdk', 'skein'];
 
 /** One run's figures. */
 interface ProcessFigures {
-  /** The server's CPU time per message, microseconds. */
+  /** The server's CPU time (user + system) per message, microseconds. */
   cpuUsPerMessage: number;
+  /** Of which system (kernel) time. */
+  systemUsPerMessage: number;
   /** Client-observed wall time of the run per message (informational: conversations run in parallel). */
   wallUsPerMessage: number;
 }
@@ -72,6 +74,8 @@ export interface ModeResult {
   /** Medians over all pairs. */
   skeinCpuUsPerMessage: number;
   sdkCpuUsPerMessage: number;
+  skeinSystemUsPerMessage: number;
+  sdkSystemUsPerMessage: number;
   skeinWallUsPerMessage: number;
   sdkWallUsPerMessage: number;
   /** Median over all pairs of the pair's Skein / SDK CPU ratio. */
@@ -96,12 +100,13 @@ const serverScript = fileURLToPath(new URL('./a2a-bench-server.js', import.meta.
 
 interface ServerProcess {
   url: string;
-  cpuUs(): Promise<number>;
+  /** The process's CPU time so far: user + system, and system alone, microseconds. */
+  cpuUs(): Promise<{ cpuUs: number; systemUs: number }>;
   stop(): Promise<void>;
 }
 
 function startServer(name: A2AContenderName, modelBaseURL: string, cpuProfDir?: string): Promise<ServerProcess> {
-  const execArgv = cpuProfDir && name === 'skein' ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
+  const execArgv = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(cpuProfDir, name)}`] : [];
   const child: ChildProcess = fork(serverScript, [name, modelBaseURL], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
@@ -112,14 +117,14 @@ function startServer(name: A2AContenderName, modelBaseURL: string, cpuProfDir?: 
         url: (message as { url: string }).url,
         cpuUs: () =>
           new Promise((done) => {
-            child.once('message', (reply) => done((reply as { cpuUs: number }).cpuUs));
+            child.once('message', (reply) => done(reply as { cpuUs: number; systemUs: number }));
             child.send('cpu');
           }),
         stop: () =>
           new Promise<void>((done) => {
             child.once('exit', () => done());
-            // SIGINT lets --cpu-prof write its profile; the child exits on disconnect too.
-            child.kill('SIGINT');
+            // A normal exit (not a signal) lets --cpu-prof write its profile.
+            child.disconnect();
           }),
       });
     });
@@ -183,8 +188,12 @@ async function run(server: ServerProcess, client: Client, mode: Mode, options: A
   const wallUs = (performance.now() - start) * 1000;
   // Let the server finish what follows its last response (task store saves, socket bookkeeping).
   await new Promise((resolve) => setTimeout(resolve, 50));
-  const cpuUs = (await server.cpuUs()) - cpuBefore;
-  return { cpuUsPerMessage: cpuUs / messages, wallUsPerMessage: wallUs / messages };
+  const cpuAfter = await server.cpuUs();
+  return {
+    cpuUsPerMessage: (cpuAfter.cpuUs - cpuBefore.cpuUs) / messages,
+    systemUsPerMessage: (cpuAfter.systemUs - cpuBefore.systemUs) / messages,
+    wallUsPerMessage: wallUs / messages,
+  };
 }
 
 /** One round: a fresh process per contender, both listening; per mode, warm-up, then pairs of runs. */
@@ -233,6 +242,8 @@ export async function runA2ABench(options: A2ABenchOptions, log: (line: string) 
       mode,
       skeinCpuUsPerMessage: mid('skein', 'cpuUsPerMessage'),
       sdkCpuUsPerMessage: mid('sdk', 'cpuUsPerMessage'),
+      skeinSystemUsPerMessage: mid('skein', 'systemUsPerMessage'),
+      sdkSystemUsPerMessage: mid('sdk', 'systemUsPerMessage'),
       skeinWallUsPerMessage: mid('skein', 'wallUsPerMessage'),
       sdkWallUsPerMessage: mid('sdk', 'wallUsPerMessage'),
       cpuRatio: median(ratios),
@@ -274,15 +285,21 @@ async function main(): Promise<void> {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const out = outAt >= 0 ? path.resolve(args[outAt + 1]!) : path.resolve(here, '../../../bench/results');
   const cpuProfDir = profAt >= 0 ? path.resolve(args[profAt + 1] ?? 'a2a-profiles') : undefined;
-  const options = args.includes('--quick') ? QUICK : FULL;
+  const options = { ...(args.includes('--quick') ? QUICK : FULL) };
+  // `--pairs 4` etc. override one option (for profiling and A/B runs; such runs write no results).
+  for (const key of Object.keys(options) as (keyof A2ABenchOptions)[]) {
+    const at = args.indexOf(`--${key}`);
+    if (at >= 0) options[key] = Number(args[at + 1]);
+  }
+  const custom = Object.keys(options).some((key) => args.includes(`--${key}`));
   const log = (line: string) => console.error(`bench:a2a: ${line}`);
   log(`${options.rounds} rounds; per round and mode ${options.warmupRuns} warm-up runs + ${options.pairs} pairs of runs of ${options.contexts} contexts x ${options.turns} messages`);
   const results = await runA2ABench(options, log, cpuProfDir);
   for (const m of results.modes) {
-    log(`${m.mode}: Skein ${Math.round(m.skeinCpuUsPerMessage)} us CPU/message, SDK ${Math.round(m.sdkCpuUsPerMessage)} us; round medians ${m.roundRatios.map((r) => r.toFixed(3)).join(' ')}`);
+    log(`${m.mode}: Skein ${Math.round(m.skeinCpuUsPerMessage)} us CPU/message (system ${Math.round(m.skeinSystemUsPerMessage)}), SDK ${Math.round(m.sdkCpuUsPerMessage)} us (system ${Math.round(m.sdkSystemUsPerMessage)}); round medians ${m.roundRatios.map((r) => r.toFixed(3)).join(' ')}`);
   }
   console.log(formatTable(results.checks));
-  if (cpuProfDir || args.includes('--quick')) return; // profiled or quick runs are not results
+  if (cpuProfDir || custom || args.includes('--quick')) return; // profiled, quick or custom runs are not results
   await mkdir(out, { recursive: true });
   await writeFile(path.join(out, 'a2a.json'), JSON.stringify(rounded(results), null, 2) + '\n');
   await writeFile(path.join(out, 'a2a.svg'), renderSvg(results.checks, `Skein A2A server CPU per message, ${results.environment.node}, ${results.date.slice(0, 10)}`));

@@ -1,4 +1,5 @@
 import { type SerializedThread, ThreadConflictError } from 'skein';
+import { rememberThreadJson, threadJsonOf } from './thread-json.js';
 
 /** One A2A context's thread as the server keeps it, with the version its next save must match. */
 export interface StoredA2AContext {
@@ -34,7 +35,23 @@ export class InMemoryA2AContextStore implements A2AContextStore {
 
   async load(contextId: string): Promise<StoredA2AContext | undefined> {
     const entry = this.#entries.get(contextId);
-    return entry ? { thread: JSON.parse(entry.json) as SerializedThread, version: entry.version, owner: entry.owner } : undefined;
+    if (!entry) return undefined;
+    const { json, version, owner } = entry;
+    // Parsed on first read: ownership checks read only the owner.
+    let thread: SerializedThread | undefined;
+    const stored: StoredA2AContext = {
+      get thread(): SerializedThread {
+        return (thread ??= JSON.parse(json) as SerializedThread);
+      },
+      set thread(value: SerializedThread) {
+        thread = value;
+        rememberThreadJson(stored, JSON.stringify(value));
+      },
+      version,
+      owner,
+    };
+    rememberThreadJson(stored, json);
+    return stored;
   }
 
   async save(contextId: string, thread: SerializedThread, expectedVersion: number | undefined, owner: string): Promise<number> {
@@ -48,7 +65,7 @@ export class InMemoryA2AContextStore implements A2AContextStore {
       );
     }
     const version = (current ?? 0) + 1;
-    this.#entries.set(contextId, { json: JSON.stringify(thread), version, owner: entry?.owner ?? owner });
+    this.#entries.set(contextId, { json: threadJsonOf(thread) ?? JSON.stringify(thread), version, owner: entry?.owner ?? owner });
     return version;
   }
 
