@@ -47,7 +47,7 @@ export interface A2ABenchOptions {
   turns: number;
 }
 
-export const FULL: A2ABenchOptions = { rounds: 3, pairs: 8, warmupRuns: 2, contexts: 20, turns: 10 };
+export const FULL: A2ABenchOptions = { rounds: 5, pairs: 8, warmupRuns: 2, contexts: 20, turns: 10 };
 const QUICK: A2ABenchOptions = { rounds: 1, pairs: 2, warmupRuns: 1, contexts: 10, turns: 5 };
 
 const MODES = ['send', 'stream'] as const;

@@ -1,5 +1,5 @@
 import { type SerializedThread, ThreadConflictError } from 'skein';
-import { rememberThreadJson, threadJsonOf } from './thread-json.js';
+import { rememberLoadedJson, savingJsonOf } from './thread-json.js';
 
 /** One A2A context's thread as the server keeps it, with the version its next save must match. */
 export interface StoredA2AContext {
@@ -37,21 +37,22 @@ export class InMemoryA2AContextStore implements A2AContextStore {
     const entry = this.#entries.get(contextId);
     if (!entry) return undefined;
     const { json, version, owner } = entry;
-    // Parsed on first read: ownership checks read only the owner.
+    // Parsed on first read (ownership checks read only the owner); its JSON text is known.
     let thread: SerializedThread | undefined;
-    const stored: StoredA2AContext = {
+    return {
       get thread(): SerializedThread {
-        return (thread ??= JSON.parse(json) as SerializedThread);
+        if (thread === undefined) {
+          thread = JSON.parse(json) as SerializedThread;
+          rememberLoadedJson(thread, json);
+        }
+        return thread;
       },
       set thread(value: SerializedThread) {
         thread = value;
-        rememberThreadJson(stored, JSON.stringify(value));
       },
       version,
       owner,
     };
-    rememberThreadJson(stored, json);
-    return stored;
   }
 
   async save(contextId: string, thread: SerializedThread, expectedVersion: number | undefined, owner: string): Promise<number> {
@@ -65,7 +66,7 @@ export class InMemoryA2AContextStore implements A2AContextStore {
       );
     }
     const version = (current ?? 0) + 1;
-    this.#entries.set(contextId, { json: threadJsonOf(thread) ?? JSON.stringify(thread), version, owner: entry?.owner ?? owner });
+    this.#entries.set(contextId, { json: savingJsonOf(thread) ?? JSON.stringify(thread), version, owner: entry?.owner ?? owner });
     return version;
   }
 

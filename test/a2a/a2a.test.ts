@@ -439,13 +439,13 @@ describe('A2A: bad input gives typed errors', () => {
     expect(loaded).to.deep.equal({ thread: { ...thread, state: { turns: [1] } }, version, owner: 'alice' });
     expect(JSON.parse(JSON.stringify(loaded))).to.deep.equal({ thread: { ...thread, state: { turns: [1] } }, version, owner: 'alice' });
     (loaded.thread.state as { turns: number[] }).turns.push(3);
-    loaded.thread = { ...thread, serviceThreadId: 'replaced' };
-    expect(loaded.thread.serviceThreadId).to.equal('replaced');
 
     const again = (await store.load('ctx'))!;
     expect(again.thread).to.deep.equal({ ...thread, state: { turns: [1] } });
-    // A save from the replaced copy is checked and stored like any other.
+    // The changed copy, saved, is what is stored (the change is not lost to a cached text).
     const next = await store.save('ctx', loaded.thread, again.version, 'bob');
-    expect(await store.load('ctx')).to.deep.equal({ thread: { ...thread, serviceThreadId: 'replaced' }, version: next, owner: 'alice' });
+    expect(await store.load('ctx')).to.deep.equal({ thread: { ...thread, state: { turns: [1, 3] } }, version: next, owner: 'alice' });
+    loaded.thread = { ...thread, serviceThreadId: 'replaced' };
+    expect(loaded.thread.serviceThreadId).to.equal('replaced');
   });
 });
