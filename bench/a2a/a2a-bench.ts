@@ -1,7 +1,7 @@
 /**
  * `npm run bench:a2a`: server CPU per A2A message, Skein's `A2AServer` against a bare
  * `@a2a-js/sdk` server hosting the same agent logic (target: within 1.2x).
- *   node dist/bench/a2a/a2a-bench.js [--quick] [--out <dir>] [--cpu-prof <dir>] [--rounds N --pairs N --warmupRuns N --contexts N --turns N]
+ *   node dist/bench/a2a/a2a-bench.js [--quick] [--out <dir>] [--cpu-prof <dir>] [--mode send|stream] [--rounds N --pairs N --warmupRuns N --contexts N --turns N]
  *
  * Fairness: both servers run the same agent (a chat with per-context history, the model called
  * with streaming on the fixed-reply server, the reply published as the same A2A events; see
@@ -15,8 +15,8 @@
  *
  * Other jobs on the machine move CPU time by tens of percent from minute to minute, so the two
  * servers are measured side by side: each round starts a fresh process of each (both listening,
- * only one driven at a time) and, per mode, after warm-up runs on both, runs them in pairs, one
- * run on each back to back, the order alternating. The ratio is taken within each pair; the
+ * only one driven at a time), warms both up in both modes, then, per mode, runs them in pairs,
+ * one run on each back to back, the order alternating. The ratio is taken within each pair; the
  * reported ratio is the median over all pairs of all rounds (quartiles and each round's median
  * shown), the CPU per message the median over the same runs.
  * `--cpu-prof <dir>` writes a V8 CPU profile of each server process to <dir>/skein and <dir>/sdk.
@@ -38,7 +38,7 @@ import type { A2AContenderName } from './a2a-bench-server.js';
 export interface A2ABenchOptions {
   /** Rounds of one fresh server process per contender. */
   rounds: number;
-  /** Measured pairs of runs (one per server, back to back) per mode and round, after `warmupRuns` on each. */
+  /** Measured pairs of runs (one per server, back to back) per mode and round, after `warmupRuns` of each mode on each. */
   pairs: number;
   warmupRuns: number;
   /** Conversations in parallel per run, each on a new context. */
@@ -51,11 +51,11 @@ export const FULL: A2ABenchOptions = { rounds: 5, pairs: 8, warmupRuns: 2, conte
 const QUICK: A2ABenchOptions = { rounds: 1, pairs: 2, warmupRuns: 1, contexts: 10, turns: 5 };
 
 const MODES = ['send', 'stream'] as const;
-type Mode = (typeof MODES)[number];
+export type Mode = (typeof MODES)[number];
 const CONTENDERS: readonly A2AContenderName[] = ['sdk', 'skein'];
 
 /** One run's figures. */
-interface ProcessFigures {
+interface RunFigures {
   /** The server's CPU time (user + system) per message, microseconds. */
   cpuUsPerMessage: number;
   /** Of which system (kernel) time. */
@@ -66,7 +66,7 @@ interface ProcessFigures {
 
 /** One mode in one round: each pair is a run on each server, back to back. */
 interface RoundFigures {
-  pairs: Record<A2AContenderName, ProcessFigures>[];
+  pairs: Record<A2AContenderName, RunFigures>[];
 }
 
 export interface ModeResult {
@@ -175,7 +175,7 @@ async function exchange(client: Client, mode: Mode, text: string, contextId: str
 }
 
 /** `contexts` conversations in parallel, `turns` messages each; the server's CPU and the wall time per message. */
-async function run(server: ServerProcess, client: Client, mode: Mode, options: A2ABenchOptions): Promise<ProcessFigures> {
+async function run(server: ServerProcess, client: Client, mode: Mode, options: A2ABenchOptions): Promise<RunFigures> {
   const messages = options.contexts * options.turns;
   const cpuBefore = await server.cpuUs();
   const start = performance.now();
@@ -197,20 +197,22 @@ async function run(server: ServerProcess, client: Client, mode: Mode, options: A
 }
 
 /** One round: a fresh process per contender, both listening; per mode, warm-up, then pairs of runs. */
-async function measureRound(modelBaseURL: string, options: A2ABenchOptions, log: (line: string) => void, cpuProfDir?: string): Promise<Record<Mode, RoundFigures>> {
+async function measureRound(modelBaseURL: string, options: A2ABenchOptions, modes: readonly Mode[], log: (line: string) => void, cpuProfDir?: string): Promise<Record<Mode, RoundFigures>> {
   const servers: Partial<Record<A2AContenderName, ServerProcess>> = {};
   try {
     for (const name of CONTENDERS) servers[name] = await startServer(name, modelBaseURL, cpuProfDir);
     const clients = { sdk: await sdkClient(servers.sdk!.url), skein: await sdkClient(servers.skein!.url) };
     const measure = (name: A2AContenderName, mode: Mode) => run(servers[name]!, clients[name], mode, options);
     const figures = {} as Record<Mode, RoundFigures>;
-    for (const mode of MODES) {
-      for (let i = 0; i < options.warmupRuns; i++) for (const name of CONTENDERS) await measure(name, mode);
-      const pairs: Record<A2AContenderName, ProcessFigures>[] = [];
+    // Both modes warm up before either is measured: the mode measured first would otherwise pay
+    // for the JIT warming code both modes share (more of it in Skein's server).
+    for (const mode of modes) for (let i = 0; i < options.warmupRuns; i++) for (const name of CONTENDERS) await measure(name, mode);
+    for (const mode of modes) {
+      const pairs: Record<A2AContenderName, RunFigures>[] = [];
       for (let i = 0; i < options.pairs; i++) {
         // Each pair's two runs back to back, the order alternating, so both see the same machine.
         const order = i % 2 === 0 ? CONTENDERS : [...CONTENDERS].reverse();
-        const pair = {} as Record<A2AContenderName, ProcessFigures>;
+        const pair = {} as Record<A2AContenderName, RunFigures>;
         for (const name of order) pair[name] = await measure(name, mode);
         pairs.push(pair);
       }
@@ -223,20 +225,20 @@ async function measureRound(modelBaseURL: string, options: A2ABenchOptions, log:
   }
 }
 
-export async function runA2ABench(options: A2ABenchOptions, log: (line: string) => void, cpuProfDir?: string): Promise<A2ABenchResults> {
+export async function runA2ABench(options: A2ABenchOptions, log: (line: string) => void, cpuProfDir?: string, modes: readonly Mode[] = MODES): Promise<A2ABenchResults> {
   const model = await startFixedReplyServer();
   const rounds: Record<Mode, RoundFigures>[] = [];
   try {
     for (let r = 0; r < options.rounds; r++) {
       log(`round ${r + 1}/${options.rounds}: a fresh server process each`);
-      rounds.push(await measureRound(model.baseURL, options, log, cpuProfDir));
+      rounds.push(await measureRound(model.baseURL, options, modes, log, cpuProfDir));
     }
   } finally {
     await model.stop();
   }
-  const modes = MODES.map((mode): ModeResult => {
+  const results = modes.map((mode): ModeResult => {
     const pairs = rounds.flatMap((r) => r[mode].pairs);
-    const mid = (name: A2AContenderName, key: keyof ProcessFigures) => median(pairs.map((p) => p[name][key]));
+    const mid = (name: A2AContenderName, key: keyof RunFigures) => median(pairs.map((p) => p[name][key]));
     const ratios = pairs.map((p) => p.skein.cpuUsPerMessage / p.sdk.cpuUsPerMessage);
     return {
       mode,
@@ -252,7 +254,7 @@ export async function runA2ABench(options: A2ABenchOptions, log: (line: string) 
       pairRatios: ratios,
     };
   });
-  const checks = modes.map((m) => {
+  const checks = results.map((m) => {
     const label = m.mode === 'send' ? 'JSON-RPC sendMessage' : 'JSON-RPC sendMessageStream';
     const [q1, q3] = m.ratioQuartiles;
     const spread = `; ${m.pairRatios.length} pairs, quartiles ${q1.toFixed(3)}x - ${q3.toFixed(3)}x; rounds ${m.roundRatios.map((r) => `${r.toFixed(3)}x`).join(', ')}`;
@@ -265,7 +267,7 @@ export async function runA2ABench(options: A2ABenchOptions, log: (line: string) 
     environment: { node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? '?', sdk: sdkVersion, loadAverage: os.loadavg().map((l) => round(l, 2)) },
     options,
     messagesPerRun: options.contexts * options.turns,
-    modes,
+    modes: results,
     checks,
     passed: checks.every((c) => c.pass !== false),
   };
@@ -291,10 +293,13 @@ async function main(): Promise<void> {
     const at = args.indexOf(`--${key}`);
     if (at >= 0) options[key] = Number(args[at + 1]);
   }
-  const custom = Object.keys(options).some((key) => args.includes(`--${key}`));
+  const modeAt = args.indexOf('--mode');
+  const modes = modeAt >= 0 ? MODES.filter((m) => m === args[modeAt + 1]) : MODES;
+  if (modes.length === 0) throw new Error(`--mode takes send or stream, not "${args[modeAt + 1]}"`);
+  const custom = modeAt >= 0 || Object.keys(options).some((key) => args.includes(`--${key}`));
   const log = (line: string) => console.error(`bench:a2a: ${line}`);
   log(`${options.rounds} rounds; per round and mode ${options.warmupRuns} warm-up runs + ${options.pairs} pairs of runs of ${options.contexts} contexts x ${options.turns} messages`);
-  const results = await runA2ABench(options, log, cpuProfDir);
+  const results = await runA2ABench(options, log, cpuProfDir, modes);
   for (const m of results.modes) {
     log(`${m.mode}: Skein ${Math.round(m.skeinCpuUsPerMessage)} us CPU/message (system ${Math.round(m.skeinSystemUsPerMessage)}), SDK ${Math.round(m.sdkCpuUsPerMessage)} us (system ${Math.round(m.sdkSystemUsPerMessage)}); round medians ${m.roundRatios.map((r) => r.toFixed(3)).join(' ')}`);
   }
