@@ -81,7 +81,7 @@ export interface DevUI {
   readonly port: number;
   readonly container: Container;
   readonly threads: ThreadIndex;
-  /** Stops every run in flight and closes the server. */
+  /** Stops every run in flight, closes the server and disposes the container (closing MCP servers and other plugin resources). */
   close(): Promise<void>;
 }
 
@@ -207,7 +207,11 @@ export async function startDevUI(options: DevUIOptions): Promise<DevUI> {
     port,
     container,
     threads,
-    close: () => app.close(server),
+    close: async () => {
+      await app.close(server);
+      // The container is the Dev UI's own: disposing it closes what its plugins opened (MCP servers' connections and processes).
+      await container.unbindAllAsync();
+    },
   };
 }
 

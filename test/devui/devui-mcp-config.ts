@@ -1,0 +1,34 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EVERYTHING, FAULT_SERVER } from '../mcp/mcp-fixtures.js';
+
+const TOOLS_PLUGIN = fileURLToPath(new URL('../../samples/devui/devui-tools-plugin.js', import.meta.url));
+
+/**
+ * A Dev UI config whose `helper` has a local tool (`get_weather`) beside MCP tools: server-everything
+ * over stdio (`echo`, `get-sum`, ...) and the fault server as `counter` (its `pid`, seen as `c_pid`,
+ * needs approval and records each call in `markFile`). `broken` names a server that exits at start.
+ */
+export async function writeMcpConfig(dir: string, markFile: string): Promise<string> {
+  const node = JSON.stringify(process.execPath);
+  const file = path.join(dir, 'mcp.yaml');
+  await writeFile(
+    file,
+    [
+      'plugins:',
+      '  openai: { apiKey: test, baseURL: "${OPENAI_BASE_URL}", maxRetries: 0 }',
+      `  devui-tools: { module: ${JSON.stringify(TOOLS_PLUGIN)}, export: devuiToolsPlugin }`,
+      '  mcp:',
+      '    servers:',
+      `      everything: { command: ${node}, args: [${JSON.stringify(EVERYTHING)}, stdio], allowTools: [echo, get-sum, get-tiny-image] }`,
+      `      counter: { command: ${node}, args: [${JSON.stringify(FAULT_SERVER)}, normal], env: { MARK_FILE: ${JSON.stringify(markFile)} }, toolPrefix: c_, allowTools: [pid], requiresApproval: [pid] }`,
+      `      dead: { command: ${node}, args: [${JSON.stringify(FAULT_SERVER)}, exit] }`,
+      'agents:',
+      '  helper: { client: openai-chat, model: gpt-4.1-mini, tools: [get_weather, mcp:everything, mcp:counter] }',
+      '  broken: { client: openai-chat, model: gpt-4.1-mini, tools: [get_weather, mcp:dead] }',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
