@@ -478,7 +478,7 @@ function traceView(trace: TurnTrace, label: string): HTMLDetailsElement {
     if (span.model) facts.push(`model ${span.model}`);
     if (span.inputTokens !== undefined || span.outputTokens !== undefined) facts.push(`tokens ${span.inputTokens ?? '?'} in / ${span.outputTokens ?? '?'} out`);
     if (span.finishReasons?.length) facts.push(`finish ${span.finishReasons.join(', ')}`);
-    if (span.toolSource) facts.push(describeSource(span.toolSource));
+    if (span.toolSource) facts.push(describeSource(span.toolSource, span.toolName));
     if (facts.length) info.append(el('div', 'span-facts', facts.join(' · ')));
     if (span.toolArguments !== undefined) info.append(el('pre', 'span-arguments', `Arguments: ${prettyArguments(span.toolArguments)}`));
     if (span.toolResult !== undefined) info.append(el('pre', 'span-result', `Result: ${prettyArguments(span.toolResult)}`));
