@@ -81,7 +81,7 @@ describe('skein chat with MCP tools (the real process, server-everything and a s
 
     const show = await runSkein(['threads', 'show', 'mcp-1'], { cwd: dir });
     expect(show.code, show.stderr).to.equal(0);
-    expect(show.stdout).to.match(/#\d+ assistant \(helper\): \[tool call\] echo \{"message":"over MCP"\}/);
+    expect(show.stdout).to.match(/#\d+ assistant \(helper\)( \S+)?: \[tool call\] echo \{"message":"over MCP"\}/);
     expect(show.stdout).to.match(/#\d+ tool \S+: \[tool result\] echo: "Echo: over MCP"/);
     expect(show.stdout).to.match(/\[tool error\] get-sum: .*expected number/);
     expect(show.stdout).to.contain('waiting for approval: c_pid {} (answer in "skein chat" with /approve or /reject)');
