@@ -129,7 +129,7 @@ export function mcpListToolsItem(c: HostedMcpToolsContent): OpenAI.Responses.Res
     id: c.listId,
     server_label: c.serverLabel,
     tools: c.tools.map((t) => ({ name: t.name, description: t.description ?? null, input_schema: t.inputSchema, annotations: t.annotations ?? null })),
-    ...(c.error !== undefined ? { error: c.error } : {}),
+    error: c.error ?? null,
   };
 }
 
