@@ -1,3 +1,5 @@
+import { SpanStatusCode } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { lastValueFrom, toArray } from 'rxjs';
@@ -12,7 +14,7 @@ import {
   approvalResponse,
 } from 'skein';
 import { type HostedMcpApproval, OpenAIChatClient, OpenAIResponsesClient, hostedMcp } from 'skein/openai';
-import { toGenAIMessages } from 'skein/telemetry';
+import { telemetryMiddleware, toGenAIMessages } from 'skein/telemetry';
 import { Emulator } from 'skein/testing';
 import { CountingProxy } from './counting-proxy.js';
 import { EverythingHttp } from './mcp-fixtures.js';
@@ -51,9 +53,10 @@ describe('Hosted MCP calls as thread content (openai SDK -> emulator -> server-e
     });
   }
 
-  function agentWith(store: boolean, requireApproval: HostedMcpApproval = 'never'): ChatAgent {
+  function agentWith(store: boolean, requireApproval: HostedMcpApproval = 'never', extra: Partial<ConstructorParameters<typeof ChatAgent>[0]> = {}): ChatAgent {
     const client = new OpenAIResponsesClient({ client: recordingSdk(), model: 'gpt-4.1', store });
     return new ChatAgent({
+      ...extra,
       chatClient: client,
       chatOptions: { additionalProperties: { hostedMcp: [hostedMcp({ label: 'everything', url: proxy.url, allowedTools: ['echo', 'get-sum'], requireApproval })] } },
     });
@@ -199,6 +202,37 @@ describe('Hosted MCP calls as thread content (openai SDK -> emulator -> server-e
       ]);
     });
   }
+
+  it('telemetry: each hosted call is an execute_tool span under its chat span, with the server, like a local MCP tool', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    try {
+      const agent = agentWith(true, 'never', { name: 'helper', middleware: telemetryMiddleware({ tracerProvider: provider, captureContent: true }) });
+      await agent.run('call echo {"message":"traced"}');
+      await agent.run('call get-sum {"a":"x","b":1}');
+      const spans = exporter.getFinishedSpans();
+      const chats = spans.filter((s) => s.name === 'chat gpt-4.1');
+      const [echo, sum] = ['execute_tool echo', 'execute_tool get-sum'].map((name) => spans.find((s) => s.name === name)!);
+      expect(echo!.parentSpanContext?.spanId).to.equal(chats[0]!.spanContext().spanId);
+      expect(echo!.attributes).to.include({
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'echo',
+        'gen_ai.tool.type': 'extension',
+        'gen_ai.tool.call.arguments': '{"message":"traced"}',
+        'gen_ai.tool.call.result': '"Echo: traced"',
+        'skein.tool.source.kind': 'mcp',
+        'skein.tool.source.server': 'everything',
+        'skein.tool.hosted': true,
+      });
+      expect(echo!.attributes['gen_ai.tool.call.id']).to.match(/^mcp_/);
+      expect(echo!.status.code).to.not.equal(SpanStatusCode.ERROR);
+      expect(sum!.parentSpanContext?.spanId).to.equal(chats[1]!.spanContext().spanId);
+      expect(sum!.status.code).to.equal(SpanStatusCode.ERROR);
+      expect(sum!.attributes['error.type']).to.equal('tool_error');
+    } finally {
+      await provider.shutdown();
+    }
+  });
 
   it('a Chat Completions agent given a history with hosted calls sends the text only', async () => {
     const reply = await agentWith(false).run('call echo {"message":"elsewhere"}');
