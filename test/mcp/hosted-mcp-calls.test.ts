@@ -11,11 +11,12 @@ import {
   type HostedMcpCallContent,
   type HostedMcpToolsContent,
   SerializationError,
+  SummarizingReducer,
   approvalResponse,
 } from 'skein';
 import { type HostedMcpApproval, OpenAIChatClient, OpenAIResponsesClient, hostedMcp } from 'skein/openai';
 import { telemetryMiddleware, toGenAIMessages } from 'skein/telemetry';
-import { Emulator } from 'skein/testing';
+import { Emulator, FakeChatClient } from 'skein/testing';
 import { CountingProxy } from './counting-proxy.js';
 import { EverythingHttp } from './mcp-fixtures.js';
 
@@ -232,6 +233,21 @@ describe('Hosted MCP calls as thread content (openai SDK -> emulator -> server-e
     } finally {
       await provider.shutdown();
     }
+  });
+
+  it('a summarizing reducer tells the summarizer about a hosted call like a local one, without the tool listing', async () => {
+    const reply = await agentWith(false).run('call echo {"message":"summed up"}');
+    const summarizer = new FakeChatClient().reply('They echoed a message.');
+    const reducer = new SummarizingReducer({ maxMessages: 2, keep: 1, chatClient: summarizer });
+    const history: ChatMessage[] = [
+      { role: 'user', contents: [{ kind: 'text', text: 'call echo {"message":"summed up"}' }] },
+      ...reply.messages,
+      { role: 'user', contents: [{ kind: 'text', text: 'ok' }] },
+    ];
+    await reducer.reduce(history);
+    const prompt = summarizer.calls[0]!.messages.map((m) => m.contents.map((c) => (c.kind === 'text' ? c.text : '')).join('')).join('\n');
+    expect(prompt).to.contain('assistant: [called everything/echo({"message":"summed up"})] [result: Echo: summed up] echo returned: Echo: summed up');
+    expect(prompt).not.to.contain('hosted-mcp');
   });
 
   it('a Chat Completions agent given a history with hosted calls sends the text only', async () => {
