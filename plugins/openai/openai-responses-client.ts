@@ -357,9 +357,10 @@ class ResponsesEventTranslator {
         }
         if (event.item.type === 'mcp_call') {
           // The service starts calling a hosted MCP tool: progress only; the call is content when done.
-          const { id, name, server_label, arguments: args } = event.item;
+          // Its arguments follow as deltas (as for function calls): none are taken from the added item.
+          const { id, name, server_label } = event.item;
           this.#mcpServers.set(id, server_label);
-          return [this.#progress({ index: event.output_index, callId: id, name, argumentsDelta: args ?? '', serverLabel: server_label })];
+          return [this.#progress({ index: event.output_index, callId: id, name, argumentsDelta: '', serverLabel: server_label })];
         }
         return [];
       case 'response.function_call_arguments.delta':

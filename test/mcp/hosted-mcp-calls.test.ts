@@ -155,6 +155,43 @@ describe('Hosted MCP calls as thread content (openai SDK -> emulator -> server-e
     expect(callsIn(history).map((c) => ({ name: c.name, result: c.result }))).to.deep.equal([{ name: 'echo', result: 'Echo: kept by the service' }]);
   });
 
+  it('a service thread\'s history read from the service shows an approval, its answer and the call it made', async () => {
+    const agent = agentWith(true, 'always');
+    const thread = agent.getNewThread();
+    const asked = await agent.run('call get-sum {"a":1,"b":2}', { thread });
+    const request = asked.approvalRequests[0]!;
+    await agent.run(approvalResponse(request, true), { thread });
+    const contents = (await agent.getMessages(thread)).flatMap((m) => m.contents);
+    expect(contents.map((c) => c.kind)).to.deep.equal([
+      'text',
+      'hosted-mcp-tools',
+      'function-approval-request',
+      'function-approval-response',
+      'hosted-mcp-call',
+      'text',
+    ]);
+    expect(contents[3]).to.include({ callId: request.callId, approved: true });
+    expect(contents[4]).to.include({ name: 'get-sum', result: 'The sum of 1 and 2 is 3.', approvalRequestId: request.callId });
+  });
+
+  it('a fork of a conversation thread copies the messages without the service\'s MCP items; the fork goes on', async () => {
+    const client = new OpenAIResponsesClient({ client: recordingSdk(), model: 'gpt-4.1', conversation: true });
+    const agent = new ChatAgent({
+      chatClient: client,
+      chatOptions: { additionalProperties: { hostedMcp: [hostedMcp({ label: 'everything', url: proxy.url, allowedTools: ['echo'], requireApproval: 'never' })] } },
+    });
+    const thread = agent.getNewThread();
+    await agent.run('call echo {"message":"before the fork"}', { thread });
+    const fork = await agent.forkThread(thread);
+    const forked = (await agent.getMessages(fork)).flatMap((m) => m.contents);
+    expect(forked.map((c) => c.kind)).to.deep.equal(['text', 'text']);
+    expect(forked[1]).to.include({ text: 'echo returned: Echo: before the fork' });
+    const reply = await agent.run('call echo {"message":"after the fork"}', { thread: fork });
+    expect(reply.text).to.equal('echo returned: Echo: after the fork');
+    // The original keeps its items.
+    expect(callsIn(await agent.getMessages(thread)).map((c) => c.result)).to.deep.equal(['Echo: before the fork']);
+  });
+
   it('serialize/resume keeps the listing and the call, and the resumed thread sends them back', async () => {
     const thread = agentWith(false).getNewThread();
     const first = await agentWith(false).run('call echo {"message":"across processes"}', { thread });
