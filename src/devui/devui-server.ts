@@ -741,6 +741,12 @@ class DevUIServer {
               collector?.noteTool(runId, content.callId, { result: content.error !== undefined ? `Error: ${content.error}` : JSON.stringify(content.result ?? null) });
               sse.send('tool-result', { callId: content.callId, result: content.result, error: content.error });
               break;
+            case 'hosted-mcp-call':
+              // The service made this call on a hosted MCP server: a call and its result, like a local one, naming the server.
+              collector?.noteTool(runId, content.callId, { arguments: content.arguments, result: content.error !== undefined ? `Error: ${content.error}` : JSON.stringify(content.result ?? null) });
+              sse.send('tool-call', { callId: content.callId, name: content.name, arguments: content.arguments, authorName: update.authorName, hostedServer: content.serverLabel });
+              sse.send('tool-result', { callId: content.callId, result: content.result, error: content.error });
+              break;
             case 'function-approval-request':
               sse.send('approval-request', { callId: content.callId, name: content.name, arguments: content.arguments });
               break;

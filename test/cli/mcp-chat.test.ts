@@ -47,6 +47,8 @@ describe('skein chat with MCP tools (the real process, server-everything and a s
         'agents:',
         '  helper: { client: openai-chat, model: emu, tools: [get_weather, "mcp:everything/echo", "mcp:everything/get-sum", mcp:counter] }',
         '  broken: { client: openai-chat, model: emu, tools: [get_weather, mcp:dead] }',
+        // Hosted MCP: the service (the emulator) calls server-everything itself; the CLI only shows what it did.
+        `  hosted: { client: openai-responses, model: emu, hostedMcp: [{ label: everything, url: "${everything.url}", allowedTools: [echo, get-sum], requireApproval: { never: [echo] } }] }`,
         '',
       ].join('\n'),
     );
@@ -118,6 +120,33 @@ describe('skein chat with MCP tools (the real process, server-everything and a s
     expect(second.code, second.stderr).to.equal(0);
     expect(second.stdout).to.contain('[tool error] c_pid: not run: the user rejected this call: not now');
     expect(await pidCalls()).to.equal(0);
+  });
+
+  it('shows the calls the service made on a hosted MCP server as tool calls and results naming the server; its approval request is answered in a new process', async () => {
+    const first = await chat('hosted-1', 'call echo {"message":"hosted"}\ncall get-sum {"a":19,"b":23}\n', 'hosted');
+    expect(first.code, first.stderr).to.equal(0);
+    const lines = first.stdout.split('\n');
+    expect(lines.slice(0, 4)).to.deep.equal([
+      '[tool call] echo {"message":"hosted"} (MCP server "everything", called by the service)',
+      '[tool result] echo: "Echo: hosted"',
+      'hosted: echo returned: Echo: hosted',
+      '[approval needed] get-sum {"a":19,"b":23}: answer /approve or /reject [reason]',
+    ]);
+
+    const second = await chat('hosted-1', '/approve\n', 'hosted');
+    expect(second.code, second.stderr).to.equal(0);
+    expect(second.stdout.split('\n')).to.include.members([
+      '[tool call] get-sum {"a":19,"b":23} (MCP server "everything", called by the service)',
+      '[tool result] get-sum: "The sum of 19 and 23 is 42."',
+      'hosted: get-sum returned: The sum of 19 and 23 is 42.',
+    ]);
+
+    const show = await runSkein(['threads', 'show', 'hosted-1'], { cwd: dir });
+    expect(show.code, show.stderr).to.equal(0);
+    expect(show.stdout).to.contain('    [MCP tools listed by the service] everything: echo, get-sum\n');
+    expect(show.stdout).to.contain('    [tool call] echo {"message":"hosted"} (MCP server "everything", called by the service)\n    [tool result] echo: "Echo: hosted"\n');
+    expect(show.stdout).to.contain('    [tool result] get-sum: "The sum of 19 and 23 is 42."\n');
+    expect(show.stdout).not.to.match(/\[hosted-mcp-/);
   });
 
   it('a server that cannot start is an McpConnectionError naming it; the thread is unchanged and the chat goes on', async () => {

@@ -232,11 +232,13 @@ class MessageView {
     this.#text = undefined;
   }
 
-  addToolCall(callId: string, name: string, args: string): void {
+  /** `hostedServer`: the call was made by the AI service on that hosted MCP server. */
+  addToolCall(callId: string, name: string, args: string, hostedServer?: string): void {
     callNames.set(callId, name);
     const details = el('details', 'tool-call');
     details.dataset.callId = callId;
-    details.append(el('summary', undefined, `Tool call: ${name}`), el('pre', 'tool-arguments', prettyArguments(args)));
+    const where = hostedServer !== undefined ? ` (MCP server "${hostedServer}", called by the service)` : '';
+    details.append(el('summary', undefined, `Tool call: ${name}${where}`), el('pre', 'tool-arguments', prettyArguments(args)));
     this.node.append(details);
     this.#text = undefined;
   }
@@ -405,6 +407,12 @@ function renderMessage(message: ViewMessage, pendingIds: ReadonlySet<string> = n
       const result = content as { callId: string; result?: unknown; error?: string };
       if (view) view.addToolResult(result.callId, result.result, result.error);
       else showToolResult(result.callId, result.result, result.error);
+    } else if (content.kind === 'hosted-mcp-call') {
+      const call = content as unknown as { callId: string; name: string; arguments: string; serverLabel: string; result?: string; error?: string };
+      view?.addToolCall(call.callId, call.name, call.arguments, call.serverLabel);
+      view?.addToolResult(call.callId, call.result, call.error);
+    } else if (content.kind === 'hosted-mcp-tools') {
+      // The service's listing of a hosted server's tools: kept to send back, not for display.
     } else if (content.kind === 'usage') {
       messages.append(el('div', 'usage', formatUsage((content as { usage: Usage }).usage)));
     } else if (content.kind === 'function-approval-request') {
@@ -932,7 +940,7 @@ async function runTurn(request: { text?: string; approvals?: ApprovalAnswer[] },
         if (d.role === 'tool') new MessageView('tool').appendText(d.text as string);
         else replyView(d.authorName as string | undefined).appendText(d.text as string);
       } else if (event === 'tool-call') {
-        replyView(d.authorName as string | undefined).addToolCall(d.callId as string, d.name as string, d.arguments as string);
+        replyView(d.authorName as string | undefined).addToolCall(d.callId as string, d.name as string, d.arguments as string, d.hostedServer as string | undefined);
       } else if (event === 'tool-result') {
         const approval = approvals.get(d.callId as string);
         if (approval?.answer?.approved) approval.ran = true;
