@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { marks } from '../mcp/mcp-fixtures.js';
+import { EverythingHttp, marks } from '../mcp/mcp-fixtures.js';
 import { startFixture, type DevUIFixture } from './devui-fixture.js';
 import { writeMcpConfig } from './devui-mcp-config.js';
 
@@ -19,6 +19,7 @@ describe('Dev UI in headless Chromium: MCP tools', function () {
   let page: Page;
   let dir: string;
   let markFile: string;
+  let hostedServer: EverythingHttp;
 
   before(async function () {
     if (!existsSync(CHROMIUM)) {
@@ -27,15 +28,17 @@ describe('Dev UI in headless Chromium: MCP tools', function () {
       console.log(`      skipped: ${why}`);
       this.skip();
     }
+    hostedServer = await EverythingHttp.start();
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
   });
   after(async () => {
     await browser?.close();
+    await hostedServer?.stop();
   });
   beforeEach(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'skein-devui-mcp-page-'));
     markFile = path.join(dir, 'marks');
-    fx = await startFixture({ config: await writeMcpConfig(dir, markFile) });
+    fx = await startFixture({ config: await writeMcpConfig(dir, markFile, hostedServer.url) });
     context = await browser.newContext();
     page = await context.newPage();
     page.setDefaultTimeout(15_000);
@@ -118,6 +121,22 @@ describe('Dev UI in headless Chromium: MCP tools', function () {
     expect((await assistantTexts()).at(-1)).to.match(/^c_pid returned: \d+$/);
     expect(await pidCalls()).to.equal(1);
     expect(await toolSpanFacts()).to.equal('MCP server "counter" (tool "pid" there)');
+  });
+
+  it('shows the calls the service made on a hosted MCP server as tool calls naming the server, live and when the thread is reopened', async () => {
+    await page.selectOption('#agent', 'hosted');
+    await send('call echo {"message":"hosted"}');
+    const summary = 'Tool call: echo (MCP server "everything", called by the service) ✓';
+    expect(await page.locator('details.tool-call summary').allTextContents()).to.deep.equal([summary]);
+    expect(await page.locator('details.tool-call .tool-result').textContent()).to.equal('Result: Echo: hosted');
+    expect(await assistantTexts()).to.deep.equal(['echo returned: Echo: hosted']);
+
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.locator('#thread-list .thread', { hasText: 'call echo' }).locator('button.open').click();
+    await page.waitForFunction(() => !document.querySelector('.turn') && document.querySelectorAll('details.tool-call').length === 1);
+    expect(await page.locator('details.tool-call summary').allTextContents()).to.deep.equal([summary]);
+    expect(await page.locator('#messages').textContent()).not.to.contain('hosted-mcp');
   });
 
   it('an agent whose MCP server cannot start: the tools panel says why, and a turn shows the error', async () => {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { marks } from '../mcp/mcp-fixtures.js';
+import { EverythingHttp, marks } from '../mcp/mcp-fixtures.js';
 import { readSse, startFixture, type DevUIFixture, type SseEvent } from './devui-fixture.js';
 import { writeMcpConfig } from './devui-mcp-config.js';
 
@@ -29,11 +29,18 @@ describe('Dev UI with MCP tools (HTTP API, server-everything and a stdio countin
   let fx: DevUIFixture;
   let dir: string;
   let markFile: string;
+  let hostedServer: EverythingHttp;
 
+  before(async () => {
+    hostedServer = await EverythingHttp.start();
+  });
+  after(async () => {
+    await hostedServer.stop();
+  });
   beforeEach(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'skein-devui-mcp-'));
     markFile = path.join(dir, 'marks');
-    fx = await startFixture({ config: await writeMcpConfig(dir, markFile) });
+    fx = await startFixture({ config: await writeMcpConfig(dir, markFile, hostedServer.url) });
   });
   afterEach(async () => {
     await fx.close();
@@ -183,6 +190,31 @@ describe('Dev UI with MCP tools (HTTP API, server-everything and a stdio countin
     expect(() => process.kill(pid, 0)).to.throw();
     // The new Dev UI starts the server again on first use.
     expect(Number((await runTool('helper', 'c_pid', {})).body.result)).to.not.equal(pid);
+  });
+
+  it('the calls the service made on a hosted MCP server stream, and are kept, as a call and its result naming the server', async () => {
+    const events = await chat({ agent: 'hosted', text: 'call echo {"message":"hosted"}' });
+    const call = events.find((e) => e.event === 'tool-call')!.data;
+    expect(call).to.include({ name: 'echo', arguments: '{"message":"hosted"}', hostedServer: 'everything' });
+    expect(call.callId).to.match(/^mcp_/);
+    expect(events.find((e) => e.event === 'tool-result')!.data).to.deep.equal({ callId: call.callId, result: 'Echo: hosted' });
+    expect(textOf(events)).to.equal('echo returned: Echo: hosted');
+    const tool = (events.find((e) => e.event === 'trace')!.data.trace as { spans: Span[] }).spans.find((s) => s.operation === 'execute_tool')!;
+    expect(tool.toolSource).to.deep.include({ kind: 'mcp', server: 'everything' });
+
+    // Reopened, the thread shows the same call (the Dev UI's transcript of a service thread).
+    const threadId = (events.find((e) => e.event === 'done')!.data.thread as { id: string }).id;
+    const { body } = await json<{ messages: { contents: { kind: string; name?: string; serverLabel?: string; result?: string }[] }[] }>(`/api/threads/${threadId}`);
+    const hosted = body.messages.flatMap((m) => m.contents).find((c) => c.kind === 'hosted-mcp-call');
+    expect(hosted).to.include({ name: 'echo', serverLabel: 'everything', result: 'Echo: hosted' });
+
+    // A call the service asks to approve is answered from the Dev UI like a local one.
+    const asked = await chat({ threadId, text: 'call get-sum {"a":19,"b":23}' });
+    const request = asked.find((e) => e.event === 'approval-request')!.data;
+    expect(request).to.include({ name: 'get-sum', arguments: '{"a":19,"b":23}' });
+    const approved = await chat({ threadId, approvals: [{ callId: request.callId, approved: true }] });
+    expect(approved.find((e) => e.event === 'tool-call')!.data).to.include({ name: 'get-sum', hostedServer: 'everything' });
+    expect(approved.find((e) => e.event === 'tool-result')!.data.result).to.equal('The sum of 19 and 23 is 42.');
   });
 
   it('a chat turn whose MCP server cannot start ends with an McpConnectionError naming it, and saves nothing', async () => {
