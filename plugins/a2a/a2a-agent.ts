@@ -1,5 +1,5 @@
 import type { AgentCard } from '@a2a-js/sdk';
-import type { Client, RequestOptions } from '@a2a-js/sdk/client';
+import type { Client, RequestOptions, TransportFactory } from '@a2a-js/sdk/client';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, TaskState } from './a2a-peers.js';
 import type { SendMessageRequest } from '@a2a-js/sdk';
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
@@ -8,6 +8,7 @@ import type { Observable } from 'rxjs';
 import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import {
   AbortError,
+  ConfigurationError,
   type AgentInput,
   type AgentMiddleware,
   AgentRunResponse,
@@ -51,7 +52,8 @@ import { isTerminalState, stateName, toA2AMessage } from './a2a-mapping.js';
 import { TaskTracker } from './task-tracker.js';
 import { messagesFromTasks } from './a2a-history.js';
 import { type A2ACredentials, answerSecurity, describeRequirements } from './a2a-credentials.js';
-import { a2aFetch } from './a2a-http.js';
+import { a2aFetch, a2aRequestHeaders } from './a2a-http.js';
+import { grpcTransportFactory, offersHttp, prefersGrpc } from './a2a-grpc-client.js';
 import { approvalAnswersAsData, approvalRequestsIn } from './a2a-approvals.js';
 
 export interface A2AAgentOptions {
@@ -486,8 +488,10 @@ export class A2AAgent extends AIAgent {
       throw new A2AAgentCardError(this.url, `${this.url} answered JSON that is not an A2A agent card (it needs "name" and "supportedInterfaces", or a 0.3 card's "url").`);
     }
     this.#card = card;
+    // Outside the try: a gRPC-only card without the gRPC peers installed is their ConfigurationError.
+    const factory = this.#clientFactory(card);
     try {
-      return { client: await this.#clientFactory().createFromAgentCard(card), card };
+      return { client: await factory.createFromAgentCard(card), card };
     } catch (error) {
       throw new A2AAgentCardError(this.url, `The A2A agent card at ${this.url} offers no transport this client speaks: ${causeText(error)}`, { cause: error });
     }
@@ -498,14 +502,39 @@ export class A2AAgent extends AIAgent {
     return this.#options.clientFactory ? this.#options.headers : undefined;
   }
 
-  #clientFactory(): ClientFactory {
+  #clientFactory(card: AgentCard): ClientFactory {
     if (this.#options.clientFactory) return this.#options.clientFactory;
     const transport = { fetchImpl: this.#fetch, legacyCompat: { enabled: true } };
-    return new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [new JsonRpcTransportFactory(transport), new RestTransportFactory(transport)],
-      }),
-    );
+    const transports: TransportFactory[] = [new JsonRpcTransportFactory(transport), new RestTransportFactory(transport)];
+    const grpc = prefersGrpc(card) ? this.#grpcTransport(card) : undefined;
+    if (grpc) transports.push(grpc);
+    return new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports }));
+  }
+
+  /**
+   * gRPC, loaded only for a card that prefers it. Without its peers installed, a card that offers
+   * JSON-RPC or HTTP+JSON too is spoken to over those; a gRPC-only card is their ConfigurationError.
+   */
+  #grpcTransport(card: AgentCard): TransportFactory | undefined {
+    const options = this.#options;
+    try {
+      return grpcTransportFactory({
+        metadata: async (endpoint) => {
+          const auth = async () => (this.#card ? answerSecurity(this.#card, options.credentials) : undefined);
+          const { headers, query } = await a2aRequestHeaders({ auth, headers: options.headers, credentials: options.credentials }, endpoint, new Headers(), false);
+          // gRPC metadata names are lower case (Headers already are); a query API key goes as metadata.
+          const metadata: Record<string, string> = {};
+          headers.forEach((value, name) => (metadata[name] = value));
+          for (const [name, value] of Object.entries(query)) metadata[name.toLowerCase()] = value;
+          return metadata;
+        },
+        what: `A2A call to ${this.url}`,
+        authHint: () => this.#authHint(),
+      });
+    } catch (error) {
+      if (error instanceof ConfigurationError && offersHttp(card)) return undefined;
+      throw error;
+    }
   }
 }
 
