@@ -7,17 +7,22 @@ import { type AgentExecutor, DefaultRequestHandler, InMemoryTaskStore, type User
 import { agentCardHandler } from '@a2a-js/sdk/server/express';
 import { A2AService, UserBuilder, grpcService } from '@a2a-js/sdk/server/grpc';
 import * as grpc from '@grpc/grpc-js';
+import { context, propagation } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { expect } from 'chai';
 import express from 'express';
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { lastValueFrom, toArray } from 'rxjs';
-import { AuthenticationError, ChatAgent, ConfigurationError, ConnectionError, NotFoundError, RateLimitError, ServiceError } from 'skein';
+import { AbortError, AuthenticationError, ChatAgent, ConfigurationError, ConnectionError, NotFoundError, RateLimitError, ServiceError } from 'skein';
 import { A2AAgent, A2AAuthRequiredError, A2ARunResponse, A2AServer, A2ATaskRejectedError, partsText } from 'skein/a2a';
 import { OpenAIChatClient } from 'skein/openai';
 import { Emulator } from 'skein/testing';
+import { telemetryMiddleware } from 'skein/telemetry';
 import { rejection } from '../support/async-expectations.js';
 import { deleteFileTool } from '../support/example-tools.js';
+import { AlsContextManager, traceparentPropagator } from '../support/trace-context.js';
 import { ScriptedExecutor, userMessage } from './remote-fixtures.js';
 
 function quietLogger() {
@@ -404,9 +409,18 @@ describe("A2AAgent over gRPC: against the SDK's own gRPC server", () => {
     const canceled = executor.whenCanceled();
     const subscription = agent.runStream('hold').subscribe({ error: () => {} });
     const taskId = await started;
-    await new Promise((resolve) => setTimeout(resolve, 50));
     subscription.unsubscribe();
     expect(await canceled).to.equal(taskId);
+
+    // run's abort does the same, and is an AbortError.
+    const controller = new AbortController();
+    const startedAgain = executor.started();
+    const canceledAgain = executor.whenCanceled();
+    const run = agent.run('hold on', { signal: controller.signal });
+    const held = await startedAgain;
+    controller.abort();
+    expect(await rejection(run)).to.be.instanceOf(AbortError);
+    expect(await canceledAgain).to.equal(held);
   });
 
   it('sends credentials (card schemes answered by credentials.token), headers and the credentials hook as gRPC metadata', async () => {
@@ -478,5 +492,63 @@ describe("A2AAgent over gRPC: against the SDK's own gRPC server", () => {
     const down = await rejection(stale.run('hello'));
     expect(down, String(down)).to.be.instanceOf(ConnectionError);
     expect((down as Error).message).to.contain('gRPC UNAVAILABLE');
+  });
+});
+
+describe('A2A over gRPC: W3C trace context as metadata', () => {
+  const exporter = new InMemorySpanExporter();
+  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+  before(() => {
+    context.setGlobalContextManager(new AlsContextManager());
+    propagation.setGlobalPropagator(traceparentPropagator);
+  });
+  after(async () => {
+    context.disable();
+    propagation.disable();
+    await tracerProvider.shutdown();
+  });
+  beforeEach(() => exporter.reset());
+
+  it("A2AAgent sends its run span's traceparent as gRPC metadata", async () => {
+    const seen: SdkGrpcServerOptions['seen'] = [];
+    const server = await startSdkGrpcServer(new ScriptedExecutor(), { seen });
+    try {
+      const agent = new A2AAgent({ url: server.cardUrl, name: 'scripted', middleware: telemetryMiddleware({ tracerProvider }) });
+      await agent.run('hello');
+      const [span] = exporter.getFinishedSpans();
+      const { traceId, spanId } = span!.spanContext();
+      expect(seen!.map((s) => s.metadata.traceparent)).to.deep.equal([`00-${traceId}-${spanId}-01`]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("A2AServer runs the hosted agent under a gRPC caller's traceparent", async () => {
+    const emulator = await Emulator.start();
+    const agent = new ChatAgent({
+      chatClient: new OpenAIChatClient({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0, model: 'gpt-test' }),
+      name: 'assistant',
+      middleware: telemetryMiddleware({ tracerProvider }),
+    });
+    const server = new A2AServer({ agent, ...quietLogger() });
+    await server.listen();
+    await server.listenGrpc();
+    try {
+      const traceId = randomUUID().replace(/-/g, '');
+      const parentSpanId = '00f067aa0ba902b7';
+      const client = await sdkGrpcClient(server);
+      await client.sendMessage(
+        { tenant: '', message: userMessage('hello'), configuration: undefined, metadata: undefined },
+        { serviceParameters: { traceparent: `00-${traceId}-${parentSpanId}-01` } },
+      );
+      const run = exporter.getFinishedSpans().find((s) => s.name === 'invoke_agent assistant');
+      expect(run, exporter.getFinishedSpans().map((s) => s.name).join(', ')).not.to.equal(undefined);
+      expect(run!.spanContext().traceId).to.equal(traceId);
+      expect(run!.parentSpanContext?.spanId).to.equal(parentSpanId);
+    } finally {
+      await server.close();
+      await emulator.stop();
+    }
   });
 });
