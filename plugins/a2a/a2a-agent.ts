@@ -51,8 +51,8 @@ import {
 import { isTerminalState, stateName, toA2AMessage } from './a2a-mapping.js';
 import { TaskTracker } from './task-tracker.js';
 import { messagesFromTasks } from './a2a-history.js';
-import { type A2ACredentials, answerSecurity, describeRequirements } from './a2a-credentials.js';
-import { a2aFetch, a2aRequestHeaders } from './a2a-http.js';
+import { type A2AAuthMaterial, type A2ACredentials, answerSecurity, describeRequirements } from './a2a-credentials.js';
+import { a2aFetch } from './a2a-http.js';
 import { grpcTransportFactory, offersHttp, prefersGrpc } from './a2a-grpc-client.js';
 import { approvalAnswersAsData, approvalRequestsIn } from './a2a-approvals.js';
 
@@ -65,6 +65,8 @@ export interface A2AAgentOptions {
   /**
    * `fetch` for the card and every call, JSON-RPC, HTTP+JSON and v0.3 alike (auth, proxies,
    * tests). Not used by a custom `clientFactory`'s transports: give those their own `fetchImpl`.
+   * gRPC calls do not use it (the card request does); they carry the same credentials, headers
+   * and trace context as metadata.
    */
   fetch?: typeof fetch;
   /** HTTP headers sent with every request, the card's included (e.g. `Authorization`). */
@@ -88,8 +90,9 @@ export interface A2AAgentOptions {
   serializationRegistry?: SerializationRegistry;
   /**
    * The SDK client factory (custom transports, interceptors). By default Skein builds one with
-   * JSON-RPC and HTTP+JSON transports over `fetch`, with the v0.3 compatibility layer on, so a
-   * remote whose card declares protocol 0.3 is spoken to in 0.3.
+   * JSON-RPC and HTTP+JSON transports over `fetch`, and gRPC when the card's preferred interface
+   * is gRPC (needs `@grpc/grpc-js` and `@bufbuild/protobuf`), with the v0.3 compatibility layer
+   * on, so a remote whose card declares protocol 0.3 is spoken to in 0.3.
    */
   clientFactory?: ClientFactory;
   /**
@@ -164,11 +167,15 @@ export class A2AAgent extends AIAgent {
       fetch: options.fetch,
       headers: options.headers,
       credentials: options.credentials,
-      // Asked per request (the card's schemes, once it is known), so tokens can rotate.
-      auth: async () => (this.#card ? answerSecurity(this.#card, options.credentials) : undefined),
+      auth: () => this.#auth(),
       what: `A2A call to ${options.url}`,
       authHint: () => this.#authHint(),
     });
+  }
+
+  /** What the card's security schemes need, asked per request (once the card is known), so tokens can rotate. */
+  async #auth(): Promise<A2AAuthMaterial | undefined> {
+    return this.#card ? answerSecurity(this.#card, this.#options.credentials) : undefined;
   }
 
   #authHint(): string | undefined {
@@ -519,15 +526,7 @@ export class A2AAgent extends AIAgent {
     const options = this.#options;
     try {
       return grpcTransportFactory({
-        metadata: async (endpoint) => {
-          const auth = async () => (this.#card ? answerSecurity(this.#card, options.credentials) : undefined);
-          const { headers, query } = await a2aRequestHeaders({ auth, headers: options.headers, credentials: options.credentials }, endpoint, new Headers(), false);
-          // gRPC metadata names are lower case (Headers already are); a query API key goes as metadata.
-          const metadata: Record<string, string> = {};
-          headers.forEach((value, name) => (metadata[name] = value));
-          for (const [name, value] of Object.entries(query)) metadata[name.toLowerCase()] = value;
-          return metadata;
-        },
+        request: { auth: () => this.#auth(), headers: options.headers, credentials: options.credentials },
         what: `A2A call to ${this.url}`,
         authHint: () => this.#authHint(),
       });

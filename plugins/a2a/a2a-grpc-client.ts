@@ -18,6 +18,7 @@ import type {
 import type { RequestOptions, Transport, TransportFactory } from '@a2a-js/sdk/client';
 import { AuthenticationError, ConnectionError, NotFoundError, RateLimitError, ServiceError } from 'skein';
 import { A2A_PROVIDER_ID } from './a2a-errors.js';
+import { a2aRequestHeaders } from './a2a-http.js';
 import { grpcPeers } from './grpc-peers.js';
 
 const HTTP_BINDINGS = new Set(['JSONRPC', 'HTTP+JSON']);
@@ -42,8 +43,8 @@ export function offersHttp(card: AgentCard): boolean {
 }
 
 export interface GrpcClientOptions {
-  /** The metadata for one call to `endpoint` (credentials, trace context), lower-case names. */
-  metadata: (endpoint: string) => Promise<Record<string, string>>;
+  /** What every call carries, as the HTTP requests do (see `a2aRequestHeaders`). */
+  request: Parameters<typeof a2aRequestHeaders>[0];
   /** Names the call in error messages, e.g. `A2A call to http://host/...`. */
   what: string;
   /** Finishes the message of UNAUTHENTICATED / PERMISSION_DENIED (which schemes the card asks for). */
@@ -141,8 +142,12 @@ class SkeinGrpcTransport implements Transport {
     }
   }
 
+  /** The credentials, headers and trace context as metadata (lower-case names); a query API key goes as metadata too. */
   async #withMetadata(options: RequestOptions | undefined): Promise<RequestOptions> {
-    const metadata = await this.options.metadata(this.endpoint);
+    const { headers, query } = await a2aRequestHeaders(this.options.request, this.endpoint, new Headers(), false);
+    const metadata: Record<string, string> = {};
+    headers.forEach((value, name) => (metadata[name] = value));
+    for (const [name, value] of Object.entries(query)) metadata[name.toLowerCase()] = value;
     return { ...options, serviceParameters: { ...options?.serviceParameters, ...metadata } };
   }
 

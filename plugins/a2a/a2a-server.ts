@@ -119,8 +119,9 @@ export type { A2AGrpcRequest, A2AGrpcUserBuilder } from './a2a-grpc-server.js';
 /**
  * Hosts a Skein agent as an A2A 1.0 endpoint on express: the agent card at
  * `/.well-known/agent-card.json`, JSON-RPC (with streaming) at `/a2a/jsonrpc`, HTTP+JSON at
- * `/a2a/rest`, and the same for A2A 0.3 clients. Each A2A `contextId` is one AgentThread, kept
- * in the context store between turns and owned by the user who started it.
+ * `/a2a/rest`, and the same for A2A 0.3 clients; gRPC too with `listenGrpc`. Each A2A
+ * `contextId` is one AgentThread, kept in the context store between turns and owned by the user
+ * who started it.
  *
  * @example
  * const server = new A2AServer({ agent, url: 'https://agents.example.com', userBuilder: async (req) => userFromToken(req) });
