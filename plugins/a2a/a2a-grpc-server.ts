@@ -63,7 +63,12 @@ export class GrpcBinding {
     if (this.#options.legacy) this.#add(server, legacyServer.LegacyA2AService, legacyServer.legacyGrpcService({ requestHandler, userBuilder }));
     const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
     const bound = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, p) => (error ? reject(error) : resolve(p))),
+      server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, p) => {
+        if (!error) return resolve(p);
+        server.forceShutdown();
+        // grpc-js says "No address added out of total 1 resolved errors: [listen EADDRINUSE ...]".
+        reject(new Error(`A2AServer could not serve gRPC on ${address}: ${error.message}. Free the port or pass another to listenGrpc(port, host).`, { cause: error }));
+      }),
     );
     this.#server = server;
     return bound;

@@ -24,6 +24,7 @@ import { rejection } from '../support/async-expectations.js';
 import { deleteFileTool } from '../support/example-tools.js';
 import { AlsContextManager, traceparentPropagator } from '../support/trace-context.js';
 import { ScriptedExecutor, userMessage } from './remote-fixtures.js';
+import { offersHttp, prefersGrpc } from '../../plugins/a2a/a2a-grpc-client.js';
 
 function quietLogger() {
   const logged = { warnings: [] as string[], errors: [] as { message: string; error: unknown }[] };
@@ -271,6 +272,16 @@ describe('A2AServer over gRPC: the card and the gRPC address', () => {
     expect(() => new A2AServer({ agent: chatAgent(emulator), grpcUrl: '[2001:db8::1]:443' })).not.to.throw();
   });
 
+  it('a port in use is an error naming the address; the server can then serve gRPC elsewhere', async () => {
+    const first = open();
+    const taken = await first.listenGrpc();
+    const second = open();
+    const error = await rejection(second.listenGrpc(Number(taken.split(':').pop())));
+    expect((error as Error).message).to.contain(`could not serve gRPC on ${taken}`).and.contain('EADDRINUSE');
+    expect(second.grpcUrl).to.equal(undefined);
+    expect(await second.listenGrpc()).to.match(/^127\.0\.0\.1:\d+$/);
+  });
+
   it('with userBuilder, listenGrpc needs grpcUserBuilder (gRPC is never the open door)', async () => {
     const server = open({ userBuilder });
     const error = await rejection(server.listenGrpc());
@@ -352,6 +363,21 @@ async function startSdkGrpcServer(executor: AgentExecutor, options: SdkGrpcServe
     },
   };
 }
+
+describe('A2AAgent: which binding a card asks for', () => {
+  const card = (...bindings: string[]) => ({ supportedInterfaces: bindings.map((protocolBinding) => ({ url: 'x', protocolBinding, tenant: '', protocolVersion: '1.0' })) }) as unknown as AgentCard;
+
+  it('uses gRPC only when it is the first binding Skein speaks, in card order', () => {
+    expect(prefersGrpc(card('GRPC'))).to.equal(true);
+    expect(prefersGrpc(card('grpc', 'JSONRPC'))).to.equal(true);
+    expect(prefersGrpc(card('CUSTOM', 'GRPC', 'HTTP+JSON'))).to.equal(true);
+    expect(prefersGrpc(card('JSONRPC', 'GRPC'))).to.equal(false);
+    expect(prefersGrpc(card('HTTP+JSON', 'GRPC'))).to.equal(false);
+    expect(prefersGrpc(card())).to.equal(false);
+    expect(offersHttp(card('GRPC'))).to.equal(false);
+    expect(offersHttp(card('GRPC', 'http+json'))).to.equal(true);
+  });
+});
 
 describe("A2AAgent over gRPC: against the SDK's own gRPC server", () => {
   const closers: (() => Promise<void>)[] = [];
