@@ -103,6 +103,12 @@ export interface A2AAgentOptions {
    * and runs its tools itself; nothing of that passes through this process.
    */
   middleware?: Pick<AgentMiddleware, 'agentRun'>;
+  /**
+   * gRPC (used when the card prefers it): `tls: true` speaks TLS trusting the system's roots,
+   * `tls: { ca }` trusts that CA (PEM). Plaintext by default: a card's gRPC address (`host:port`)
+   * does not say which.
+   */
+  grpc?: { tls?: boolean | { ca: string | Buffer } };
 }
 
 /** What `thread.state.a2a` holds while the remote waits for this client's input on a task. */
@@ -529,6 +535,7 @@ export class A2AAgent extends AIAgent {
         request: { auth: () => this.#auth(), headers: options.headers, credentials: options.credentials },
         what: `A2A call to ${this.url}`,
         authHint: () => this.#authHint(),
+        tls: options.grpc?.tls,
       });
     } catch (error) {
       if (error instanceof ConfigurationError && offersHttp(card)) return undefined;

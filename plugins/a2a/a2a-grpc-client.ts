@@ -49,6 +49,8 @@ export interface GrpcClientOptions {
   what: string;
   /** Finishes the message of UNAUTHENTICATED / PERMISSION_DENIED (which schemes the card asks for). */
   authHint: () => string | undefined;
+  /** TLS: `true` trusts the system's roots; `ca` (PEM) trusts that CA instead. Plaintext when unset. */
+  tls?: boolean | { ca: string | Buffer };
 }
 
 /**
@@ -56,7 +58,10 @@ export interface GrpcClientOptions {
  * its gRPC status turned into Skein's typed error, as HTTP statuses are (see `grpcStatusError`).
  */
 export function grpcTransportFactory(options: GrpcClientOptions): TransportFactory {
-  const inner = new (grpcPeers().client.GrpcTransportFactory)({ legacyCompat: { enabled: true } });
+  const { grpc, client } = grpcPeers();
+  const { tls } = options;
+  const grpcChannelCredentials = tls ? grpc.credentials.createSsl(typeof tls === 'object' ? Buffer.from(tls.ca) : null) : undefined;
+  const inner = new client.GrpcTransportFactory({ grpcChannelCredentials, legacyCompat: { enabled: true } });
   return {
     get protocolName() {
       return inner.protocolName;

@@ -16,6 +16,12 @@ export interface A2AGrpcRequest {
   peer: string;
 }
 
+/** TLS for `listenGrpc`: the server's private key and certificate chain (PEM). */
+export interface A2AGrpcTls {
+  key: string | Buffer;
+  cert: string | Buffer;
+}
+
 /** Authentication for the gRPC binding: the call (its metadata) to a user, as `userBuilder` does for HTTP. */
 export type A2AGrpcUserBuilder = (request: A2AGrpcRequest) => Promise<User>;
 
@@ -52,8 +58,8 @@ export class GrpcBinding {
     this.#options = options;
   }
 
-  /** Binds `host:port` (plaintext HTTP/2) and resolves with the port bound. */
-  async listen(port: number, host: string): Promise<number> {
+  /** Binds `host:port` (plaintext HTTP/2, or TLS with `tls`) and resolves with the port bound. */
+  async listen(port: number, host: string, tls?: A2AGrpcTls): Promise<number> {
     const { grpc, server: sdk, legacyServer } = grpcPeers();
     const server = new grpc.Server();
     // The gate already resolved the user; the SDK's service reads it back per call.
@@ -62,8 +68,11 @@ export class GrpcBinding {
     this.#add(server, sdk.A2AService, sdk.grpcService({ requestHandler, userBuilder }));
     if (this.#options.legacy) this.#add(server, legacyServer.LegacyA2AService, legacyServer.legacyGrpcService({ requestHandler, userBuilder }));
     const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+    const credentials = tls
+      ? grpc.ServerCredentials.createSsl(null, [{ private_key: Buffer.from(tls.key), cert_chain: Buffer.from(tls.cert) }], false)
+      : grpc.ServerCredentials.createInsecure();
     const bound = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, p) => {
+      server.bindAsync(address, credentials, (error, p) => {
         if (!error) return resolve(p);
         server.forceShutdown();
         // grpc-js says "No address added out of total 1 resolved errors: [listen EADDRINUSE ...]".

@@ -19,7 +19,7 @@ import {
 } from './a2a-peers.js';
 import { UserBuilder, agentCardHandler, express, jsonRpcHandler, legacyAgentCardRouter, restHandler } from './express-peers.js';
 import { OwnedRequestHandler } from './owned-request-handler.js';
-import { type A2AGrpcUserBuilder, GrpcBinding } from './a2a-grpc-server.js';
+import { type A2AGrpcTls, type A2AGrpcUserBuilder, GrpcBinding } from './a2a-grpc-server.js';
 import { type A2AServerLogger, SkeinAgentExecutor, defaultA2AServerLogger } from './skein-agent-executor.js';
 
 /** A skill the agent card advertises. */
@@ -114,7 +114,7 @@ export const A2A_JSONRPC_PATH = '/a2a/jsonrpc';
 export const A2A_REST_PATH = '/a2a/rest';
 export const A2A_PUBLIC_URL_ENV = 'SKEIN_A2A_PUBLIC_URL';
 export const A2A_GRPC_PUBLIC_URL_ENV = 'SKEIN_A2A_GRPC_PUBLIC_URL';
-export type { A2AGrpcRequest, A2AGrpcUserBuilder } from './a2a-grpc-server.js';
+export type { A2AGrpcRequest, A2AGrpcTls, A2AGrpcUserBuilder } from './a2a-grpc-server.js';
 
 /**
  * Hosts a Skein agent as an A2A 1.0 endpoint on express: the agent card at
@@ -267,14 +267,14 @@ export class A2AServer {
 
   /**
    * Serves the A2A gRPC binding (protocol 1.0, and 0.3 unless `legacyCompat: false`) on
-   * `host:port` (default 127.0.0.1, a free port), plaintext HTTP/2 (terminate TLS at a proxy),
-   * over the same request handler, authentication and ownership as the HTTP bindings; resolves
+   * `host:port` (default 127.0.0.1, a free port), plaintext HTTP/2, or TLS with `tls` (PEM key
+   * and certificate; or terminate TLS at a proxy), over the same request handler, authentication and ownership as the HTTP bindings; resolves
    * with the gRPC address the card then declares. A wildcard host needs `grpcUrl` (or
    * `SKEIN_A2A_GRPC_PUBLIC_URL`), and a server with `userBuilder` needs `grpcUserBuilder`:
    * a ConfigurationError says so before anything listens. Needs `@grpc/grpc-js` and
    * `@bufbuild/protobuf` installed.
    */
-  async listenGrpc(port = 0, host = '127.0.0.1'): Promise<string> {
+  async listenGrpc(port = 0, host = '127.0.0.1', options: { tls?: A2AGrpcTls } = {}): Promise<string> {
     if (this.#grpc) throw new Error('This A2AServer already serves gRPC; close it first.');
     if (!this.#grpcPublic && isWildcard(host)) {
       throw new ConfigurationError(
@@ -293,7 +293,7 @@ export class A2AServer {
       onCall: () => this.#warnOpen(),
       onRefused: (error) => this.#logger.warn(`A2AServer "${this.card.name}": the grpcUserBuilder refused a call: ${error instanceof Error ? error.message : String(error)}`),
     });
-    const bound = await binding.listen(port, host);
+    const bound = await binding.listen(port, host, options.tls);
     this.#grpc = binding;
     this.#grpcUrl = this.#grpcPublic ?? `${host.includes(':') ? `[${host}]` : host}:${bound}`;
     this.#setInterfaces();

@@ -11,9 +11,14 @@ import { context, propagation } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { expect } from 'chai';
 import express from 'express';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { lastValueFrom, toArray } from 'rxjs';
 import { AbortError, AuthenticationError, ChatAgent, ConfigurationError, ConnectionError, NotFoundError, RateLimitError, ServiceError } from 'skein';
 import { A2AAgent, A2AAuthRequiredError, A2ARunResponse, A2AServer, A2ATaskRejectedError, partsText } from 'skein/a2a';
@@ -307,6 +312,8 @@ interface SdkGrpcServerOptions {
   seen?: { method: string; metadata: Record<string, string> }[];
   /** Instead of the SDK's service: every method fails with this gRPC status (a gateway in front). */
   failWith?: { code: grpc.status; details: string };
+  /** Serve TLS with this key and certificate (PEM). */
+  tls?: { key: string; cert: string };
 }
 
 /** The SDK's own gRPC server (DefaultRequestHandler + grpcService) on 127.0.0.1, its card (GRPC only) over HTTP. */
@@ -344,9 +351,15 @@ async function startSdkGrpcServer(executor: AgentExecutor, options: SdkGrpcServe
     grpcServer.addService(A2AService, grpcService({ requestHandler: handler, userBuilder: recorded }));
   }
   const port = await new Promise<number>((resolve, reject) =>
-    grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, p) => (error ? reject(error) : resolve(p))),
+    grpcServer.bindAsync(
+      '127.0.0.1:0',
+      options.tls ? grpc.ServerCredentials.createSsl(null, [{ private_key: Buffer.from(options.tls.key), cert_chain: Buffer.from(options.tls.cert) }]) : grpc.ServerCredentials.createInsecure(),
+      (error, p) => (error ? reject(error) : resolve(p)),
+    ),
   );
-  card.supportedInterfaces.push({ url: `127.0.0.1:${port}`, protocolBinding: 'GRPC', tenant: '', protocolVersion: '1.0' });
+  // TLS by name: Node refuses an IP address as the TLS server name.
+  const grpcAddress = `${options.tls ? 'localhost' : '127.0.0.1'}:${port}`;
+  card.supportedInterfaces.push({ url: grpcAddress, protocolBinding: 'GRPC', tenant: '', protocolVersion: '1.0' });
   const app = express();
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: async () => AgentCard.toJSON(card) as AgentCard }));
   const http = await new Promise<Server>((resolve) => {
@@ -355,7 +368,7 @@ async function startSdkGrpcServer(executor: AgentExecutor, options: SdkGrpcServe
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   return {
     cardUrl: `${base}/.well-known/agent-card.json`,
-    grpcAddress: `127.0.0.1:${port}`,
+    grpcAddress,
     close: async () => {
       grpcServer.forceShutdown();
       http.closeAllConnections();
@@ -576,5 +589,70 @@ describe('A2A over gRPC: W3C trace context as metadata', () => {
       await server.close();
       await emulator.stop();
     }
+  });
+});
+
+/** A self-signed certificate for 127.0.0.1 and localhost, made with openssl for this run. */
+async function selfSignedCertificate(): Promise<{ key: string; cert: string } | undefined> {
+  const dir = await mkdtemp(join(tmpdir(), 'skein-grpc-tls-'));
+  try {
+    const args = ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'];
+    await promisify(execFile)('openssl', [...args, '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')]);
+    return { key: await readFile(join(dir, 'key.pem'), 'utf8'), cert: await readFile(join(dir, 'cert.pem'), 'utf8') };
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
+    throw error;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe('A2A over gRPC with TLS', () => {
+  let tls: { key: string; cert: string };
+  let emulator: Emulator;
+  const closers: (() => Promise<void>)[] = [];
+
+  before(async function () {
+    const made = await selfSignedCertificate();
+    if (!made) return this.skip(); // no openssl on this machine to make a certificate
+    tls = made;
+  });
+  beforeEach(async () => (emulator = await Emulator.start()));
+  afterEach(async () => {
+    while (closers.length > 0) await closers.pop()!();
+    await emulator.stop();
+  });
+
+  it('listenGrpc with tls serves the SDK gRPC client over TLS; a plaintext client is refused', async () => {
+    const server = new A2AServer({ agent: chatAgent(emulator), ...quietLogger() });
+    closers.push(() => server.close());
+    await server.listen();
+    // By name: Node refuses an IP address as the TLS server name.
+    expect(await server.listenGrpc(0, 'localhost', { tls })).to.match(/^localhost:\d+$/);
+    const secure = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new GrpcTransportFactory({ grpcChannelCredentials: grpc.credentials.createSsl(Buffer.from(tls.cert)) })],
+      preferredTransports: ['GRPC'],
+    });
+    const client = await new ClientFactory(secure).createFromUrl(server.url!);
+    const first = await send(client, userMessage('My name is Ada'));
+    const again = await send(client, userMessage("What's my name?", { contextId: first.contextId }));
+    expect(again.artifacts.map((a) => partsText(a.parts)).join('')).to.contain('Ada');
+
+    const plaintext = await sdkGrpcClient(server);
+    const refused = await rejection(send(plaintext, userMessage('hello')));
+    expect((refused as { status?: number }).status, String(refused)).to.equal(grpc.status.UNAVAILABLE);
+  });
+
+  it('A2AAgent speaks TLS with grpc: { tls: { ca } }; without it, the plaintext call is a ConnectionError', async () => {
+    const server = await startSdkGrpcServer(new ScriptedExecutor(), { tls });
+    closers.push(server.close);
+    const agent = new A2AAgent({ url: server.cardUrl, grpc: { tls: { ca: tls.cert } } });
+    const thread = agent.getNewThread();
+    expect(((await agent.run('weather', { thread })) as A2ARunResponse).inputRequired).to.equal(true);
+    expect((await agent.run('Rome', { thread })).text).to.equal('Weather in Rome: sunny');
+    const plaintext = await rejection(new A2AAgent({ url: server.cardUrl }).run('hello'));
+    expect(plaintext, String(plaintext)).to.be.instanceOf(ConnectionError);
+    const untrusted = await rejection(new A2AAgent({ url: server.cardUrl, grpc: { tls: true } }).run('hello'));
+    expect(untrusted, String(untrusted)).to.be.instanceOf(ConnectionError);
   });
 });
