@@ -268,8 +268,9 @@ export class A2AServer {
   /**
    * Serves the A2A gRPC binding (protocol 1.0, and 0.3 unless `legacyCompat: false`) on
    * `host:port` (default 127.0.0.1, a free port), plaintext HTTP/2, or TLS with `tls` (PEM key
-   * and certificate; or terminate TLS at a proxy), over the same request handler, authentication and ownership as the HTTP bindings; resolves
-   * with the gRPC address the card then declares. A wildcard host needs `grpcUrl` (or
+   * and certificate; or terminate TLS at a proxy), over the same request handler,
+   * authentication and ownership as the HTTP bindings; resolves with the gRPC address the card
+   * then declares. A wildcard host needs `grpcUrl` (or
    * `SKEIN_A2A_GRPC_PUBLIC_URL`), and a server with `userBuilder` needs `grpcUserBuilder`:
    * a ConfigurationError says so before anything listens. Needs `@grpc/grpc-js` and
    * `@bufbuild/protobuf` installed.
@@ -293,8 +294,14 @@ export class A2AServer {
       onCall: () => this.#warnOpen(),
       onRefused: (error) => this.#logger.warn(`A2AServer "${this.card.name}": the grpcUserBuilder refused a call: ${error instanceof Error ? error.message : String(error)}`),
     });
-    const bound = await binding.listen(port, host, options.tls);
     this.#grpc = binding;
+    let bound: number;
+    try {
+      bound = await binding.listen(port, host, options.tls);
+    } catch (error) {
+      this.#grpc = undefined;
+      throw error;
+    }
     this.#grpcUrl = this.#grpcPublic ?? `${host.includes(':') ? `[${host}]` : host}:${bound}`;
     this.#setInterfaces();
     this.#warnOpen();
@@ -414,6 +421,10 @@ function publicGrpcAddress(value: string, source: string): string {
     throw new ConfigurationError(`A2AServer ${source}: expected the public gRPC address as host:port, e.g. agents.example.com:443 (no scheme, no path), found ${JSON.stringify(value)}.`);
   }
   const host = match[1]!.replace(/^\[|\]$/g, '');
+  const port = Number(match[2]);
+  if (port < 1 || port > 65535) {
+    throw new ConfigurationError(`A2AServer ${source}: ${port} is not a port clients can dial (1-65535), in ${JSON.stringify(value)}.`);
+  }
   if (isWildcard(host)) {
     throw new ConfigurationError(`A2AServer ${source}: ${host} is a bind address, not one a client can reach; give the host clients use, e.g. agents.example.com:443.`);
   }

@@ -262,7 +262,7 @@ describe('A2AServer over gRPC: the card and the gRPC address', () => {
   });
 
   it('refuses a grpcUrl that is not host:port, or is a bind address, naming the expected form', () => {
-    for (const bad of ['https://grpc.example.com', 'grpc.example.com', '0.0.0.0:443', '[::]:443', 'host:port']) {
+    for (const bad of ['https://grpc.example.com', 'grpc.example.com', '0.0.0.0:443', '[::]:443', 'host:port', 'grpc.example.com:0', 'grpc.example.com:70000']) {
       const error = (() => {
         try {
           new A2AServer({ agent: chatAgent(emulator), grpcUrl: bad });
