@@ -287,6 +287,24 @@ describe('A2AServer over gRPC: the card and the gRPC address', () => {
     expect(await second.listenGrpc()).to.match(/^127\.0\.0\.1:\d+$/);
   });
 
+  it('a grpcUserBuilder that throws refuses the call with UNAUTHENTICATED; the reason goes to the log only', async () => {
+    const quiet = quietLogger();
+    const server = open({
+      ...quiet,
+      grpcUserBuilder: async () => {
+        throw new Error('identity service down at 10.0.0.7');
+      },
+    });
+    await server.listen();
+    await server.listenGrpc();
+    const before = emulator.requests.length;
+    const error = await rejection(send(await sdkGrpcClient(server), userMessage('hello'), 'alice'));
+    expect((error as { status?: number }).status, String(error)).to.equal(grpc.status.UNAUTHENTICATED);
+    expect(String(error)).not.to.contain('10.0.0.7');
+    expect(quiet.logged.warnings.some((w) => w.includes('grpcUserBuilder refused a call') && w.includes('identity service down'))).to.equal(true);
+    expect(emulator.requests.length).to.equal(before);
+  });
+
   it('with userBuilder, listenGrpc needs grpcUserBuilder (gRPC is never the open door)', async () => {
     const server = open({ userBuilder });
     const error = await rejection(server.listenGrpc());
