@@ -184,7 +184,7 @@ export class A2AServer {
     const pushStore = push ? (push.store ?? new InMemoryPushNotificationStore()) : undefined;
     const pushSender = pushStore ? new DefaultPushNotificationSender(pushStore, { timeout: push?.timeoutMs }) : undefined;
     const inner = new DefaultRequestHandler(this.card, taskStore, this.executor, undefined, pushStore, pushSender);
-    this.requestHandler = new OwnedRequestHandler(inner, this.contextStore, taskStore, push ? (push.webhookAllowed ?? ((url) => url.protocol === 'https:')) : undefined);
+    this.requestHandler = new OwnedRequestHandler(inner, this.contextStore, taskStore, push ? (push.webhookAllowed ?? ((url) => url.protocol === 'https:')) : undefined, this.#logger);
     const legacyCompat = { enabled: this.#legacy };
     const userBuilder = this.#userBuilder(options.userBuilder);
     this.#allowedHosts = options.allowedHosts ?? [];
