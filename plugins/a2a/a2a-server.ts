@@ -19,6 +19,7 @@ import {
 } from './a2a-peers.js';
 import { UserBuilder, agentCardHandler, express, jsonRpcHandler, legacyAgentCardRouter, restHandler } from './express-peers.js';
 import { OwnedRequestHandler } from './owned-request-handler.js';
+import { LeasedTaskStore, type TaskLeaseOptions } from './leased-task-store.js';
 import { type A2AServerLogger, SkeinAgentExecutor, defaultA2AServerLogger } from './skein-agent-executor.js';
 
 /** A skill the agent card advertises. */
@@ -54,6 +55,12 @@ export interface A2AServerOptions {
   serializationRegistry?: SerializationRegistry;
   /** The SDK's task store (share a database one across instances); in memory by default. */
   taskStore?: TaskStore;
+  /**
+   * Leases on running tasks, so a task whose instance died becomes `failed` (see `LeasedTaskStore`):
+   * on by default when you pass `taskStore` (lease 30 s, renewed every 10 s), off for the default
+   * in-memory store; `false` turns it off.
+   */
+  taskLease?: TaskLeaseOptions | false;
   /**
    * Authentication: the SDK's `UserBuilder`, turning a request into a user. A request whose user
    * is not authenticated (or whose builder throws) is answered HTTP 401 before anything runs.
@@ -119,6 +126,8 @@ export class A2AServer {
   readonly executor: SkeinAgentExecutor;
   readonly contextStore: A2AContextStore;
   readonly requestHandler: A2ARequestHandler;
+  /** The task store in use: yours (or the in-memory default), under a `LeasedTaskStore` when leases are on. */
+  readonly taskStore: TaskStore;
   #server: Server | undefined;
   #url: string | undefined;
   readonly #logger: A2AServerLogger;
@@ -160,7 +169,8 @@ export class A2AServer {
       serializationRegistry: options.serializationRegistry,
       logger: this.#logger,
     });
-    const taskStore = options.taskStore ?? new InMemoryTaskStore();
+    this.#givenTaskStore = options.taskStore;
+    const taskStore = (this.taskStore = leased(options.taskStore, options.taskLease, this.#logger));
     const push = options.pushNotifications === true ? {} : options.pushNotifications || undefined;
     const pushStore = push ? (push.store ?? new InMemoryPushNotificationStore()) : undefined;
     const pushSender = pushStore ? new DefaultPushNotificationSender(pushStore, { timeout: push?.timeoutMs }) : undefined;
@@ -187,6 +197,7 @@ export class A2AServer {
   }
 
   readonly #legacy: boolean;
+  readonly #givenTaskStore: TaskStore | undefined;
   readonly #allowedHosts: string[];
   #guard: LocalRequestGuard | undefined;
 
@@ -237,6 +248,8 @@ export class A2AServer {
   }
 
   async close(): Promise<void> {
+    // Stops renewing the leases of a store made here (a LeasedTaskStore you passed is yours to close).
+    if (this.taskStore instanceof LeasedTaskStore && this.taskStore !== this.#givenTaskStore) this.taskStore.close();
     const server = this.#server;
     if (!server) return;
     this.#server = undefined;
@@ -310,6 +323,13 @@ export class A2AServer {
 
 const USER_KEY = 'skeinA2AUser';
 const UNAUTHENTICATED = { error: { code: 401, message: "Authentication required (HTTP 401): send the credentials the agent card's securitySchemes ask for." } };
+
+/** The task store the server uses: the given one under a lease (unless it is one already, or leases are off). */
+function leased(store: TaskStore | undefined, lease: TaskLeaseOptions | false | undefined, logger: A2AServerLogger): TaskStore {
+  if (!store) return lease ? new LeasedTaskStore(new InMemoryTaskStore(), { logger, ...lease }) : new InMemoryTaskStore();
+  if (lease === false || store instanceof LeasedTaskStore) return store;
+  return new LeasedTaskStore(store, { logger, ...lease });
+}
 
 function isWildcard(host: string): boolean {
   return host === '' || isWildcardAddress(host) || host === '0:0:0:0:0:0:0:0';
