@@ -1,0 +1,143 @@
+import 'reflect-metadata';
+import { type Task, TaskState } from '@a2a-js/sdk';
+import { InMemoryTaskStore, ServerCallContext } from '@a2a-js/sdk/server';
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { ConfigurationError } from 'skein';
+import { LeasedTaskStore, TASK_LEASE_METADATA_KEY, partsText } from 'skein/a2a';
+import { until } from '../support/async-expectations.js';
+import { userMessage } from './remote-fixtures.js';
+
+const LEASE = { leaseMs: 300, renewIntervalMs: 50 };
+const context = new ServerCallContext();
+
+function task(state: TaskState, contextId = randomUUID()): Task {
+  const id = randomUUID();
+  return {
+    id,
+    contextId,
+    status: { state, message: undefined, timestamp: new Date().toISOString() },
+    artifacts: [{ artifactId: 'r', name: 'response', description: '', parts: userMessage('half an answer').parts, metadata: undefined, extensions: [] }],
+    history: [userMessage('Tell me a story', { contextId, taskId: id })],
+    metadata: { mine: 'kept' },
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Instances sharing one store; each logs to its own list. */
+function instances(shared: InMemoryTaskStore, count: number) {
+  return Array.from({ length: count }, () => {
+    const errors: string[] = [];
+    const store = new LeasedTaskStore(shared, { ...LEASE, logger: { warn: () => {}, error: (m) => errors.push(m) } });
+    return { store, errors };
+  });
+}
+
+describe('LeasedTaskStore: leases on running tasks, over any TaskStore', () => {
+  let stores: LeasedTaskStore[] = [];
+  afterEach(() => stores.forEach((s) => s.close()));
+
+  it('a task stays working while its holder renews; once renewals stop it is failed (instance-lost) for every reader, and saved so', async () => {
+    const shared = new InMemoryTaskStore();
+    const [a, b, c] = instances(shared, 3);
+    stores = [a!.store, b!.store, c!.store];
+    const running = task(TaskState.TASK_STATE_WORKING);
+    await a!.store.save(running, context);
+
+    await sleep(3 * LEASE.leaseMs);
+    const seen = await b!.store.load(running.id, context);
+    expect(seen?.status?.state).to.equal(TaskState.TASK_STATE_WORKING);
+    // The lease is the store's business: readers see the task's own metadata only.
+    expect(seen?.metadata).to.deep.equal({ mine: 'kept' });
+
+    a!.store.close(); // the holder dies: no more renewals
+    await until(async () => (await b!.store.load(running.id, context))?.status?.state === TaskState.TASK_STATE_FAILED);
+    const failed = (await c!.store.load(running.id, context))!;
+    expect(failed.status?.state).to.equal(TaskState.TASK_STATE_FAILED);
+    const metadata = failed.status?.message?.metadata as { errorId: string; reason: string };
+    expect(metadata.reason).to.equal('instance-lost');
+    expect(partsText(failed.status?.message?.parts)).to.equal(`The server instance running this task stopped; send your message again (error id ${metadata.errorId}).`);
+    // What the task had is kept; the failure is the last history entry.
+    expect(partsText(failed.artifacts[0]?.parts)).to.equal('half an answer');
+    expect(failed.history.map((m) => partsText(m.parts))).to.deep.equal(['Tell me a story', partsText(failed.status?.message?.parts)]);
+    const stored = await shared.load(running.id, context);
+    expect(stored?.status?.state).to.equal(TaskState.TASK_STATE_FAILED);
+    expect(stored?.metadata?.[TASK_LEASE_METADATA_KEY]).to.equal(undefined);
+    expect(b!.errors.join('\n')).to.contain(`error id ${metadata.errorId}`);
+  });
+
+  it('readers failing the same lost task at once write the same failed task', async () => {
+    const shared = new InMemoryTaskStore();
+    const [a, b, c] = instances(shared, 3);
+    stores = [a!.store, b!.store, c!.store];
+    const running = task(TaskState.TASK_STATE_SUBMITTED);
+    await a!.store.save(running, context);
+    a!.store.close();
+    await sleep(LEASE.leaseMs + 50);
+    const [fromB, fromC] = await Promise.all([b!.store.load(running.id, context), c!.store.load(running.id, context)]);
+    expect(fromB?.status?.state).to.equal(TaskState.TASK_STATE_FAILED);
+    expect(fromC).to.deep.equal(fromB);
+    expect(await shared.load(running.id, context)).to.deep.equal(fromB);
+  });
+
+  it('ListTasks shows a lost task failed (as the page asked for it), and leaves it out of a page filtered on working', async () => {
+    const shared = new InMemoryTaskStore();
+    const [a, b] = instances(shared, 2);
+    stores = [a!.store, b!.store];
+    const contextId = randomUUID();
+    const lost = task(TaskState.TASK_STATE_WORKING, contextId);
+    const done = task(TaskState.TASK_STATE_COMPLETED, contextId);
+    await a!.store.save(lost, context);
+    await a!.store.save(done, context);
+    a!.store.close();
+    await sleep(LEASE.leaseMs + 50);
+    const request = { tenant: '', contextId, status: TaskState.TASK_STATE_WORKING, pageSize: 10, pageToken: '', historyLength: 0, includeArtifacts: false, statusTimestampAfter: undefined };
+    expect((await b!.store.list(request, context)).tasks).to.deep.equal([]);
+    const page = await b!.store.list({ ...request, status: 0 }, context);
+    expect(page.tasks.map((t) => [t.id, t.status?.state])).to.have.deep.members([
+      [lost.id, TaskState.TASK_STATE_FAILED],
+      [done.id, TaskState.TASK_STATE_COMPLETED],
+    ]);
+    // The page left artifacts out; the stored failed task still has them.
+    expect(page.tasks.find((t) => t.id === lost.id)?.artifacts).to.deep.equal([]);
+    expect(partsText((await shared.load(lost.id, context))?.artifacts[0]?.parts)).to.equal('half an answer');
+  });
+
+  it('a task canceled on another instance is not renewed over; a task waiting for input holds no lease', async () => {
+    const shared = new InMemoryTaskStore();
+    const [a, b] = instances(shared, 2);
+    stores = [a!.store, b!.store];
+    const running = task(TaskState.TASK_STATE_WORKING);
+    await a!.store.save(running, context);
+    const canceled = { ...running, status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() } };
+    await b!.store.save(canceled, context);
+    await sleep(3 * LEASE.renewIntervalMs);
+    expect((await shared.load(running.id, context))?.status?.state).to.equal(TaskState.TASK_STATE_CANCELED);
+
+    const waiting = task(TaskState.TASK_STATE_INPUT_REQUIRED);
+    await a!.store.save(waiting, context);
+    expect((await shared.load(waiting.id, context))?.metadata?.[TASK_LEASE_METADATA_KEY]).to.equal(undefined);
+    await sleep(LEASE.leaseMs + 50);
+    expect((await b!.store.load(waiting.id, context))?.status?.state).to.equal(TaskState.TASK_STATE_INPUT_REQUIRED);
+  });
+
+  it('a task saved without a lease (by a server without leases) is left as it is', async () => {
+    const shared = new InMemoryTaskStore();
+    const [b] = instances(shared, 1);
+    stores = [b!.store];
+    const running = task(TaskState.TASK_STATE_WORKING);
+    await shared.save(running, context);
+    await sleep(LEASE.leaseMs + 50);
+    expect((await b!.store.load(running.id, context))?.status?.state).to.equal(TaskState.TASK_STATE_WORKING);
+  });
+
+  it('refuses a renewal interval not below the lease, or a lease that is not a positive number, saying what to pass', () => {
+    const shared = new InMemoryTaskStore();
+    expect(() => new LeasedTaskStore(shared, { leaseMs: 1000, renewIntervalMs: 1000 })).to.throw(ConfigurationError, /renewIntervalMs must be positive and below leaseMs \(1000\)/);
+    expect(() => new LeasedTaskStore(shared, { leaseMs: -5 })).to.throw(ConfigurationError, /leaseMs must be a positive number/);
+    const defaults = new LeasedTaskStore(shared);
+    expect([defaults.leaseMs, defaults.renewIntervalMs]).to.deep.equal([30_000, 10_000]);
+    expect(new LeasedTaskStore(shared, { leaseMs: 900 }).renewIntervalMs).to.equal(300);
+  });
+});
