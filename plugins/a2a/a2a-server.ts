@@ -1,7 +1,7 @@
 import type { AgentSkill } from '@a2a-js/sdk';
 import type { Request, Response } from 'express-serve-static-core';
-import type { AgentCard } from '@a2a-js/sdk';
-import type { A2ARequestHandler, PushNotificationStore, TaskStore, User } from '@a2a-js/sdk/server';
+import type { AgentCard, Task } from '@a2a-js/sdk';
+import type { A2ARequestHandler, PushNotificationSender, PushNotificationStore, ServerCallContext, TaskStore, User } from '@a2a-js/sdk/server';
 import type { UserBuilder as SdkUserBuilder } from '@a2a-js/sdk/server/express';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -169,11 +169,11 @@ export class A2AServer {
       serializationRegistry: options.serializationRegistry,
       logger: this.#logger,
     });
-    this.#givenTaskStore = options.taskStore;
-    const taskStore = (this.taskStore = leased(options.taskStore, options.taskLease, this.#logger));
     const push = options.pushNotifications === true ? {} : options.pushNotifications || undefined;
     const pushStore = push ? (push.store ?? new InMemoryPushNotificationStore()) : undefined;
     const pushSender = pushStore ? new DefaultPushNotificationSender(pushStore, { timeout: push?.timeoutMs }) : undefined;
+    this.#givenTaskStore = options.taskStore;
+    const taskStore = (this.taskStore = leased(options.taskStore, options.taskLease, this.#logger, pushSender));
     const inner = new DefaultRequestHandler(this.card, taskStore, this.executor, undefined, pushStore, pushSender);
     this.requestHandler = new OwnedRequestHandler(inner, this.contextStore, taskStore, push ? (push.webhookAllowed ?? ((url) => url.protocol === 'https:')) : undefined);
     const legacyCompat = { enabled: this.#legacy };
@@ -324,11 +324,17 @@ export class A2AServer {
 const USER_KEY = 'skeinA2AUser';
 const UNAUTHENTICATED = { error: { code: 401, message: "Authentication required (HTTP 401): send the credentials the agent card's securitySchemes ask for." } };
 
-/** The task store the server uses: the given one under a lease (unless it is one already, or leases are off). */
-function leased(store: TaskStore | undefined, lease: TaskLeaseOptions | false | undefined, logger: A2AServerLogger): TaskStore {
-  if (!store) return lease ? new LeasedTaskStore(new InMemoryTaskStore(), { logger, ...lease }) : new InMemoryTaskStore();
-  if (lease === false || store instanceof LeasedTaskStore) return store;
-  return new LeasedTaskStore(store, { logger, ...lease });
+/**
+ * The task store the server uses: the given one under a lease (unless it is one already, or
+ * leases are off); a task found lost is pushed to its webhooks like any other update.
+ */
+function leased(store: TaskStore | undefined, lease: TaskLeaseOptions | false | undefined, logger: A2AServerLogger, push: PushNotificationSender | undefined): TaskStore {
+  if (lease === false || store instanceof LeasedTaskStore || (!store && !lease)) return store ?? new InMemoryTaskStore();
+  const onLost = (task: Task, context: ServerCallContext) => {
+    const update = { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined };
+    push?.send({ payload: { $case: 'statusUpdate', value: update } }, context, task).catch((error: unknown) => logger.error(`A2A task ${task.id}: its push notification failed:`, error));
+  };
+  return new LeasedTaskStore(store ?? new InMemoryTaskStore(), { logger, onLost, ...lease });
 }
 
 function isWildcard(host: string): boolean {

@@ -15,6 +15,11 @@ export interface TaskLeaseOptions {
   instanceId?: string;
   /** Where a lost task is reported (with its error id); the server's logger by default. */
   logger?: A2AServerLogger;
+  /**
+   * Called once this instance has saved a lost task `failed` (A2AServer sends the push
+   * notifications from here). Instances failing one task together may each call it.
+   */
+  onLost?: (task: Task, context: ServerCallContext) => void;
 }
 
 /** Where the lease lives: a key of the task's metadata, stripped from every task this store returns. */
@@ -58,6 +63,7 @@ export class LeasedTaskStore implements TaskStore {
   readonly renewIntervalMs: number;
   readonly #inner: TaskStore;
   readonly #logger: A2AServerLogger;
+  readonly #onLost: TaskLeaseOptions['onLost'];
   readonly #held = new Map<string, Held>();
   /** Per task: this instance's writes in order, so a renewal never lands between two saves out of order. */
   readonly #tails = new Map<string, Promise<void>>();
@@ -78,6 +84,7 @@ export class LeasedTaskStore implements TaskStore {
     this.instanceId = options.instanceId ?? randomUUID();
     this.#inner = inner;
     this.#logger = options.logger ?? defaultA2AServerLogger;
+    this.#onLost = options.onLost;
   }
 
   /** The store this one wraps. */
@@ -136,6 +143,7 @@ export class LeasedTaskStore implements TaskStore {
       `A2A task ${task.id} (context ${task.contextId}) was running on instance ${lease.instance}, which stopped renewing its lease (expired ${new Date(lease.expiresAt).toISOString()}); marked failed; error id ${errorId}:`,
       new Error('task lease expired'),
     );
+    this.#onLost?.(failed, context);
     return failed;
   }
 

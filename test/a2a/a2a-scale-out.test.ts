@@ -5,14 +5,16 @@ import { expect } from 'chai';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { ThreadConflictError } from 'skein';
+import { ConfigurationError, StoreError, ThreadConflictError } from 'skein';
 import { type A2AContextStore, PostgresA2AContextStore, PostgresTaskStore, RedisA2AContextStore, migrateA2ADatabase, partsText } from 'skein/a2a';
 import { Emulator } from 'skein/testing';
 import pg from 'pg';
 import { userMessage } from './remote-fixtures.js';
 import { startWebhook } from './webhook-receiver.js';
-import { until } from '../support/async-expectations.js';
+import { rejection, until } from '../support/async-expectations.js';
 import { DATABASE_URL, REDIS_URL, RUN_ID, dropSchema, postgresAvailable, redisAvailable, withService } from '../stores/services.js';
+
+type Webhook = Awaited<ReturnType<typeof startWebhook>>;
 
 const INSTANCE = fileURLToPath(new URL('./a2a-instance.js', import.meta.url));
 
@@ -62,13 +64,14 @@ async function state(client: Client, id: string): Promise<TaskState | undefined>
  * the task working while A lives (A renews its lease past its length), then failed once the lease
  * runs out, saved for every reader; the context goes on from its last completed turn on B.
  */
-async function killMidTask(emulator: Emulator, a: Client, b: Client, instanceA: Instance, instanceB: Instance): Promise<void> {
+async function killMidTask(emulator: Emulator, a: Client, b: Client, instanceA: Instance, instanceB: Instance, hook?: Webhook): Promise<void> {
   const first = await send(a, 'My name is Ada');
   emulator.injectFault({ kind: 'stall-stream', afterEvents: 1, times: 1 });
+  const push = hook && { tenant: '', id: '', taskId: '', url: hook.url, token: 'lost', authentication: undefined };
   const started = await a.sendMessage({
     tenant: '',
     message: userMessage('Tell me a story', { contextId: first.contextId }),
-    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true },
+    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: push, returnImmediately: true },
     metadata: undefined,
   });
   const taskId = 'id' in started ? started.id : '';
@@ -93,6 +96,11 @@ async function killMidTask(emulator: Emulator, a: Client, b: Client, instanceA: 
   const listed = await b.listTasks({ tenant: '', contextId: first.contextId, status: 0, pageSize: 10, pageToken: '', historyLength: 0, includeArtifacts: false, statusTimestampAfter: undefined });
   expect(listed.tasks.find((t) => t.id === taskId)?.status?.state).to.equal(TaskState.TASK_STATE_FAILED);
   expect(instanceB.log()).to.contain(`error id ${metadata.errorId}`);
+  if (hook) {
+    // The instance that found it lost sent the failure to the task's webhook.
+    const notified = await hook.reached('TASK_STATE_FAILED');
+    expect(notified.statusUpdate?.status?.message?.metadata).to.deep.equal({ errorId: metadata.errorId, reason: 'instance-lost' });
+  }
   // A message continuing the dead task is refused (it is final); the context goes on.
   const again = await send(b, 'Tell me a story', first.contextId, taskId).catch((e: unknown) => e);
   expect(String(again)).to.contain('terminal state');
@@ -201,6 +209,15 @@ withService("A2A scale-out on the SDK's DatabaseTaskStore and DatabasePushNotifi
     }
   });
 
+  it('migrateA2ADatabase says what is wrong: a schema that is not an identifier, a database that does not answer', async () => {
+    const badSchema = await rejection(migrateA2ADatabase({ url: DATABASE_URL, schema: 'Robert"; DROP' }));
+    expect(badSchema).to.be.instanceOf(ConfigurationError);
+    expect(badSchema.message).to.contain('schema must be a lower-case SQL identifier');
+    const down = await rejection(migrateA2ADatabase({ url: 'postgres://postgres@127.0.0.1:1/test' }));
+    expect(down).to.be.instanceOf(StoreError);
+    expect(down.message).to.match(/^The SDK's a2a-db upgrade failed: .*ECONNREFUSED/s);
+  });
+
   it('a push config registered on A is listed on B and delivered by B, which continues the task A started', async () => {
     const hook = await startWebhook();
     try {
@@ -230,8 +247,13 @@ withService("A2A scale-out on the SDK's DatabaseTaskStore and DatabasePushNotifi
   });
 
   // Last: it kills instance A.
-  it("the lease works over the SDK's store: a task of a killed instance turns failed on the other; the context goes on", async () => {
-    await killMidTask(emulator, a, b, instances[0]!, instances[1]!);
+  it("the lease works over the SDK's store: a task of a killed instance turns failed on the other, which notifies its webhook; the context goes on", async () => {
+    const hook = await startWebhook();
+    try {
+      await killMidTask(emulator, a, b, instances[0]!, instances[1]!, hook);
+    } finally {
+      await hook.close();
+    }
   });
 });
 
