@@ -173,7 +173,7 @@ export class A2AServer {
     const pushStore = push ? (push.store ?? new InMemoryPushNotificationStore()) : undefined;
     const pushSender = pushStore ? new DefaultPushNotificationSender(pushStore, { timeout: push?.timeoutMs }) : undefined;
     this.#givenTaskStore = options.taskStore;
-    const taskStore = (this.taskStore = leased(options.taskStore, options.taskLease, this.#logger, pushSender));
+    const taskStore = (this.taskStore = leased(options.taskStore, options.taskLease, this.#logger, pushSender, this.executor));
     const inner = new DefaultRequestHandler(this.card, taskStore, this.executor, undefined, pushStore, pushSender);
     this.requestHandler = new OwnedRequestHandler(inner, this.contextStore, taskStore, push ? (push.webhookAllowed ?? ((url) => url.protocol === 'https:')) : undefined);
     const legacyCompat = { enabled: this.#legacy };
@@ -326,15 +326,24 @@ const UNAUTHENTICATED = { error: { code: 401, message: "Authentication required 
 
 /**
  * The task store the server uses: the given one under a lease (unless it is one already, or
- * leases are off); a task found lost is pushed to its webhooks like any other update.
+ * leases are off); a task found lost is pushed to its webhooks like any other update, and a
+ * task moved on elsewhere stops running here.
  */
-function leased(store: TaskStore | undefined, lease: TaskLeaseOptions | false | undefined, logger: A2AServerLogger, push: PushNotificationSender | undefined): TaskStore {
+function leased(
+  store: TaskStore | undefined,
+  lease: TaskLeaseOptions | false | undefined,
+  logger: A2AServerLogger,
+  push: PushNotificationSender | undefined,
+  executor: SkeinAgentExecutor,
+): TaskStore {
   if (lease === false || store instanceof LeasedTaskStore || (!store && !lease)) return store ?? new InMemoryTaskStore();
   const onLost = (task: Task, context: ServerCallContext) => {
     const update = { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined };
     push?.send({ payload: { $case: 'statusUpdate', value: update } }, context, task).catch((error: unknown) => logger.error(`A2A task ${task.id}: its push notification failed:`, error));
   };
-  return new LeasedTaskStore(store ?? new InMemoryTaskStore(), { logger, onLost, ...lease });
+  // A task canceled (or failed) through another instance: stop running it here.
+  const onMovedOn = (task: Task) => task.status && executor.abandon(task.id, task.status);
+  return new LeasedTaskStore(store ?? new InMemoryTaskStore(), { logger, onLost, onMovedOn, ...lease });
 }
 
 function isWildcard(host: string): boolean {

@@ -20,6 +20,12 @@ export interface TaskLeaseOptions {
    * notifications from here). Instances failing one task together may each call it.
    */
   onLost?: (task: Task, context: ServerCallContext) => void;
+  /**
+   * Called when a renewal finds that a task this instance runs was moved on elsewhere (canceled
+   * through another instance, or failed as lost while this one stalled), with the task as stored:
+   * A2AServer stops the agent run there.
+   */
+  onMovedOn?: (task: Task) => void;
 }
 
 /** Where the lease lives: a key of the task's metadata, stripped from every task this store returns. */
@@ -64,6 +70,7 @@ export class LeasedTaskStore implements TaskStore {
   readonly #inner: TaskStore;
   readonly #logger: A2AServerLogger;
   readonly #onLost: TaskLeaseOptions['onLost'];
+  readonly #onMovedOn: TaskLeaseOptions['onMovedOn'];
   readonly #held = new Map<string, Held>();
   /** Per task: this instance's writes in order, so a renewal never lands between two saves out of order. */
   readonly #tails = new Map<string, Promise<void>>();
@@ -85,6 +92,7 @@ export class LeasedTaskStore implements TaskStore {
     this.#inner = inner;
     this.#logger = options.logger ?? defaultA2AServerLogger;
     this.#onLost = options.onLost;
+    this.#onMovedOn = options.onMovedOn;
   }
 
   /** The store this one wraps. */
@@ -160,6 +168,7 @@ export class LeasedTaskStore implements TaskStore {
         // Someone else moved it on (canceled it, failed it, took it over): the lease is not ours to extend.
         if (!stored || !isRunning(stored) || leaseOf(stored)?.instance !== this.instanceId) {
           this.#held.delete(taskId);
+          if (stored && !isRunning(stored)) this.#onMovedOn?.(withoutLease(stored));
           return;
         }
         await this.#inner.save(this.#stamped(held.task), held.context);

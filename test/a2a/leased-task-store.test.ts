@@ -3,8 +3,12 @@ import { type Task, TaskState } from '@a2a-js/sdk';
 import { InMemoryTaskStore, ServerCallContext } from '@a2a-js/sdk/server';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { ConfigurationError } from 'skein';
-import { LeasedTaskStore, TASK_LEASE_METADATA_KEY, partsText } from 'skein/a2a';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { ChatAgent, ConfigurationError, tool } from 'skein';
+import { A2AServer, InMemoryA2AContextStore, LeasedTaskStore, TASK_LEASE_METADATA_KEY, partsText } from 'skein/a2a';
+import { OpenAIChatClient } from 'skein/openai';
+import { Emulator } from 'skein/testing';
+import { z } from 'zod';
 import { until } from '../support/async-expectations.js';
 import { userMessage } from './remote-fixtures.js';
 
@@ -139,5 +143,61 @@ describe('LeasedTaskStore: leases on running tasks, over any TaskStore', () => {
     const defaults = new LeasedTaskStore(shared);
     expect([defaults.leaseMs, defaults.renewIntervalMs]).to.deep.equal([30_000, 10_000]);
     expect(new LeasedTaskStore(shared, { leaseMs: 900 }).renewIntervalMs).to.equal(300);
+  });
+});
+
+describe('A2AServer with leases: a task canceled through another instance stops running where it runs', () => {
+  it("B cancels A's working task: A's run is aborted within a renewal, A's caller sees canceled, the context goes on", async () => {
+    const emulator = await Emulator.start();
+    let started = false;
+    let aborted = false;
+    // A tool that runs until its run is aborted.
+    const wait = tool({
+      name: 'wait',
+      description: 'Waits',
+      parameters: z.object({}),
+      execute: (_args, { signal }) =>
+        new Promise((resolve) => {
+          started = true;
+          signal.addEventListener('abort', () => {
+            aborted = true;
+            resolve('stopped');
+          });
+        }),
+    });
+    const agent = new ChatAgent({ chatClient: new OpenAIChatClient({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0, model: 'gpt-test' }), name: 'assistant', tools: [wait] });
+    // Two instances in one process, sharing their stores as two processes would share a database.
+    const taskStore = new InMemoryTaskStore();
+    const contextStore = new InMemoryA2AContextStore();
+    const options = { agent, taskStore, contextStore, taskLease: LEASE, logger: { warn: () => {}, error: () => {} } };
+    const [serverA, serverB] = [new A2AServer(options), new A2AServer(options)];
+    await Promise.all([serverA.listen(), serverB.listen()]);
+    try {
+      const a = await new ClientFactory().createFromUrl(serverA.url!);
+      const b = await new ClientFactory().createFromUrl(serverB.url!);
+      const first = await a.sendMessage({ tenant: '', message: userMessage('My name is Ada'), configuration: undefined, metadata: undefined });
+      const contextId = 'id' in first ? first.contextId : '';
+      const states: (TaskState | undefined)[] = [];
+      let taskId = '';
+      const streamed = (async () => {
+        for await (const event of a.sendMessageStream({ tenant: '', message: userMessage('call wait {}', { contextId }), configuration: undefined, metadata: undefined })) {
+          const payload = event.payload;
+          if (payload?.$case === 'task') taskId = payload.value.id;
+          if (payload?.$case === 'statusUpdate') states.push(payload.value.status?.state);
+        }
+      })();
+      await until(() => started && taskId !== '');
+      expect((await b.cancelTask({ tenant: '', id: taskId, metadata: undefined })).status?.state).to.equal(TaskState.TASK_STATE_CANCELED);
+      await until(() => aborted);
+      await streamed;
+      expect(states.at(-1)).to.equal(TaskState.TASK_STATE_CANCELED);
+      expect((await a.getTask({ tenant: '', id: taskId, historyLength: 0 })).status?.state).to.equal(TaskState.TASK_STATE_CANCELED);
+      const next = await b.sendMessage({ tenant: '', message: userMessage("What's my name?", { contextId }), configuration: undefined, metadata: undefined });
+      expect('id' in next && next.artifacts.map((x) => partsText(x.parts)).join('')).to.contain('Ada');
+    } finally {
+      await serverA.close();
+      await serverB.close();
+      await emulator.stop();
+    }
   });
 });
