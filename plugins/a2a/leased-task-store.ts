@@ -146,7 +146,8 @@ export class LeasedTaskStore implements TaskStore {
     const errorId = (failed.status?.message?.metadata as { errorId?: string } | undefined)?.errorId;
     // Same lease, same failed task (ids and time derive from it): instances failing it together write the same thing.
     await this.#serial(task.id, () => this.#inner.save(failed, context));
-    this.#held.delete(task.id);
+    // This instance held it (it stalled past its own lease): its run stops as for any task moved on.
+    if (this.#held.delete(task.id)) this.#onMovedOn?.(failed);
     this.#logger.error(
       `A2A task ${task.id} (context ${task.contextId}) was running on instance ${lease.instance}, which stopped renewing its lease (expired ${new Date(lease.expiresAt).toISOString()}); marked failed; error id ${errorId}:`,
       new Error('task lease expired'),

@@ -126,6 +126,23 @@ describe('LeasedTaskStore: leases on running tasks, over any TaskStore', () => {
     expect((await b!.store.load(waiting.id, context))?.status?.state).to.equal(TaskState.TASK_STATE_INPUT_REQUIRED);
   });
 
+  it('an instance that stalled past its own lease and reads its task fails it too, and is told to stop running it', async () => {
+    const shared = new InMemoryTaskStore();
+    const movedOn: Task[] = [];
+    const a = new LeasedTaskStore(shared, { ...LEASE, onMovedOn: (t) => movedOn.push(t), logger: { warn: () => {}, error: () => {} } });
+    stores = [a];
+    const running = task(TaskState.TASK_STATE_WORKING);
+    await a.save(running, context);
+    // A stall: the event loop is blocked past the lease, so no renewal runs.
+    const stallEnd = Date.now() + LEASE.leaseMs + 50;
+    while (Date.now() < stallEnd) {
+      // busy: nothing else runs
+    }
+    const seen = await a.load(running.id, context);
+    expect(seen?.status?.state).to.equal(TaskState.TASK_STATE_FAILED);
+    expect(movedOn.map((t) => [t.id, t.status?.state])).to.deep.equal([[running.id, TaskState.TASK_STATE_FAILED]]);
+  });
+
   it('a task saved without a lease (by a server without leases) is left as it is', async () => {
     const shared = new InMemoryTaskStore();
     const [b] = instances(shared, 1);
