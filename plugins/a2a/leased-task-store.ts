@@ -35,6 +35,16 @@ export const INSTANCE_LOST_REASON = 'instance-lost';
 export const DEFAULT_TASK_LEASE_MS = 30_000;
 export const DEFAULT_TASK_LEASE_RENEW_MS = 10_000;
 
+/**
+ * A task store that renews a lease in one atomic step (Skein's `PostgresTaskStore`): only while
+ * the stored task is still running under this instance's lease, so a renewal can never undo a
+ * cancel written by another instance at the same moment. Other stores get a load, then a save.
+ */
+export interface TaskLeaseRenewal {
+  /** Sets the lease's expiry when the stored task is running under `instance`'s lease; false when it is not (any more). */
+  renewTaskLease(taskId: string, instance: string, expiresAt: number, context: ServerCallContext): Promise<boolean>;
+}
+
 interface Lease {
   instance: string;
   /** Epoch ms on the holder's clock. */
@@ -165,6 +175,15 @@ export class LeasedTaskStore implements TaskStore {
     for (const [taskId, held] of [...this.#held]) {
       await this.#serial(taskId, async () => {
         if (this.#held.get(taskId) !== held) return; // saved again meanwhile (with a fresh lease), or released
+        const atomic = this.#inner as Partial<TaskLeaseRenewal>;
+        if (typeof atomic.renewTaskLease === 'function') {
+          if (await atomic.renewTaskLease(taskId, this.instanceId, Date.now() + this.leaseMs, held.context)) return;
+          this.#held.delete(taskId);
+          const stored = await this.#inner.load(taskId, held.context);
+          if (stored && !isRunning(stored)) this.#onMovedOn?.(withoutLease(stored));
+          return;
+        }
+        // Not atomic: a write by another instance between this load and save is overwritten (a window of one round trip).
         const stored = await this.#inner.load(taskId, held.context);
         // Someone else moved it on (canceled it, failed it, took it over): the lease is not ours to extend.
         if (!stored || !isRunning(stored) || leaseOf(stored)?.instance !== this.instanceId) {

@@ -1,12 +1,13 @@
 import 'reflect-metadata';
 import { type Task, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
+import { ServerCallContext } from '@a2a-js/sdk/server';
 import { expect } from 'chai';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { ConfigurationError, StoreError, ThreadConflictError } from 'skein';
-import { type A2AContextStore, PostgresA2AContextStore, PostgresTaskStore, RedisA2AContextStore, migrateA2ADatabase, partsText } from 'skein/a2a';
+import { type A2AContextStore, LeasedTaskStore, PostgresA2AContextStore, PostgresTaskStore, RedisA2AContextStore, migrateA2ADatabase, partsText } from 'skein/a2a';
 import { Emulator } from 'skein/testing';
 import pg from 'pg';
 import { userMessage } from './remote-fixtures.js';
@@ -319,6 +320,41 @@ withService('PostgresTaskStore', postgresUp, 'start PostgreSQL (see test/stores/
       expect(rest.nextPageToken).to.equal('');
       expect(await tasks.load('missing')).to.equal(undefined);
     } finally {
+      await tasks.close();
+    }
+  });
+
+  it('renews a lease in one step, only while the task runs under that lease; LeasedTaskStore uses it and never renews over a cancel', async () => {
+    const tasks = new PostgresTaskStore({ connectionString: DATABASE_URL, schema: prefix });
+    const context = new ServerCallContext();
+    const movedOn: string[] = [];
+    const leased = new LeasedTaskStore(tasks, { leaseMs: 600, renewIntervalMs: 100, onMovedOn: (t) => movedOn.push(t.id), logger: { warn: () => {}, error: () => {} } });
+    try {
+      const contextId = randomUUID();
+      const task: Task = {
+        id: randomUUID(),
+        contextId,
+        status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() },
+        artifacts: [],
+        history: [userMessage('Tell me a story', { contextId })],
+        metadata: undefined,
+      };
+      await leased.save(task, context);
+      const lease = () => tasks.load(task.id).then((t) => t?.metadata?.['skein.lease'] as { instance: string; expiresAt: number } | undefined);
+      const first = (await lease())!;
+      expect(first.instance).to.equal(leased.instanceId);
+      expect(await tasks.renewTaskLease(task.id, 'another-instance', Date.now() + 60_000)).to.equal(false);
+      await until(async () => (await lease())!.expiresAt > first.expiresAt);
+      expect((await leased.load(task.id, context))?.status?.state).to.equal(TaskState.TASK_STATE_WORKING);
+
+      // Canceled through another instance: the next renewal finds it so, writes nothing and reports it.
+      await tasks.save({ ...task, status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() } });
+      await until(() => movedOn.length > 0);
+      expect(movedOn).to.deep.equal([task.id]);
+      expect(await tasks.renewTaskLease(task.id, leased.instanceId, Date.now() + 60_000)).to.equal(false);
+      expect((await tasks.load(task.id))?.status?.state).to.equal(TaskState.TASK_STATE_CANCELED);
+    } finally {
+      leased.close();
       await tasks.close();
     }
   });
