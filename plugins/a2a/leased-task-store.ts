@@ -150,6 +150,8 @@ export class LeasedTaskStore implements TaskStore {
   }
 
   async #checked(task: Task, context: ServerCallContext): Promise<Task> {
+    // A task this instance runs, read back final or waiting: another instance moved it on (this one's own final save releases it first).
+    if (!isRunning(task) && this.#held.delete(task.id)) this.#onMovedOn?.(withoutLease(task));
     const lease = leaseOf(task);
     if (!lease || !isRunning(task) || lease.expiresAt > Date.now()) return withoutLease(task);
     const failed = lostTask(task, lease);

@@ -126,6 +126,26 @@ describe('LeasedTaskStore: leases on running tasks, over any TaskStore', () => {
     expect((await b!.store.load(waiting.id, context))?.status?.state).to.equal(TaskState.TASK_STATE_INPUT_REQUIRED);
   });
 
+  it('the instance running a task learns it was canceled elsewhere on its next read of it, before any renewal', async () => {
+    const shared = new InMemoryTaskStore();
+    const movedOn: (TaskState | undefined)[] = [];
+    const a = new LeasedTaskStore(shared, { leaseMs: 60_000, onMovedOn: (t) => movedOn.push(t.status?.state), logger: { warn: () => {}, error: () => {} } });
+    const [b] = instances(shared, 1);
+    stores = [a, b!.store];
+    const running = task(TaskState.TASK_STATE_WORKING);
+    await a.save(running, context);
+    await b!.store.save({ ...running, status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() } }, context);
+    expect(movedOn).to.deep.equal([]);
+    expect((await a.load(running.id, context))?.status?.state).to.equal(TaskState.TASK_STATE_CANCELED);
+    expect(movedOn).to.deep.equal([TaskState.TASK_STATE_CANCELED]);
+    // Its own final save releases a task without a report.
+    const own = task(TaskState.TASK_STATE_WORKING);
+    await a.save(own, context);
+    await a.save({ ...own, status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: new Date().toISOString() } }, context);
+    await a.load(own.id, context);
+    expect(movedOn).to.have.length(1);
+  });
+
   it('an instance that stalled past its own lease and reads its task fails it too, and is told to stop running it', async () => {
     const shared = new InMemoryTaskStore();
     const movedOn: Task[] = [];
