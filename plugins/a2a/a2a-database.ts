@@ -25,8 +25,8 @@ const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]*$/;
 /**
  * Creates (or brings up to date) the tables of the SDK's `DatabaseTaskStore` and
  * `DatabasePushNotificationStore` by running the SDK's own migrations (its `a2a-db upgrade`
- * command, which keeps a ledger, so running it again, or from several instances starting at
- * once, is safe). The stores do not create their tables; run this at deploy or start-up. Needs
+ * command, which keeps a ledger, so running it again is a no-op). The stores do not create
+ * their tables; run this once per deploy (or at start-up). Needs
  * `kysely` and the database's driver (`pg`) installed.
  *
  * @example
