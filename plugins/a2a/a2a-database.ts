@@ -46,12 +46,13 @@ export async function migrateA2ADatabase(options: A2ADatabaseMigrationOptions): 
     parsed.searchParams.set('options', `-c search_path=${options.schema}`);
     url = parsed.toString();
   }
-  const args = ['upgrade', '--url', url];
+  // The URL goes in the environment, not the command line other users of the host can list.
+  const args = ['upgrade'];
   if (options.taskTable) args.push('--tasks-table-name', options.taskTable);
   if (options.pushNotificationTable) args.push('--push-notification-configs-table-name', options.pushNotificationTable);
   const cli = await sdkCli();
   await new Promise<void>((resolve, reject) => {
-    execFile(process.execPath, [cli, ...args], { timeout: 60_000 }, (error, _stdout, stderr) => {
+    execFile(process.execPath, [cli, ...args], { timeout: 60_000, env: { ...process.env, DATABASE_URL: url } }, (error, _stdout, stderr) => {
       if (!error) return resolve();
       // The CLI's message says what failed (a driver missing, the server refusing); the URL may hold a password, so it is not repeated.
       reject(new StoreError('a2a-db', `The SDK's a2a-db upgrade failed: ${stderr.trim() || error.message}`, { cause: error }));
