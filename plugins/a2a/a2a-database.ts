@@ -1,9 +1,13 @@
 import type Pg from 'pg';
+import type * as KyselyModule from 'kysely';
+import type * as A2AServerModule from '@a2a-js/sdk/server';
+import type { ServerCallContext } from '@a2a-js/sdk/server';
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ConfigurationError, StoreError, loadPeer, requirePeers } from 'skein';
 import { A2A_ENTRY_POINT } from './a2a-peers.js';
+import { TASK_LEASE_METADATA_KEY, type TaskLeaseRenewal } from './leased-task-store.js';
 
 export interface A2ADatabaseMigrationOptions {
   /** The database URL the SDK's `a2a-db` takes: `postgres://…` (or `mysql://…`, `sqlite:./a2a.db`). */
@@ -80,4 +84,51 @@ async function createSchema(url: string, schema: string): Promise<void> {
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+/** The part of a Kysely instance `sdkDatabaseLeaseRenewal` uses (structural: Skein's types do not need kysely's). */
+export interface A2AKyselyExecutor {
+  executeQuery(query: unknown): Promise<{ numAffectedRows?: bigint }>;
+}
+
+export interface SdkDatabaseLeaseRenewalOptions {
+  /** The `DatabaseTaskStore`'s `tableName` (default `tasks`); `schema.table` works too. */
+  tableName?: string;
+  /** The `DatabaseTaskStore`'s `ownerResolver`, when you gave it one (default: the SDK's `resolveUserScope`). */
+  ownerResolver?: (context: ServerCallContext) => string;
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Atomic lease renewal for the SDK's `DatabaseTaskStore` on PostgreSQL: one `UPDATE` of the
+ * lease in the task's metadata that applies only while the task still runs under this
+ * instance's lease, so a renewal never undoes a cancel written through another instance at the
+ * same moment (without it, a `LeasedTaskStore` renews with a load then a save).
+ *
+ * @example
+ * const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+ * new A2AServer({ agent, taskStore: new DatabaseTaskStore(db), taskLease: { renewal: sdkDatabaseLeaseRenewal(db) } });
+ */
+export function sdkDatabaseLeaseRenewal(db: A2AKyselyExecutor, options: SdkDatabaseLeaseRenewalOptions = {}): TaskLeaseRenewal {
+  if (typeof db?.executeQuery !== 'function') throw new ConfigurationError('sdkDatabaseLeaseRenewal needs the Kysely instance your DatabaseTaskStore uses.');
+  const tableName = options.tableName ?? 'tasks';
+  const parts = tableName.split('.');
+  if (parts.length > 2 || !parts.every((part) => IDENTIFIER.test(part))) {
+    throw new ConfigurationError(`sdkDatabaseLeaseRenewal: tableName must be a table name or schema.table of letters, digits and "_", found "${tableName}".`);
+  }
+  const table = parts.map((part) => `"${part}"`).join('.');
+  const { CompiledQuery } = loadPeer<typeof KyselyModule>(A2A_ENTRY_POINT, 'kysely');
+  const owner = options.ownerResolver ?? loadPeer<typeof A2AServerModule>(A2A_ENTRY_POINT, '@a2a-js/sdk/server').resolveUserScope;
+  // The SDK keeps metadata as JSON text and the state as its enum name.
+  const sql = `UPDATE ${table}
+    SET metadata = jsonb_set(metadata::jsonb, '{${TASK_LEASE_METADATA_KEY}}', jsonb_build_object('instance', $1::text, 'expiresAt', $2::bigint))::text
+    WHERE tenant = $3 AND owner = $4 AND id = $5 AND status_state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')
+      AND (metadata::jsonb) -> '${TASK_LEASE_METADATA_KEY}' ->> 'instance' = $1::text`;
+  return {
+    async renewTaskLease(taskId, instance, expiresAt, context) {
+      const result = await db.executeQuery(CompiledQuery.raw(sql, [instance, expiresAt, context.tenant ?? '', owner(context), taskId]));
+      return result.numAffectedRows === 1n;
+    },
+  };
 }

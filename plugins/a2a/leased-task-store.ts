@@ -26,6 +26,12 @@ export interface TaskLeaseOptions {
    * A2AServer stops the agent run there.
    */
   onMovedOn?: (task: Task) => void;
+  /**
+   * Renews leases in one atomic step: `sdkDatabaseLeaseRenewal(db)` for the SDK's
+   * `DatabaseTaskStore` on PostgreSQL. Default: the wrapped store's own `renewTaskLease` when it
+   * has one (`PostgresTaskStore`), else a load then a save.
+   */
+  renewal?: TaskLeaseRenewal;
 }
 
 /** Where the lease lives: a key of the task's metadata, stripped from every task this store returns. */
@@ -36,7 +42,7 @@ export const DEFAULT_TASK_LEASE_MS = 30_000;
 export const DEFAULT_TASK_LEASE_RENEW_MS = 10_000;
 
 /**
- * A task store that renews a lease in one atomic step (Skein's `PostgresTaskStore`): only while
+ * Renews a lease in one atomic step (Skein's `PostgresTaskStore`, `sdkDatabaseLeaseRenewal`): only while
  * the stored task is still running under this instance's lease, so a renewal can never undo a
  * cancel written by another instance at the same moment. Other stores get a load, then a save.
  */
@@ -81,6 +87,7 @@ export class LeasedTaskStore implements TaskStore {
   readonly #logger: A2AServerLogger;
   readonly #onLost: TaskLeaseOptions['onLost'];
   readonly #onMovedOn: TaskLeaseOptions['onMovedOn'];
+  readonly #renewal: TaskLeaseRenewal | undefined;
   readonly #held = new Map<string, Held>();
   /** Per task: this instance's writes in order, so a renewal never lands between two saves out of order. */
   readonly #tails = new Map<string, Promise<void>>();
@@ -103,6 +110,8 @@ export class LeasedTaskStore implements TaskStore {
     this.#logger = options.logger ?? defaultA2AServerLogger;
     this.#onLost = options.onLost;
     this.#onMovedOn = options.onMovedOn;
+    const own = inner as Partial<TaskLeaseRenewal>;
+    this.#renewal = options.renewal ?? (typeof own.renewTaskLease === 'function' ? (inner as TaskStore & TaskLeaseRenewal) : undefined);
   }
 
   /** The store this one wraps. */
@@ -177,9 +186,8 @@ export class LeasedTaskStore implements TaskStore {
     for (const [taskId, held] of [...this.#held]) {
       await this.#serial(taskId, async () => {
         if (this.#held.get(taskId) !== held) return; // saved again meanwhile (with a fresh lease), or released
-        const atomic = this.#inner as Partial<TaskLeaseRenewal>;
-        if (typeof atomic.renewTaskLease === 'function') {
-          if (await atomic.renewTaskLease(taskId, this.instanceId, Date.now() + this.leaseMs, held.context)) return;
+        if (this.#renewal) {
+          if (await this.#renewal.renewTaskLease(taskId, this.instanceId, Date.now() + this.leaseMs, held.context)) return;
           this.#held.delete(taskId);
           const stored = await this.#inner.load(taskId, held.context);
           if (stored && !isRunning(stored)) this.#onMovedOn?.(withoutLease(stored));

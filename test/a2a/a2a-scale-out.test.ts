@@ -1,13 +1,25 @@
 import 'reflect-metadata';
 import { type Task, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
-import { ServerCallContext } from '@a2a-js/sdk/server';
+import { ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
+import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
+import { Kysely, PostgresDialect } from 'kysely';
 import { expect } from 'chai';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { ConfigurationError, StoreError, ThreadConflictError } from 'skein';
-import { type A2AContextStore, LeasedTaskStore, PostgresA2AContextStore, PostgresTaskStore, RedisA2AContextStore, migrateA2ADatabase, partsText } from 'skein/a2a';
+import {
+  type A2AContextStore,
+  LeasedTaskStore,
+  PostgresA2AContextStore,
+  PostgresTaskStore,
+  RedisA2AContextStore,
+  type TaskLeaseRenewal,
+  migrateA2ADatabase,
+  partsText,
+  sdkDatabaseLeaseRenewal,
+} from 'skein/a2a';
 import { Emulator } from 'skein/testing';
 import pg from 'pg';
 import { userMessage } from './remote-fixtures.js';
@@ -323,39 +335,71 @@ withService('PostgresTaskStore', postgresUp, 'start PostgreSQL (see test/stores/
       await tasks.close();
     }
   });
+});
 
-  it('renews a lease in one step, only while the task runs under that lease; LeasedTaskStore uses it and never renews over a cancel', async () => {
+/**
+ * One atomic renewal (renewTaskLease) over a real table: it applies only while the task runs
+ * under that instance's lease, and a LeasedTaskStore using it never renews over a cancel.
+ */
+async function checkAtomicRenewal(store: TaskStore, renewal: TaskLeaseRenewal): Promise<void> {
+  const context = new ServerCallContext();
+  const movedOn: string[] = [];
+  const leased = new LeasedTaskStore(store, { leaseMs: 600, renewIntervalMs: 100, renewal, onMovedOn: (t) => movedOn.push(t.id), logger: { warn: () => {}, error: () => {} } });
+  try {
+    const contextId = randomUUID();
+    const task: Task = {
+      id: randomUUID(),
+      contextId,
+      status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() },
+      artifacts: [],
+      history: [userMessage('Tell me a story', { contextId })],
+      metadata: undefined,
+    };
+    await leased.save(task, context);
+    const lease = () => store.load(task.id, context).then((t) => t?.metadata?.['skein.lease'] as { instance: string; expiresAt: number } | undefined);
+    const first = (await lease())!;
+    expect(first.instance).to.equal(leased.instanceId);
+    expect(await renewal.renewTaskLease(task.id, 'another-instance', Date.now() + 60_000, context)).to.equal(false);
+    await until(async () => (await lease())!.expiresAt > first.expiresAt);
+    expect((await leased.load(task.id, context))?.status?.state).to.equal(TaskState.TASK_STATE_WORKING);
+
+    // Canceled through another instance: the next renewal finds it so, writes nothing and reports it.
+    await store.save({ ...task, status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() } }, context);
+    await until(() => movedOn.length > 0);
+    expect(movedOn).to.deep.equal([task.id]);
+    expect(await renewal.renewTaskLease(task.id, leased.instanceId, Date.now() + 60_000, context)).to.equal(false);
+    expect((await store.load(task.id, context))?.status?.state).to.equal(TaskState.TASK_STATE_CANCELED);
+  } finally {
+    leased.close();
+  }
+}
+
+withService('Atomic lease renewal', postgresUp, 'start PostgreSQL (see test/stores/services.ts)', () => {
+  const prefix = `${RUN_ID}_leases`;
+  after(() => dropSchema(prefix));
+
+  it("PostgresTaskStore.renewTaskLease: one UPDATE, only while the task runs under that lease; never over a cancel", async () => {
     const tasks = new PostgresTaskStore({ connectionString: DATABASE_URL, schema: prefix });
-    const context = new ServerCallContext();
-    const movedOn: string[] = [];
-    const leased = new LeasedTaskStore(tasks, { leaseMs: 600, renewIntervalMs: 100, onMovedOn: (t) => movedOn.push(t.id), logger: { warn: () => {}, error: () => {} } });
     try {
-      const contextId = randomUUID();
-      const task: Task = {
-        id: randomUUID(),
-        contextId,
-        status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() },
-        artifacts: [],
-        history: [userMessage('Tell me a story', { contextId })],
-        metadata: undefined,
-      };
-      await leased.save(task, context);
-      const lease = () => tasks.load(task.id).then((t) => t?.metadata?.['skein.lease'] as { instance: string; expiresAt: number } | undefined);
-      const first = (await lease())!;
-      expect(first.instance).to.equal(leased.instanceId);
-      expect(await tasks.renewTaskLease(task.id, 'another-instance', Date.now() + 60_000)).to.equal(false);
-      await until(async () => (await lease())!.expiresAt > first.expiresAt);
-      expect((await leased.load(task.id, context))?.status?.state).to.equal(TaskState.TASK_STATE_WORKING);
-
-      // Canceled through another instance: the next renewal finds it so, writes nothing and reports it.
-      await tasks.save({ ...task, status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() } });
-      await until(() => movedOn.length > 0);
-      expect(movedOn).to.deep.equal([task.id]);
-      expect(await tasks.renewTaskLease(task.id, leased.instanceId, Date.now() + 60_000)).to.equal(false);
-      expect((await tasks.load(task.id))?.status?.state).to.equal(TaskState.TASK_STATE_CANCELED);
+      await checkAtomicRenewal(tasks, tasks);
     } finally {
-      leased.close();
       await tasks.close();
     }
+  });
+
+  it("sdkDatabaseLeaseRenewal does the same for the SDK's DatabaseTaskStore", async () => {
+    await migrateA2ADatabase({ url: DATABASE_URL, schema: prefix });
+    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: DATABASE_URL, options: `-c search_path=${prefix}`, max: 2 }) }) });
+    try {
+      await checkAtomicRenewal(new DatabaseTaskStore(db), sdkDatabaseLeaseRenewal(db));
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('sdkDatabaseLeaseRenewal refuses a table name it cannot quote', () => {
+    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: DATABASE_URL }) }) });
+    expect(() => sdkDatabaseLeaseRenewal(db, { tableName: 'tasks; DROP TABLE x' })).to.throw(ConfigurationError, /tableName must be a table name or schema.table/);
+    void db.destroy();
   });
 });
