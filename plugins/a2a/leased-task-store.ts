@@ -188,7 +188,7 @@ export class LeasedTaskStore implements TaskStore {
         if (this.#held.get(taskId) !== held) return; // saved again meanwhile (with a fresh lease), or released
         if (this.#renewal) {
           if (await this.#renewal.renewTaskLease(taskId, this.instanceId, Date.now() + this.leaseMs, held.context)) return;
-          this.#held.delete(taskId);
+          this.#release(taskId, held);
           const stored = await this.#inner.load(taskId, held.context);
           if (stored && !isRunning(stored)) this.#onMovedOn?.(withoutLease(stored));
           return;
@@ -197,7 +197,7 @@ export class LeasedTaskStore implements TaskStore {
         const stored = await this.#inner.load(taskId, held.context);
         // Someone else moved it on (canceled it, failed it, took it over): the lease is not ours to extend.
         if (!stored || !isRunning(stored) || leaseOf(stored)?.instance !== this.instanceId) {
-          this.#held.delete(taskId);
+          this.#release(taskId, held);
           if (stored && !isRunning(stored)) this.#onMovedOn?.(withoutLease(stored));
           return;
         }
@@ -208,6 +208,11 @@ export class LeasedTaskStore implements TaskStore {
       });
     }
     if (this.#held.size === 0) this.#stopTimer();
+  }
+
+  /** Stops holding a task, unless a newer save holds it again meanwhile. */
+  #release(taskId: string, held: Held): void {
+    if (this.#held.get(taskId) === held) this.#held.delete(taskId);
   }
 
   #startTimer(): void {
