@@ -1,7 +1,7 @@
 import type { AgentSkill } from '@a2a-js/sdk';
 import type { Request, Response } from 'express-serve-static-core';
-import type { AgentCard } from '@a2a-js/sdk';
-import type { A2ARequestHandler, PushNotificationStore, TaskStore, User } from '@a2a-js/sdk/server';
+import type { AgentCard, Task } from '@a2a-js/sdk';
+import type { A2ARequestHandler, PushNotificationSender, PushNotificationStore, ServerCallContext, TaskStore, User } from '@a2a-js/sdk/server';
 import type { UserBuilder as SdkUserBuilder } from '@a2a-js/sdk/server/express';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +19,7 @@ import {
 } from './a2a-peers.js';
 import { UserBuilder, agentCardHandler, express, jsonRpcHandler, legacyAgentCardRouter, restHandler } from './express-peers.js';
 import { OwnedRequestHandler } from './owned-request-handler.js';
+import { LeasedTaskStore, type TaskLeaseOptions } from './leased-task-store.js';
 import { type A2AGrpcTls, type A2AGrpcUserBuilder, GrpcBinding } from './a2a-grpc-server.js';
 import { type A2AServerLogger, SkeinAgentExecutor, defaultA2AServerLogger } from './skein-agent-executor.js';
 
@@ -55,6 +56,12 @@ export interface A2AServerOptions {
   serializationRegistry?: SerializationRegistry;
   /** The SDK's task store (share a database one across instances); in memory by default. */
   taskStore?: TaskStore;
+  /**
+   * Leases on running tasks, so a task whose instance died becomes `failed` (see `LeasedTaskStore`):
+   * on by default when you pass `taskStore` (lease 30 s, renewed every 10 s), off for the default
+   * in-memory store; `false` turns it off.
+   */
+  taskLease?: TaskLeaseOptions | false;
   /**
    * Authentication: the SDK's `UserBuilder`, turning a request into a user. A request whose user
    * is not authenticated (or whose builder throws) is answered HTTP 401 before anything runs.
@@ -135,6 +142,8 @@ export class A2AServer {
   readonly executor: SkeinAgentExecutor;
   readonly contextStore: A2AContextStore;
   readonly requestHandler: A2ARequestHandler;
+  /** The task store in use: yours (or the in-memory default), under a `LeasedTaskStore` when leases are on. */
+  readonly taskStore: TaskStore;
   #server: Server | undefined;
   #url: string | undefined;
   readonly #logger: A2AServerLogger;
@@ -179,10 +188,11 @@ export class A2AServer {
       serializationRegistry: options.serializationRegistry,
       logger: this.#logger,
     });
-    const taskStore = options.taskStore ?? new InMemoryTaskStore();
     const push = options.pushNotifications === true ? {} : options.pushNotifications || undefined;
     const pushStore = push ? (push.store ?? new InMemoryPushNotificationStore()) : undefined;
     const pushSender = pushStore ? new DefaultPushNotificationSender(pushStore, { timeout: push?.timeoutMs }) : undefined;
+    this.#givenTaskStore = options.taskStore;
+    const taskStore = (this.taskStore = leased(options.taskStore, options.taskLease, this.#logger, pushSender, this.executor));
     const inner = new DefaultRequestHandler(this.card, taskStore, this.executor, undefined, pushStore, pushSender);
     this.requestHandler = new OwnedRequestHandler(inner, this.contextStore, taskStore, push ? (push.webhookAllowed ?? ((url) => url.protocol === 'https:')) : undefined, this.#logger);
     const legacyCompat = { enabled: this.#legacy };
@@ -206,6 +216,7 @@ export class A2AServer {
   }
 
   readonly #legacy: boolean;
+  readonly #givenTaskStore: TaskStore | undefined;
   readonly #allowedHosts: string[];
   #guard: LocalRequestGuard | undefined;
   readonly #grpcPublic: string | undefined;
@@ -310,6 +321,8 @@ export class A2AServer {
 
   /** Stops the HTTP server (`listen`) and the gRPC server (`listenGrpc`), whichever run. */
   async close(): Promise<void> {
+    // Stops renewing the leases of a store made here (a LeasedTaskStore you passed is yours to close).
+    if (this.taskStore instanceof LeasedTaskStore && this.taskStore !== this.#givenTaskStore) this.taskStore.close();
     const grpc = this.#grpc;
     if (grpc) {
       this.#grpc = undefined;
@@ -393,6 +406,28 @@ export class A2AServer {
 
 const USER_KEY = 'skeinA2AUser';
 const UNAUTHENTICATED = { error: { code: 401, message: "Authentication required (HTTP 401): send the credentials the agent card's securitySchemes ask for." } };
+
+/**
+ * The task store the server uses: the given one under a lease (unless it is one already, or
+ * leases are off); a task found lost is pushed to its webhooks like any other update, and a
+ * task moved on elsewhere stops running here.
+ */
+function leased(
+  store: TaskStore | undefined,
+  lease: TaskLeaseOptions | false | undefined,
+  logger: A2AServerLogger,
+  push: PushNotificationSender | undefined,
+  executor: SkeinAgentExecutor,
+): TaskStore {
+  if (lease === false || store instanceof LeasedTaskStore || (!store && !lease)) return store ?? new InMemoryTaskStore();
+  const onLost = (task: Task, context: ServerCallContext) => {
+    const update = { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined };
+    push?.send({ payload: { $case: 'statusUpdate', value: update } }, context, task).catch((error: unknown) => logger.error(`A2A task ${task.id}: its push notification failed:`, error));
+  };
+  // A task canceled (or failed) through another instance: stop running it here.
+  const onMovedOn = (task: Task) => task.status && executor.abandon(task.id, task.status);
+  return new LeasedTaskStore(store ?? new InMemoryTaskStore(), { logger, onLost, onMovedOn, ...lease });
+}
 
 function isWildcard(host: string): boolean {
   return host === '' || isWildcardAddress(host) || host === '0:0:0:0:0:0:0:0';
