@@ -1,5 +1,5 @@
 import type { AgentCard } from '@a2a-js/sdk';
-import type { Client, RequestOptions } from '@a2a-js/sdk/client';
+import type { Client, RequestOptions, TransportFactory } from '@a2a-js/sdk/client';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, TaskState } from './a2a-peers.js';
 import type { SendMessageRequest } from '@a2a-js/sdk';
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
@@ -8,6 +8,7 @@ import type { Observable } from 'rxjs';
 import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import {
   AbortError,
+  ConfigurationError,
   type AgentInput,
   type AgentMiddleware,
   AgentRunResponse,
@@ -50,8 +51,9 @@ import {
 import { isTerminalState, stateName, toA2AMessage } from './a2a-mapping.js';
 import { TaskTracker } from './task-tracker.js';
 import { messagesFromTasks } from './a2a-history.js';
-import { type A2ACredentials, answerSecurity, describeRequirements } from './a2a-credentials.js';
+import { type A2AAuthMaterial, type A2ACredentials, answerSecurity, describeRequirements } from './a2a-credentials.js';
 import { a2aFetch } from './a2a-http.js';
+import { grpcTransportFactory, offersHttp, prefersGrpc } from './a2a-grpc-client.js';
 import { approvalAnswersAsData, approvalRequestsIn } from './a2a-approvals.js';
 
 export interface A2AAgentOptions {
@@ -63,6 +65,8 @@ export interface A2AAgentOptions {
   /**
    * `fetch` for the card and every call, JSON-RPC, HTTP+JSON and v0.3 alike (auth, proxies,
    * tests). Not used by a custom `clientFactory`'s transports: give those their own `fetchImpl`.
+   * gRPC calls do not use it (the card request does); they carry the same credentials, headers
+   * and trace context as metadata.
    */
   fetch?: typeof fetch;
   /** HTTP headers sent with every request, the card's included (e.g. `Authorization`). */
@@ -86,8 +90,9 @@ export interface A2AAgentOptions {
   serializationRegistry?: SerializationRegistry;
   /**
    * The SDK client factory (custom transports, interceptors). By default Skein builds one with
-   * JSON-RPC and HTTP+JSON transports over `fetch`, with the v0.3 compatibility layer on, so a
-   * remote whose card declares protocol 0.3 is spoken to in 0.3.
+   * JSON-RPC and HTTP+JSON transports over `fetch`, and gRPC when the card's preferred interface
+   * is gRPC (needs `@grpc/grpc-js` and `@bufbuild/protobuf`), with the v0.3 compatibility layer
+   * on, so a remote whose card declares protocol 0.3 is spoken to in 0.3.
    */
   clientFactory?: ClientFactory;
   /**
@@ -98,6 +103,12 @@ export interface A2AAgentOptions {
    * and runs its tools itself; nothing of that passes through this process.
    */
   middleware?: Pick<AgentMiddleware, 'agentRun'>;
+  /**
+   * gRPC (used when the card prefers it): `tls: true` speaks TLS trusting the system's roots,
+   * `tls: { ca }` trusts that CA (PEM). Plaintext by default: a card's gRPC address (`host:port`)
+   * does not say which.
+   */
+  grpc?: { tls?: boolean | { ca: string | Buffer } };
 }
 
 /** What `thread.state.a2a` holds while the remote waits for this client's input on a task. */
@@ -162,11 +173,15 @@ export class A2AAgent extends AIAgent {
       fetch: options.fetch,
       headers: options.headers,
       credentials: options.credentials,
-      // Asked per request (the card's schemes, once it is known), so tokens can rotate.
-      auth: async () => (this.#card ? answerSecurity(this.#card, options.credentials) : undefined),
+      auth: () => this.#auth(),
       what: `A2A call to ${options.url}`,
       authHint: () => this.#authHint(),
     });
+  }
+
+  /** What the card's security schemes need, asked per request (once the card is known), so tokens can rotate. */
+  async #auth(): Promise<A2AAuthMaterial | undefined> {
+    return this.#card ? answerSecurity(this.#card, this.#options.credentials) : undefined;
   }
 
   #authHint(): string | undefined {
@@ -486,8 +501,10 @@ export class A2AAgent extends AIAgent {
       throw new A2AAgentCardError(this.url, `${this.url} answered JSON that is not an A2A agent card (it needs "name" and "supportedInterfaces", or a 0.3 card's "url").`);
     }
     this.#card = card;
+    // Outside the try: a gRPC-only card without the gRPC peers installed is their ConfigurationError.
+    const factory = this.#clientFactory(card);
     try {
-      return { client: await this.#clientFactory().createFromAgentCard(card), card };
+      return { client: await factory.createFromAgentCard(card), card };
     } catch (error) {
       throw new A2AAgentCardError(this.url, `The A2A agent card at ${this.url} offers no transport this client speaks: ${causeText(error)}`, { cause: error });
     }
@@ -498,14 +515,32 @@ export class A2AAgent extends AIAgent {
     return this.#options.clientFactory ? this.#options.headers : undefined;
   }
 
-  #clientFactory(): ClientFactory {
+  #clientFactory(card: AgentCard): ClientFactory {
     if (this.#options.clientFactory) return this.#options.clientFactory;
     const transport = { fetchImpl: this.#fetch, legacyCompat: { enabled: true } };
-    return new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [new JsonRpcTransportFactory(transport), new RestTransportFactory(transport)],
-      }),
-    );
+    const transports: TransportFactory[] = [new JsonRpcTransportFactory(transport), new RestTransportFactory(transport)];
+    const grpc = prefersGrpc(card) ? this.#grpcTransport(card) : undefined;
+    if (grpc) transports.push(grpc);
+    return new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports }));
+  }
+
+  /**
+   * gRPC, loaded only for a card that prefers it. Without its peers installed, a card that offers
+   * JSON-RPC or HTTP+JSON too is spoken to over those; a gRPC-only card is their ConfigurationError.
+   */
+  #grpcTransport(card: AgentCard): TransportFactory | undefined {
+    const options = this.#options;
+    try {
+      return grpcTransportFactory({
+        request: { auth: () => this.#auth(), headers: options.headers, credentials: options.credentials },
+        what: `A2A call to ${this.url}`,
+        authHint: () => this.#authHint(),
+        tls: options.grpc?.tls,
+      });
+    } catch (error) {
+      if (error instanceof ConfigurationError && offersHttp(card)) return undefined;
+      throw error;
+    }
   }
 }
 

@@ -27,14 +27,7 @@ export interface A2AFetchOptions {
  */
 export function a2aFetch(options: A2AFetchOptions): typeof fetch {
   return async (input, init) => {
-    const auth = await options.auth();
-    const url = withQuery(requestUrl(input), auth?.query ?? {});
-    const headers = new Headers(init?.headers);
-    otel?.propagation.inject(otel.context.active(), headers, { set: (carrier, key, value) => carrier.set(key, value) });
-    for (const [k, v] of Object.entries(auth?.headers ?? {})) headers.set(k, v);
-    for (const [k, v] of Object.entries(options.headers ?? {})) headers.set(k, v);
-    const own = await options.credentials?.headers?.({ url });
-    for (const [k, v] of Object.entries(own ?? {})) headers.set(k, v);
+    const { url, headers } = await a2aRequestHeaders(options, requestUrl(input), new Headers(init?.headers));
     const response = await (options.fetch ?? fetch)(url, { ...init, headers });
     if (response.ok) return response;
     const text = await response.text().catch(() => '');
@@ -43,6 +36,29 @@ export function a2aFetch(options: A2AFetchOptions): typeof fetch {
     }
     throw httpError(response, text, options);
   };
+}
+
+/**
+ * What every request of an A2AAgent carries, on any binding: the W3C trace context, the answer to
+ * the card's security schemes, the static `headers`, then the credentials' own headers (later
+ * ones win). An API key the card wants in the query goes into the URL, unless `inUrl` is false
+ * (gRPC, whose addresses have no query: it sends `query` as metadata).
+ */
+export async function a2aRequestHeaders(
+  options: Pick<A2AFetchOptions, 'auth' | 'headers' | 'credentials'>,
+  requestUrl: string,
+  headers = new Headers(),
+  inUrl = true,
+): Promise<{ url: string; headers: Headers; query: Record<string, string> }> {
+  const auth = await options.auth();
+  const query = auth?.query ?? {};
+  const url = inUrl ? withQuery(requestUrl, query) : requestUrl;
+  otel?.propagation.inject(otel.context.active(), headers, { set: (carrier, key, value) => carrier.set(key, value) });
+  for (const [k, v] of Object.entries(auth?.headers ?? {})) headers.set(k, v);
+  for (const [k, v] of Object.entries(options.headers ?? {})) headers.set(k, v);
+  const own = await options.credentials?.headers?.({ url });
+  for (const [k, v] of Object.entries(own ?? {})) headers.set(k, v);
+  return { url, headers, query };
 }
 
 function httpError(response: Response, text: string, options: A2AFetchOptions): Error {

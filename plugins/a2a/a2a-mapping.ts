@@ -135,7 +135,17 @@ export function toA2AMessage(input: readonly ChatMessage[], ids: { contextId?: s
 }
 
 /** Kinds that are not message content: they stay inside Skein (tool loop, usage, approvals). */
-const NOT_CONTENT = new Set(['function-call', 'function-result', 'usage', 'reasoning', 'error', 'function-approval-request', 'function-approval-response']);
+const NOT_CONTENT = new Set([
+  'function-call',
+  'function-result',
+  'usage',
+  'reasoning',
+  'error',
+  'function-approval-request',
+  'function-approval-response',
+  'hosted-mcp-call',
+  'hosted-mcp-tools',
+]);
 
 const EXTENSIONS: Record<string, string> = {
   'text/plain': 'txt', 'text/markdown': 'md', 'text/csv': 'csv', 'text/html': 'html', 'application/json': 'json', 'application/pdf': 'pdf',

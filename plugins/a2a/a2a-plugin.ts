@@ -6,7 +6,7 @@ import { A2AContextStore, InMemoryA2AContextStore } from './a2a-context-store.js
 import { A2A_PROVIDER_ID } from './a2a-errors.js';
 
 /** Defaults for every A2A agent the container builds (each agent's config may override `headers`, `mode`, `pollIntervalMs`). */
-export type A2APluginOptions = Pick<A2AAgentOptions, 'fetch' | 'headers' | 'credentials' | 'mode' | 'pollIntervalMs' | 'clientFactory'>;
+export type A2APluginOptions = Pick<A2AAgentOptions, 'fetch' | 'headers' | 'credentials' | 'mode' | 'pollIntervalMs' | 'clientFactory' | 'grpc'>;
 
 /**
  * The A2A plugin: agents with `client: 'a2a'` and a `url` (the remote agent card) are A2AAgents,

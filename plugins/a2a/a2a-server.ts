@@ -1,7 +1,7 @@
 import type { AgentSkill } from '@a2a-js/sdk';
 import type { Request, Response } from 'express-serve-static-core';
-import type { AgentCard } from '@a2a-js/sdk';
-import type { A2ARequestHandler, PushNotificationStore, TaskStore, User } from '@a2a-js/sdk/server';
+import type { AgentCard, Task } from '@a2a-js/sdk';
+import type { A2ARequestHandler, PushNotificationSender, PushNotificationStore, ServerCallContext, TaskStore, User } from '@a2a-js/sdk/server';
 import type { UserBuilder as SdkUserBuilder } from '@a2a-js/sdk/server/express';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +19,8 @@ import {
 } from './a2a-peers.js';
 import { UserBuilder, agentCardHandler, express, jsonRpcHandler, legacyAgentCardRouter, restHandler } from './express-peers.js';
 import { OwnedRequestHandler } from './owned-request-handler.js';
+import { LeasedTaskStore, type TaskLeaseOptions } from './leased-task-store.js';
+import { type A2AGrpcTls, type A2AGrpcUserBuilder, GrpcBinding } from './a2a-grpc-server.js';
 import { type A2AServerLogger, SkeinAgentExecutor, defaultA2AServerLogger } from './skein-agent-executor.js';
 
 /** A skill the agent card advertises. */
@@ -55,6 +57,12 @@ export interface A2AServerOptions {
   /** The SDK's task store (share a database one across instances); in memory by default. */
   taskStore?: TaskStore;
   /**
+   * Leases on running tasks, so a task whose instance died becomes `failed` (see `LeasedTaskStore`):
+   * on by default when you pass `taskStore` (lease 30 s, renewed every 10 s), off for the default
+   * in-memory store; `false` turns it off.
+   */
+  taskLease?: TaskLeaseOptions | false;
+  /**
    * Authentication: the SDK's `UserBuilder`, turning a request into a user. A request whose user
    * is not authenticated (or whose builder throws) is answered HTTP 401 before anything runs.
    * Every context is owned by the user who started it. Without it, the server is open to anyone
@@ -85,6 +93,18 @@ export interface A2AServerOptions {
   legacyCompat?: boolean;
   /** Where failures (with their error id) and notices go; see `A2AServerLogger`. */
   logger?: A2AServerLogger;
+  /**
+   * The public gRPC address clients reach (`host:port`, e.g. `agents.example.com:443` behind a
+   * proxy), declared in the card once `listenGrpc` serves. Default: the
+   * `SKEIN_A2A_GRPC_PUBLIC_URL` environment variable, else the address `listenGrpc` binds to
+   * when it is a specific host (a wildcard bind is refused, as for `url`).
+   */
+  grpcUrl?: string;
+  /**
+   * Authentication for gRPC calls (their metadata as `headers`), as `userBuilder` is for HTTP.
+   * Required by `listenGrpc` when `userBuilder` is given, so gRPC is never the open door.
+   */
+  grpcUserBuilder?: A2AGrpcUserBuilder;
 }
 
 /**
@@ -100,12 +120,15 @@ export type A2AUserBuilder = (request: IncomingMessage) => Promise<User>;
 export const A2A_JSONRPC_PATH = '/a2a/jsonrpc';
 export const A2A_REST_PATH = '/a2a/rest';
 export const A2A_PUBLIC_URL_ENV = 'SKEIN_A2A_PUBLIC_URL';
+export const A2A_GRPC_PUBLIC_URL_ENV = 'SKEIN_A2A_GRPC_PUBLIC_URL';
+export type { A2AGrpcRequest, A2AGrpcTls, A2AGrpcUserBuilder } from './a2a-grpc-server.js';
 
 /**
  * Hosts a Skein agent as an A2A 1.0 endpoint on express: the agent card at
  * `/.well-known/agent-card.json`, JSON-RPC (with streaming) at `/a2a/jsonrpc`, HTTP+JSON at
- * `/a2a/rest`, and the same for A2A 0.3 clients. Each A2A `contextId` is one AgentThread, kept
- * in the context store between turns and owned by the user who started it.
+ * `/a2a/rest`, and the same for A2A 0.3 clients; gRPC too with `listenGrpc`. Each A2A
+ * `contextId` is one AgentThread, kept in the context store between turns and owned by the user
+ * who started it.
  *
  * @example
  * const server = new A2AServer({ agent, url: 'https://agents.example.com', userBuilder: async (req) => userFromToken(req) });
@@ -119,6 +142,8 @@ export class A2AServer {
   readonly executor: SkeinAgentExecutor;
   readonly contextStore: A2AContextStore;
   readonly requestHandler: A2ARequestHandler;
+  /** The task store in use: yours (or the in-memory default), under a `LeasedTaskStore` when leases are on. */
+  readonly taskStore: TaskStore;
   #server: Server | undefined;
   #url: string | undefined;
   readonly #logger: A2AServerLogger;
@@ -133,6 +158,9 @@ export class A2AServer {
     this.#authenticated = options.userBuilder !== undefined;
     const url = options.url ?? process.env[A2A_PUBLIC_URL_ENV];
     this.#url = url ? publicUrl(url, options.url !== undefined ? 'url' : A2A_PUBLIC_URL_ENV) : undefined;
+    const grpcUrl = options.grpcUrl ?? process.env[A2A_GRPC_PUBLIC_URL_ENV];
+    this.#grpcPublic = grpcUrl ? publicGrpcAddress(grpcUrl, options.grpcUrl !== undefined ? 'grpcUrl' : A2A_GRPC_PUBLIC_URL_ENV) : undefined;
+    this.#grpcUserBuilder = options.grpcUserBuilder;
     const name = options.name ?? agent.name ?? 'skein-agent';
     const description = options.description ?? agent.description ?? `The Skein agent "${name}".`;
     this.card = {
@@ -152,7 +180,7 @@ export class A2AServer {
       signatures: [],
     };
     this.#legacy = options.legacyCompat ?? true;
-    if (this.#url) this.#setInterfaces(this.#url);
+    if (this.#url) this.#setInterfaces();
     this.executor = new SkeinAgentExecutor({
       agent,
       contextStore: this.contextStore,
@@ -160,12 +188,13 @@ export class A2AServer {
       serializationRegistry: options.serializationRegistry,
       logger: this.#logger,
     });
-    const taskStore = options.taskStore ?? new InMemoryTaskStore();
     const push = options.pushNotifications === true ? {} : options.pushNotifications || undefined;
     const pushStore = push ? (push.store ?? new InMemoryPushNotificationStore()) : undefined;
     const pushSender = pushStore ? new DefaultPushNotificationSender(pushStore, { timeout: push?.timeoutMs }) : undefined;
+    this.#givenTaskStore = options.taskStore;
+    const taskStore = (this.taskStore = leased(options.taskStore, options.taskLease, this.#logger, pushSender, this.executor));
     const inner = new DefaultRequestHandler(this.card, taskStore, this.executor, undefined, pushStore, pushSender);
-    this.requestHandler = new OwnedRequestHandler(inner, this.contextStore, taskStore, push ? (push.webhookAllowed ?? ((url) => url.protocol === 'https:')) : undefined);
+    this.requestHandler = new OwnedRequestHandler(inner, this.contextStore, taskStore, push ? (push.webhookAllowed ?? ((url) => url.protocol === 'https:')) : undefined, this.#logger);
     const legacyCompat = { enabled: this.#legacy };
     const userBuilder = this.#userBuilder(options.userBuilder);
     this.#allowedHosts = options.allowedHosts ?? [];
@@ -187,8 +216,14 @@ export class A2AServer {
   }
 
   readonly #legacy: boolean;
+  readonly #givenTaskStore: TaskStore | undefined;
   readonly #allowedHosts: string[];
   #guard: LocalRequestGuard | undefined;
+  readonly #grpcPublic: string | undefined;
+  readonly #grpcUserBuilder: A2AGrpcUserBuilder | undefined;
+  #grpc: GrpcBinding | undefined;
+  /** The gRPC address the card declares, while `listenGrpc` serves. */
+  #grpcUrl: string | undefined;
 
   /** The base URL (the card is at `${url}/.well-known/agent-card.json`). */
   get url(): string | undefined {
@@ -222,7 +257,7 @@ export class A2AServer {
     const address = server.address() as AddressInfo;
     if (!this.#url) {
       this.#url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
-      this.#setInterfaces(this.#url);
+      this.#setInterfaces();
     }
     const publicUrl = new URL(this.#url);
     const publicHost = `${publicUrl.hostname}:${publicUrl.port || (publicUrl.protocol === 'https:' ? 443 : 80)}`;
@@ -236,7 +271,65 @@ export class A2AServer {
     return this.#url;
   }
 
+  /** The gRPC address the card declares (`host:port`) while `listenGrpc` serves. */
+  get grpcUrl(): string | undefined {
+    return this.#grpcUrl;
+  }
+
+  /**
+   * Serves the A2A gRPC binding (protocol 1.0, and 0.3 unless `legacyCompat: false`) on
+   * `host:port` (default 127.0.0.1, a free port), plaintext HTTP/2, or TLS with `tls` (PEM key
+   * and certificate; or terminate TLS at a proxy), over the same request handler,
+   * authentication and ownership as the HTTP bindings; resolves with the gRPC address the card
+   * then declares. A wildcard host needs `grpcUrl` (or
+   * `SKEIN_A2A_GRPC_PUBLIC_URL`), and a server with `userBuilder` needs `grpcUserBuilder`:
+   * a ConfigurationError says so before anything listens. Needs `@grpc/grpc-js` and
+   * `@bufbuild/protobuf` installed.
+   */
+  async listenGrpc(port = 0, host = '127.0.0.1', options: { tls?: A2AGrpcTls } = {}): Promise<string> {
+    if (this.#grpc) throw new Error('This A2AServer already serves gRPC; close it first.');
+    if (!this.#grpcPublic && isWildcard(host)) {
+      throw new ConfigurationError(
+        `A2AServer cannot declare its gRPC address: listenGrpc binds ${host || 'every interface'}, an address no client can reach. Pass the public gRPC address: new A2AServer({ grpcUrl: 'agents.example.com:443' }) or set ${A2A_GRPC_PUBLIC_URL_ENV}.`,
+      );
+    }
+    if (this.#authenticated && !this.#grpcUserBuilder) {
+      throw new ConfigurationError(
+        'A2AServer authenticates HTTP requests (userBuilder) but has no grpcUserBuilder, so gRPC calls could not be checked. Pass grpcUserBuilder: it gets the call metadata as `headers`, e.g. grpcUserBuilder: async (req) => userFromToken(req.headers.authorization).',
+      );
+    }
+    const binding = new GrpcBinding({
+      requestHandler: this.requestHandler,
+      userBuilder: this.#grpcUserBuilder,
+      legacy: this.#legacy,
+      onCall: () => this.#warnOpen(),
+      onRefused: (error) => this.#logger.warn(`A2AServer "${this.card.name}": the grpcUserBuilder refused a call: ${error instanceof Error ? error.message : String(error)}`),
+    });
+    this.#grpc = binding;
+    let bound: number;
+    try {
+      bound = await binding.listen(port, host, options.tls);
+    } catch (error) {
+      this.#grpc = undefined;
+      throw error;
+    }
+    this.#grpcUrl = this.#grpcPublic ?? `${host.includes(':') ? `[${host}]` : host}:${bound}`;
+    this.#setInterfaces();
+    this.#warnOpen();
+    return this.#grpcUrl;
+  }
+
+  /** Stops the HTTP server (`listen`) and the gRPC server (`listenGrpc`), whichever run. */
   async close(): Promise<void> {
+    // Stops renewing the leases of a store made here (a LeasedTaskStore you passed is yours to close).
+    if (this.taskStore instanceof LeasedTaskStore && this.taskStore !== this.#givenTaskStore) this.taskStore.close();
+    const grpc = this.#grpc;
+    if (grpc) {
+      this.#grpc = undefined;
+      this.#grpcUrl = undefined;
+      this.#setInterfaces();
+      await grpc.close();
+    }
     const server = this.#server;
     if (!server) return;
     this.#server = undefined;
@@ -293,23 +386,48 @@ export class A2AServer {
     return kinds.includes('apiKeySecurityScheme') && !kinds.includes('httpAuthSecurityScheme') ? 'ApiKey' : 'Bearer';
   }
 
-  #setInterfaces(base: string): void {
-    const interfaces = [
-      { url: `${base}${A2A_JSONRPC_PATH}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
-      { url: `${base}${A2A_REST_PATH}`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
-    ];
-    if (this.#legacy) {
-      interfaces.push(
-        { url: `${base}${A2A_JSONRPC_PATH}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' },
-        { url: `${base}${A2A_REST_PATH}`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '0.3' },
-      );
-    }
+  /** JSON-RPC and HTTP+JSON at the public URL, then gRPC while it is served; 1.0 first, then 0.3. */
+  #setInterfaces(): void {
+    const versions = this.#legacy ? ['1.0', '0.3'] : ['1.0'];
+    const base = this.#url;
+    const grpc = this.#grpcUrl;
+    const interfaces = versions.flatMap((protocolVersion) => [
+      ...(base
+        ? [
+            { url: `${base}${A2A_JSONRPC_PATH}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion },
+            { url: `${base}${A2A_REST_PATH}`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion },
+          ]
+        : []),
+      ...(grpc ? [{ url: grpc, protocolBinding: 'GRPC', tenant: '', protocolVersion }] : []),
+    ]);
     this.card.supportedInterfaces.splice(0, this.card.supportedInterfaces.length, ...interfaces);
   }
 }
 
 const USER_KEY = 'skeinA2AUser';
 const UNAUTHENTICATED = { error: { code: 401, message: "Authentication required (HTTP 401): send the credentials the agent card's securitySchemes ask for." } };
+
+/**
+ * The task store the server uses: the given one under a lease (unless it is one already, or
+ * leases are off); a task found lost is pushed to its webhooks like any other update, and a
+ * task moved on elsewhere stops running here.
+ */
+function leased(
+  store: TaskStore | undefined,
+  lease: TaskLeaseOptions | false | undefined,
+  logger: A2AServerLogger,
+  push: PushNotificationSender | undefined,
+  executor: SkeinAgentExecutor,
+): TaskStore {
+  if (lease === false || store instanceof LeasedTaskStore || (!store && !lease)) return store ?? new InMemoryTaskStore();
+  const onLost = (task: Task, context: ServerCallContext) => {
+    const update = { taskId: task.id, contextId: task.contextId, status: task.status, metadata: undefined };
+    push?.send({ payload: { $case: 'statusUpdate', value: update } }, context, task).catch((error: unknown) => logger.error(`A2A task ${task.id}: its push notification failed:`, error));
+  };
+  // A task canceled (or failed) through another instance: stop running it here.
+  const onMovedOn = (task: Task) => task.status && executor.abandon(task.id, task.status);
+  return new LeasedTaskStore(store ?? new InMemoryTaskStore(), { logger, onLost, onMovedOn, ...lease });
+}
 
 function isWildcard(host: string): boolean {
   return host === '' || isWildcardAddress(host) || host === '0:0:0:0:0:0:0:0';
@@ -329,6 +447,23 @@ function publicUrl(value: string, source: string): string {
     throw new ConfigurationError(`A2AServer ${source}: ${parsed.hostname} is a bind address, not one a client can reach; give the host clients use, e.g. https://agents.example.com.`);
   }
   return value.replace(/\/+$/, '');
+}
+
+/** `host:port` (a name, IPv4, or `[IPv6]`), not a bind address. */
+function publicGrpcAddress(value: string, source: string): string {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^\s/:[\]]+):(\d{1,5})$/.exec(value.trim());
+  if (!match) {
+    throw new ConfigurationError(`A2AServer ${source}: expected the public gRPC address as host:port, e.g. agents.example.com:443 (no scheme, no path), found ${JSON.stringify(value)}.`);
+  }
+  const host = match[1]!.replace(/^\[|\]$/g, '');
+  const port = Number(match[2]);
+  if (port < 1 || port > 65535) {
+    throw new ConfigurationError(`A2AServer ${source}: ${port} is not a port clients can dial (1-65535), in ${JSON.stringify(value)}.`);
+  }
+  if (isWildcard(host)) {
+    throw new ConfigurationError(`A2AServer ${source}: ${host} is a bind address, not one a client can reach; give the host clients use, e.g. agents.example.com:443.`);
+  }
+  return value.trim();
 }
 
 function toSkill(skill: A2ASkillInfo): AgentSkill {

@@ -15,3 +15,5 @@ export * from './a2a-channel.js';
 export * from './redis-a2a-context-store.js';
 export * from './postgres-a2a-context-store.js';
 export * from './postgres-task-store.js';
+export * from './leased-task-store.js';
+export * from './a2a-database.js';

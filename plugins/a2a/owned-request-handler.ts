@@ -16,15 +16,20 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
-import { RequestMalformedError, TaskNotFoundError } from './a2a-peers.js';
+import { randomUUID } from 'node:crypto';
+import { A2AError, RequestMalformedError, TaskNotFoundError } from './a2a-peers.js';
 import type { A2ARequestHandler, ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import type { A2AContextStore } from './a2a-context-store.js';
-import { ownerOf } from './skein-agent-executor.js';
+import { type A2AServerLogger, defaultA2AServerLogger, ownerOf } from './skein-agent-executor.js';
 
 /**
  * The SDK request handler with ownership: a context belongs to the user who started it, and a
  * task to its context's owner. Anyone else is told the task does not exist (the same answer as
  * for an unknown id, so ids cannot be probed), never shown its history.
+ *
+ * Remote callers see A2A errors as they are; any other failure (a store that cannot be reached,
+ * a bug) is logged with an error id and answered as an internal error naming only that id, so
+ * hosts, queries and keys in the error never leave the server.
  */
 export class OwnedRequestHandler implements A2ARequestHandler {
   constructor(
@@ -33,6 +38,7 @@ export class OwnedRequestHandler implements A2ARequestHandler {
     private readonly tasks: TaskStore,
     /** Which push-notification webhook URLs a caller may register (the server will POST to them); unset when push is off. */
     private readonly webhookAllowed?: (url: URL) => boolean,
+    private readonly logger?: A2AServerLogger,
   ) {}
 
   getAgentCard(): Promise<AgentCard> {
@@ -43,59 +49,96 @@ export class OwnedRequestHandler implements A2ARequestHandler {
     return this.inner.getAuthenticatedExtendedAgentCard(params, context);
   }
 
-  async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    await this.#checkMessage(params, context);
-    return this.inner.sendMessage(params, context);
+  sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+    return this.#screened('SendMessage', async () => {
+      await this.#checkMessage(params, context);
+      return this.inner.sendMessage(params, context);
+    });
   }
 
-  async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    await this.#checkMessage(params, context);
-    yield* this.inner.sendMessageStream(params, context);
+  sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    return this.#screenedStream('SendStreamingMessage', async function* (this: OwnedRequestHandler) {
+      await this.#checkMessage(params, context);
+      yield* this.inner.sendMessageStream(params, context);
+    });
   }
 
-  async getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
-    await this.#checkTask(params.id, context);
-    return this.inner.getTask(params, context);
+  getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
+    return this.#forOwnTask('GetTask', params.id, context, () => this.inner.getTask(params, context));
   }
 
-  async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
-    await this.#checkTask(params.id, context);
-    return this.inner.cancelTask(params, context);
+  cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    return this.#forOwnTask('CancelTask', params.id, context, () => this.inner.cancelTask(params, context));
   }
 
-  async createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
-    await this.#checkTask(params.taskId, context);
-    this.#checkWebhook(params);
-    return this.inner.createTaskPushNotificationConfig(params, context);
+  createTaskPushNotificationConfig(params: TaskPushNotificationConfig, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    return this.#screened('CreateTaskPushNotificationConfig', async () => {
+      await this.#checkTask(params.taskId, context);
+      this.#checkWebhook(params);
+      return this.inner.createTaskPushNotificationConfig(params, context);
+    });
   }
 
-  async getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
-    await this.#checkTask(params.taskId, context);
-    return this.inner.getTaskPushNotificationConfig(params, context);
+  getTaskPushNotificationConfig(params: GetTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<TaskPushNotificationConfig> {
+    return this.#forOwnTask('GetTaskPushNotificationConfig', params.taskId, context, () => this.inner.getTaskPushNotificationConfig(params, context));
   }
 
-  async listTaskPushNotificationConfigs(params: ListTaskPushNotificationConfigsRequest, context: ServerCallContext): Promise<ListTaskPushNotificationConfigsResponse> {
-    await this.#checkTask(params.taskId, context);
-    return this.inner.listTaskPushNotificationConfigs(params, context);
+  listTaskPushNotificationConfigs(params: ListTaskPushNotificationConfigsRequest, context: ServerCallContext): Promise<ListTaskPushNotificationConfigsResponse> {
+    return this.#forOwnTask('ListTaskPushNotificationConfigs', params.taskId, context, () => this.inner.listTaskPushNotificationConfigs(params, context));
   }
 
-  async deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
-    await this.#checkTask(params.taskId, context);
-    return this.inner.deleteTaskPushNotificationConfig(params, context);
+  deleteTaskPushNotificationConfig(params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext): Promise<void> {
+    return this.#forOwnTask('DeleteTaskPushNotificationConfig', params.taskId, context, () => this.inner.deleteTaskPushNotificationConfig(params, context));
   }
 
-  async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    await this.#checkTask(params.id, context);
-    yield* this.inner.resubscribe(params, context);
+  resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    return this.#screenedStream('SubscribeToTask', async function* (this: OwnedRequestHandler) {
+      await this.#checkTask(params.id, context);
+      yield* this.inner.resubscribe(params, context);
+    });
   }
 
   /** Lists only the caller's tasks (a page may then hold fewer than asked). */
-  async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
-    const page = await this.inner.listTasks(params, context);
-    const owner = ownerOf(context.user);
-    const mine: Task[] = [];
-    for (const task of page.tasks) if ((await this.contexts.load(task.contextId))?.owner === owner) mine.push(task);
-    return { ...page, tasks: mine };
+  listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    return this.#screened('ListTasks', async () => {
+      const page = await this.inner.listTasks(params, context);
+      const owner = ownerOf(context.user);
+      const mine: Task[] = [];
+      for (const task of page.tasks) if ((await this.contexts.load(task.contextId))?.owner === owner) mine.push(task);
+      return { ...page, tasks: mine };
+    });
+  }
+
+  /** A call about one task: only its context's owner gets through. */
+  #forOwnTask<T>(operation: string, taskId: string, context: ServerCallContext, call: () => Promise<T>): Promise<T> {
+    return this.#screened(operation, async () => {
+      await this.#checkTask(taskId, context);
+      return call();
+    });
+  }
+
+  async #screened<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw this.#screen(operation, error);
+    }
+  }
+
+  async *#screenedStream(operation: string, stream: (this: OwnedRequestHandler) => AsyncGenerator<StreamResponse, void, undefined>): AsyncGenerator<StreamResponse, void, undefined> {
+    try {
+      yield* stream.call(this);
+    } catch (error) {
+      throw this.#screen(operation, error);
+    }
+  }
+
+  /** What a remote caller may see of a failure. */
+  #screen(operation: string, error: unknown): unknown {
+    if (error instanceof A2AError) return error;
+    const errorId = randomUUID();
+    (this.logger ?? defaultA2AServerLogger).error(`A2A ${operation} failed; error id ${errorId}:`, error);
+    return new Error(`The server could not complete this request (error id ${errorId}).`);
   }
 
   #checkWebhook(config: TaskPushNotificationConfig | undefined): void {

@@ -1,6 +1,7 @@
 import type { ListTasksRequest, ListTasksResponse, Task } from '@a2a-js/sdk';
-import { taskFromJson, taskToJson } from './a2a-peers.js';
+import { TaskState, taskFromJson, taskToJson } from './a2a-peers.js';
 import type { TaskStore } from '@a2a-js/sdk/server';
+import { TASK_LEASE_METADATA_KEY, type TaskLeaseRenewal } from './leased-task-store.js';
 import { PostgresTable, type PostgresTableOptions } from './postgres-table.js';
 
 /** `connectionString` or `pool`; `schema` (default `skein`) holds the `skein_a2a_tasks` table, created on first use. */
@@ -16,7 +17,7 @@ const DEFAULT_PAGE_SIZE = 50;
  * @example
  * const server = new A2AServer({ agent, taskStore: new PostgresTaskStore({ connectionString }), contextStore });
  */
-export class PostgresTaskStore implements TaskStore {
+export class PostgresTaskStore implements TaskStore, TaskLeaseRenewal {
   readonly #table: PostgresTable;
 
   constructor(options: PostgresTaskStoreOptions = {}) {
@@ -37,6 +38,17 @@ export class PostgresTaskStore implements TaskStore {
   async load(taskId: string): Promise<Task | undefined> {
     const { rows } = await this.#query<{ task: unknown }>(`SELECT task FROM ${this.#table.name} WHERE task_id = $1`, [taskId]);
     return rows[0] ? taskFromJson(rows[0].task) : undefined;
+  }
+
+  /** A `LeasedTaskStore`'s renewal in one `UPDATE`: only while the task still runs under this instance's lease. */
+  async renewTaskLease(taskId: string, instance: string, expiresAt: number): Promise<boolean> {
+    const { rowCount } = await this.#query(
+      `UPDATE ${this.#table.name}
+       SET task = jsonb_set(task, '{metadata}', coalesce(task->'metadata', '{}'::jsonb) || jsonb_build_object($2::text, jsonb_build_object('instance', $3::text, 'expiresAt', $4::bigint))), updated_at = now()
+       WHERE task_id = $1 AND state IN ($5, $6) AND task->'metadata'->$2::text->>'instance' = $3::text`,
+      [taskId, TASK_LEASE_METADATA_KEY, instance, expiresAt, TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING],
+    );
+    return rowCount === 1;
   }
 
   /** Newest status first; `pageToken` is an opaque offset. */

@@ -69,7 +69,7 @@ export class SkeinAgentExecutor implements AgentExecutor {
   readonly #storeFactory: ChatMessageStoreFactory | undefined;
   readonly #registry: SerializationRegistry;
   readonly #logger: A2AServerLogger;
-  readonly #running = new Map<string, { controller: AbortController; contextId: string }>();
+  readonly #running = new Map<string, { controller: AbortController; contextId: string; bus: ExecutionEventBus }>();
   readonly #contextTails = new Map<string, Promise<void>>();
 
   constructor(options: SkeinAgentExecutorOptions) {
@@ -83,7 +83,7 @@ export class SkeinAgentExecutor implements AgentExecutor {
   execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId } = request;
     const controller = new AbortController();
-    this.#running.set(taskId, { controller, contextId });
+    this.#running.set(taskId, { controller, contextId, bus });
     try {
       // Ownership is recorded before the task exists, so no one else can read it meanwhile.
       await this.#claim(contextId, ownerOf(request.context?.user));
@@ -137,6 +137,18 @@ export class SkeinAgentExecutor implements AgentExecutor {
       }),
     );
   };
+
+  /**
+   * Stops the run of a task that was moved on elsewhere (canceled through another instance, or
+   * failed as lost while this one stalled) and publishes the status it has now, so this
+   * instance's callers see it too. Nothing of the run is kept (its turn is not saved).
+   */
+  abandon(taskId: string, current: TaskStatus): void {
+    const running = this.#running.get(taskId);
+    if (!running || running.controller.signal.aborted) return;
+    running.controller.abort();
+    running.bus.publish(AgentEvent.statusUpdate({ taskId, contextId: running.contextId, status: current, metadata: undefined }));
+  }
 
   /** Stores a new context with its owner (a fresh thread); an existing one must be the caller's. */
   async #claim(contextId: string, owner: string): Promise<void> {

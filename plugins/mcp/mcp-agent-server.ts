@@ -2,7 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server as HttpServer, type ServerResponse, createServer } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type AIAgent, type AgentThread, LocalRequestGuard, type SerializedThread, assertBindable, sendRefusal } from 'skein';
+import {
+  type AIAgent,
+  type AIContent,
+  type AgentThread,
+  type ChatMessage,
+  type FunctionApprovalResponseContent,
+  LocalRequestGuard,
+  type SerializedThread,
+  assertBindable,
+  sendRefusal,
+  waitingApprovalsOf,
+} from 'skein';
 import { importSdk } from './mcp-sdk.js';
 
 /** Where the server keeps each conversation's serialized thread between calls, by thread id. */
@@ -58,8 +69,9 @@ type TypesModule = typeof import('@modelcontextprotocol/sdk/types.js');
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,60}$/;
 
 /**
- * Skein agents as an MCP server: each agent is a tool `ask_<agent>` taking `input` (text) and an
- * optional `thread` id; it answers with the reply and the thread id to continue with. Threads are
+ * Skein agents as an MCP server: each agent is a tool `ask_<agent>` taking `input` (text), an
+ * optional `thread` id and optional `approvals` (answers to the approval requests of the previous
+ * reply); it answers with the reply, the thread id to continue with, and any approval requests. Threads are
  * created by the agent (so they live in its configured message store) and kept, serialized, in
  * `threads` between calls.
  *
@@ -73,6 +85,8 @@ export class McpAgentServer {
   readonly #info: { name: string; version: string };
   readonly #newThreadId: () => string;
   readonly #servers = new Set<Server>();
+  /** The last turn queued per thread id. */
+  readonly #turns = new Map<string, Promise<unknown>>();
   #http: HttpServer | undefined;
 
   constructor(options: McpAgentServerOptions) {
@@ -172,8 +186,17 @@ export class McpAgentServer {
       inputSchema: {
         type: 'object' as const,
         properties: {
-          input: { type: 'string', description: 'The message to the agent.' },
+          input: { type: 'string', description: 'The message to the agent (may be empty when "approvals" answers the agent).' },
           thread: { type: 'string', description: 'A thread id from an earlier reply, to continue that conversation; omit to start a new one.' },
+          approvals: {
+            type: 'array',
+            description: 'Answers to the approvalRequests of the previous reply on this thread: each call runs once when approved; a call left out is declined.',
+            items: {
+              type: 'object',
+              properties: { callId: { type: 'string' }, approved: { type: 'boolean' }, reason: { type: 'string' } },
+              required: ['callId', 'approved'],
+            },
+          },
         },
         required: ['input'],
       },
@@ -191,35 +214,97 @@ export class McpAgentServer {
     if (!agent || agentName === undefined) return errorResult(`Unknown tool "${toolName}"; tools: ${[...this.#agents.keys()].map((n) => `ask_${n}`).join(', ')}.`);
     if (typeof args.input !== 'string') return errorResult(`"input" must be a string (the message to the agent), found ${JSON.stringify(args.input)}.`);
     if (args.thread !== undefined && typeof args.thread !== 'string') return errorResult(`"thread" must be a thread id string from an earlier reply, found ${JSON.stringify(args.thread)}.`);
-    let threadId: string;
-    let thread: AgentThread;
+    const answers = approvalAnswers(args.approvals);
+    if (typeof answers === 'string') return errorResult(answers);
+    if (answers.length && args.thread === undefined) return errorResult('"approvals" answers the approval requests of a conversation: pass its "thread" id too.');
+    if (!answers.length && args.input === '') return errorResult('"input" is empty: send a message, or answer approval requests with "approvals".');
+    const input = args.input;
+    const threadId = args.thread ?? this.#newThreadId();
+    // One turn at a time per conversation: two calls on one thread id would otherwise both start from the same history.
+    return this.#serially(threadId, async () => {
+      let thread: AgentThread;
+      try {
+        thread = args.thread === undefined ? agent.getNewThread() : await this.#savedThread(agent, threadId);
+      } catch (error) {
+        return errorResult((error as Error).message);
+      }
+      let message: string | ChatMessage = input;
+      if (answers.length) {
+        const answered = answerMessage(thread, answers, input);
+        if (typeof answered === 'string') return errorResult(answered);
+        message = answered;
+      }
+      try {
+        const response = await agent.run(message, { thread, signal });
+        await this.#threads.save(threadId, agentName, await thread.serialize());
+        const approvalRequests = response.approvalRequests.map((r) => ({ callId: r.callId, name: r.name, arguments: r.arguments }));
+        const note = approvalRequests.length
+          ? `\n\n(The agent wants to call ${approvalRequests.map((r) => `${r.name} [callId ${r.callId}]`).join(', ')}, which needs approval: call ask_${agentName} again with this thread and "approvals": [{ "callId": "...", "approved": true }]; a new message without them declines the calls.)`
+          : '';
+        return {
+          content: [{ type: 'text' as const, text: `${response.text}${note}` }],
+          structuredContent: { reply: response.text, thread: threadId, ...(approvalRequests.length ? { approvalRequests } : {}) },
+        };
+      } catch (error) {
+        return errorResult(`The agent "${agentName}" failed: ${(error as Error).message}`);
+      }
+    });
+  }
+
+  async #serially<T>(threadId: string, turn: () => Promise<T>): Promise<T> {
+    const before = this.#turns.get(threadId) ?? Promise.resolve();
+    const mine = before.then(turn, turn);
+    const settled = mine.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#turns.set(threadId, settled);
     try {
-      ({ threadId, thread } = await this.#threadFor(agent, args.thread));
-    } catch (error) {
-      return errorResult((error as Error).message);
-    }
-    try {
-      const response = await agent.run(args.input, { thread, signal });
-      await this.#threads.save(threadId, agentName, await thread.serialize());
-      const approvalRequests = response.approvalRequests.map((r) => ({ callId: r.callId, name: r.name, arguments: r.arguments }));
-      const note = approvalRequests.length
-        ? `\n\n(The agent wants to call ${approvalRequests.map((r) => r.name).join(', ')}, which needs approval; approvals cannot be given over MCP, so the next message declines them.)`
-        : '';
-      return {
-        content: [{ type: 'text' as const, text: `${response.text}${note}` }],
-        structuredContent: { reply: response.text, thread: threadId, ...(approvalRequests.length ? { approvalRequests } : {}) },
-      };
-    } catch (error) {
-      return errorResult(`The agent "${agentName}" failed: ${(error as Error).message}`);
+      return await mine;
+    } finally {
+      if (this.#turns.get(threadId) === settled) this.#turns.delete(threadId);
     }
   }
 
-  async #threadFor(agent: AIAgent, id: string | undefined): Promise<{ threadId: string; thread: AgentThread }> {
-    if (id === undefined) return { threadId: this.#newThreadId(), thread: agent.getNewThread() };
+  async #savedThread(agent: AIAgent, id: string): Promise<AgentThread> {
     const saved = await this.#threads.load(id);
     if (!saved) throw new Error(`No thread "${id}"; omit "thread" to start a new conversation.`);
-    return { threadId: id, thread: await agent.deserializeThread(saved) };
+    return agent.deserializeThread(saved);
   }
+}
+
+interface ApprovalAnswer {
+  callId: string;
+  approved: boolean;
+  reason?: string;
+}
+
+/** The `approvals` argument checked, or what is wrong with it. */
+function approvalAnswers(value: unknown): ApprovalAnswer[] | string {
+  if (value === undefined) return [];
+  const expected = '"approvals" must be a list of { "callId": string, "approved": boolean, "reason"?: string }';
+  if (!Array.isArray(value)) return `${expected}, found ${JSON.stringify(value)}.`;
+  const answers: ApprovalAnswer[] = [];
+  for (const item of value as unknown[]) {
+    const entry = item as Partial<Record<keyof ApprovalAnswer, unknown>> | null;
+    const valid = entry !== null && typeof entry === 'object' && typeof entry.callId === 'string' && typeof entry.approved === 'boolean' && (entry.reason === undefined || typeof entry.reason === 'string');
+    if (!valid) return `${expected}, found ${JSON.stringify(item)}.`;
+    answers.push({ callId: entry.callId as string, approved: entry.approved as boolean, ...(entry.reason !== undefined ? { reason: entry.reason as string } : {}) });
+  }
+  return answers;
+}
+
+/** The user message that answers the thread's waiting approval requests (plus any text), or why it cannot. */
+function answerMessage(thread: AgentThread, answers: readonly ApprovalAnswer[], text: string): ChatMessage | string {
+  const waiting = waitingApprovalsOf(thread);
+  const unknown = answers.filter((a) => !waiting.some((w) => w.callId === a.callId));
+  if (unknown.length) {
+    const ids = waiting.map((w) => `${w.callId} (${w.name})`);
+    return `No approval request ${unknown.map((a) => `"${a.callId}"`).join(', ')} is waiting on this thread; waiting: ${ids.length ? ids.join(', ') : 'none'}.`;
+  }
+  const contents: AIContent[] = answers.map((a): FunctionApprovalResponseContent => ({ kind: 'function-approval-response', callId: a.callId, approved: a.approved, ...(a.reason !== undefined ? { reason: a.reason } : {}) }));
+  if (text) contents.push({ kind: 'text', text });
+  return { role: 'user', contents };
 }
 
 function errorResult(text: string) {

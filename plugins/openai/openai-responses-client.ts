@@ -336,6 +336,8 @@ async function ignoreNotFound<T>(promise: Promise<T>): Promise<T | undefined> {
 class ResponsesEventTranslator {
   #responseId: string | undefined;
   #ended = false;
+  /** Hosted MCP calls in progress: item id -> server label (argument deltas name only the item). */
+  readonly #mcpServers = new Map<string, string>();
 
   constructor(
     private readonly provider: string,
@@ -350,12 +352,23 @@ class ResponsesEventTranslator {
       case 'response.output_text.delta':
         return [{ role: 'assistant', contents: [{ kind: 'text', text: event.delta }], messageId: this.#responseId, responseId: this.#responseId }];
       case 'response.output_item.added':
-        if (event.item.type !== 'function_call') return [];
-        return [this.#progress({ index: event.output_index, callId: event.item.call_id, name: event.item.name, argumentsDelta: '' })];
+        if (event.item.type === 'function_call') {
+          return [this.#progress({ index: event.output_index, callId: event.item.call_id, name: event.item.name, argumentsDelta: '' })];
+        }
+        if (event.item.type === 'mcp_call') {
+          // The service starts calling a hosted MCP tool: progress only; the call is content when done.
+          // Its arguments follow as deltas (as for function calls): none are taken from the added item.
+          const { id, name, server_label } = event.item;
+          this.#mcpServers.set(id, server_label);
+          return [this.#progress({ index: event.output_index, callId: id, name, argumentsDelta: '', serverLabel: server_label })];
+        }
+        return [];
       case 'response.function_call_arguments.delta':
         return [this.#progress({ index: event.output_index, argumentsDelta: event.delta })];
+      case 'response.mcp_call_arguments.delta':
+        return [this.#progress({ index: event.output_index, callId: event.item_id, argumentsDelta: event.delta, serverLabel: this.#serverOf(event.item_id) })];
       case 'response.output_item.done': {
-        // Text arrived as deltas; refusals and function calls arrive whole here.
+        // Text arrived as deltas; refusals, function calls and hosted MCP items arrive whole here.
         const contents = contentsOfItem(event.item).filter((c) => c.kind !== 'text');
         return contents.length ? [{ role: 'assistant', contents, messageId: this.#responseId, responseId: this.#responseId }] : [];
       }
@@ -388,6 +401,11 @@ class ResponsesEventTranslator {
     // The event stream closed without an end event: the reply is incomplete, nothing may be kept.
     if (!this.#ended) throw new ConnectionError(this.provider, `${this.provider}: the response stream ended before response.completed.`);
     return [];
+  }
+
+  #serverOf(itemId: string): string {
+    // An argument delta always follows its item's output_item.added; the fallback still marks it as hosted.
+    return this.#mcpServers.get(itemId) ?? '(unknown server)';
   }
 
   #progress(delta: NonNullable<ChatResponseUpdate['toolCallDelta']>): ChatResponseUpdate {

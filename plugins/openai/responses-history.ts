@@ -37,8 +37,12 @@ export function messagesFromItems(items: readonly ListedItem[], assistantMessage
     if (item.type === 'message') {
       const role: ChatRole = item.role === 'assistant' ? 'assistant' : item.role === 'system' || item.role === 'developer' ? 'system' : 'user';
       append(role, contentsOfMessage(item.content), role === 'assistant' ? (assistantMessageId ?? item.id) : item.id);
-    } else if (item.type === 'function_call') {
-      append('assistant', contentsOfItem(item as OpenAI.Responses.ResponseFunctionToolCall), assistantMessageId ?? item.id);
+    } else if (item.type === 'function_call' || item.type === 'mcp_call' || item.type === 'mcp_list_tools' || item.type === 'mcp_approval_request') {
+      // What the model did (a hosted MCP server's listing, call and approval request included), as a run records it.
+      append('assistant', contentsOfItem(item as unknown as OpenAI.Responses.ResponseOutputItem), assistantMessageId ?? item.id);
+    } else if (item.type === 'mcp_approval_response') {
+      const answer = item as unknown as OpenAI.Responses.ResponseInputItem.McpApprovalResponse;
+      append('user', [{ kind: 'function-approval-response', callId: answer.approval_request_id, approved: answer.approve, ...(answer.reason ? { reason: answer.reason } : {}) }], item.id);
     } else if (item.type === 'function_call_output') {
       append('tool', [{ kind: 'function-result', callId: item.call_id ?? '', result: outputText(item.output) }], undefined);
     }
@@ -113,11 +117,15 @@ export function chainForkPoint(provider: string, history: ResponsesHistory, coun
   );
 }
 
-/** The first `count` messages as input items for a new conversation: no item ids (they belong to the original). */
+/**
+ * The first `count` messages as input items for a new conversation: no item ids (they belong to
+ * the original). Hosted MCP items are left out: they exist only with their service ids; the
+ * model's text keeps what the calls returned, and the service lists the tools again.
+ */
 export function copiedItems(messages: readonly ChatMessage[]): OpenAI.Responses.ResponseInputItem[] {
   const withoutIds = messages.map((m) => ({
     ...m,
-    contents: m.contents.map((c) => {
+    contents: m.contents.filter((c) => !HOSTED_ONLY.has(c.kind)).map((c) => {
       if (!c.additionalProperties || !(RESPONSES_ITEM_ID in c.additionalProperties)) return c;
       const { [RESPONSES_ITEM_ID]: _id, ...rest } = c.additionalProperties;
       return { ...c, additionalProperties: rest };
@@ -125,6 +133,9 @@ export function copiedItems(messages: readonly ChatMessage[]): OpenAI.Responses.
   }));
   return toResponsesInput(withoutIds);
 }
+
+/** Contents that name items of the original by their service ids (a hosted MCP server's). */
+const HOSTED_ONLY = new Set(['hosted-mcp-call', 'hosted-mcp-tools', 'function-approval-request', 'function-approval-response']);
 
 /** Items per create call: the Conversations API takes at most 20 at a time. */
 const ITEMS_PER_CALL = 20;

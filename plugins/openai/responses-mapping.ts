@@ -6,6 +6,10 @@ import {
   type ChatResponse,
   type FinishReason,
   type FunctionCallContent,
+  type HostedMcpCallContent,
+  type HostedMcpTool,
+  type HostedMcpToolsContent,
+  type JsonValue,
   ServiceError,
   type UsageDetails,
   functionResultText,
@@ -19,6 +23,9 @@ type InputContent = OpenAI.Responses.ResponseInputContent;
 
 /** Where a hosted MCP approval request keeps its server's label (it marks the request as the service's). */
 export const MCP_SERVER_LABEL = 'mcpServerLabel';
+
+/** Where a hosted MCP call keeps the service's `status` for the item (sent back as it came). */
+export const RESPONSES_STATUS = 'status';
 
 /** Where a function call's Responses item id (`fc_...`) is kept, so it round-trips through threads. */
 export const RESPONSES_ITEM_ID = 'itemId';
@@ -101,10 +108,68 @@ function assistantItems(contents: readonly AIContent[]): InputItem[] {
       flush();
       // Sent back (store: false) so the service knows the request the answer is for.
       items.push({ type: 'mcp_approval_request', id: c.callId, server_label: serverLabel, name: c.name, arguments: c.arguments });
+    } else if (c.kind === 'hosted-mcp-tools') {
+      // Sent back (store: false) so the service knows the server's tools without listing them again.
+      flush();
+      items.push(mcpListToolsItem(c));
+    } else if (c.kind === 'hosted-mcp-call') {
+      // Sent back (store: false) so the model sees the call and its output, as on a service thread.
+      flush();
+      items.push(mcpCallItem(c));
     }
   }
   flush();
   return items;
+}
+
+/** A kept `mcp_list_tools` item, as the service returned it (ids included). */
+export function mcpListToolsItem(c: HostedMcpToolsContent): OpenAI.Responses.ResponseInputItem.McpListTools {
+  return {
+    type: 'mcp_list_tools',
+    id: c.listId,
+    server_label: c.serverLabel,
+    tools: c.tools.map((t) => ({ name: t.name, description: t.description ?? null, input_schema: t.inputSchema, annotations: t.annotations ?? null })),
+    error: c.error ?? null,
+  };
+}
+
+/** A kept `mcp_call` item, as the service returned it (ids included). */
+export function mcpCallItem(c: HostedMcpCallContent): OpenAI.Responses.ResponseInputItem.McpCall {
+  const status = c.additionalProperties?.[RESPONSES_STATUS];
+  return {
+    type: 'mcp_call',
+    id: c.callId,
+    server_label: c.serverLabel,
+    name: c.name,
+    arguments: c.arguments,
+    output: c.result ?? null,
+    error: c.error ?? null,
+    ...(typeof status === 'string' ? { status: status as OpenAI.Responses.ResponseInputItem.McpCall['status'] } : {}),
+    ...(c.approvalRequestId !== undefined ? { approval_request_id: c.approvalRequestId } : {}),
+  };
+}
+
+/** An `mcp_call` output item as Skein content: the call, its output or error, and what it answered. */
+export function hostedMcpCallFrom(item: OpenAI.Responses.ResponseOutputItem.McpCall): HostedMcpCallContent {
+  const call: HostedMcpCallContent = { kind: 'hosted-mcp-call', callId: item.id, serverLabel: item.server_label, name: item.name, arguments: item.arguments };
+  if (item.output != null) call.result = item.output;
+  if (item.error != null) call.error = item.error;
+  if (item.approval_request_id != null) call.approvalRequestId = item.approval_request_id;
+  if (item.status) call.additionalProperties = { [RESPONSES_STATUS]: item.status };
+  return call;
+}
+
+/** An `mcp_list_tools` output item as Skein content. */
+export function hostedMcpToolsFrom(item: OpenAI.Responses.ResponseOutputItem.McpListTools): HostedMcpToolsContent {
+  const tools = item.tools.map((t): HostedMcpTool => {
+    const tool: HostedMcpTool = { name: t.name, inputSchema: (t.input_schema ?? {}) as JsonValue };
+    if (t.description != null) tool.description = t.description;
+    if (t.annotations != null) tool.annotations = t.annotations as JsonValue;
+    return tool;
+  });
+  const listing: HostedMcpToolsContent = { kind: 'hosted-mcp-tools', listId: item.id, serverLabel: item.server_label, tools };
+  if (item.error != null) listing.error = item.error;
+  return listing;
 }
 
 /** The agent's function tools, then its hosted MCP servers (the `hostedMcp` option) as `mcp` tools. */
@@ -125,13 +190,18 @@ export function functionCallFrom(item: OpenAI.Responses.ResponseFunctionToolCall
   return call;
 }
 
-/** The contents of one output item (text and refusals of a message, or a function call). */
+/**
+ * The contents of one output item: text and refusals of a message, a function call, or what a
+ * hosted MCP server did (its tool listing, a call, an approval request).
+ */
 export function contentsOfItem(item: OpenAI.Responses.ResponseOutputItem): AIContent[] {
   if (item.type === 'function_call') return [functionCallFrom(item)];
   if (item.type === 'mcp_approval_request') {
     // The service asks before it calls a hosted MCP tool: a Skein approval request the agent surfaces.
     return [{ kind: 'function-approval-request', callId: item.id, name: item.name, arguments: item.arguments, additionalProperties: { [MCP_SERVER_LABEL]: item.server_label } }];
   }
+  if (item.type === 'mcp_call') return [hostedMcpCallFrom(item)];
+  if (item.type === 'mcp_list_tools') return [hostedMcpToolsFrom(item)];
   if (item.type !== 'message') return [];
   const contents: AIContent[] = [];
   for (const part of item.content) {

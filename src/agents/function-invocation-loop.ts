@@ -62,7 +62,7 @@ export async function runFunctionLoop(request: FunctionLoopRequest): Promise<Fun
       : request.history.concat(context, request.input, result.messages);
     // The options object is the run's own; a copy is needed only once the service named a conversation.
     const callOptions = result.conversationId === undefined ? options : { ...options, conversationId: result.conversationId };
-    const response = await request.callModel(toSend, callOptions);
+    const response = stampCreatedAt(await request.callModel(toSend, callOptions));
     absorb(result, response);
     request.onMessages?.(response.messages, true);
 
@@ -92,6 +92,13 @@ export async function runFunctionLoop(request: FunctionLoopRequest): Promise<Fun
       options = { ...options, toolChoice: 'none' };
     }
   }
+}
+
+/** Replies keep when they were made, like the user's input and tool results; a client that knows the service's time sets it first. */
+function stampCreatedAt(response: ChatResponse): ChatResponse {
+  if (response.messages.every((m) => m.createdAt)) return response;
+  const now = new Date().toISOString();
+  return { ...response, messages: response.messages.map((m) => (m.createdAt ? m : { ...m, createdAt: now })) };
 }
 
 function absorb(result: FunctionLoopResult, response: ChatResponse): void {

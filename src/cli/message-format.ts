@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../messages/chat-message.js';
-import type { AIContent, FunctionCallContent, FunctionResultContent } from '../messages/content.js';
+import type { AIContent, FunctionCallContent, FunctionResultContent, HostedMcpCallContent } from '../messages/content.js';
 
 /** One line for a tool call, as chat shows it and `threads show` lists it. */
 export function formatToolCall(call: FunctionCallContent): string {
@@ -13,6 +13,15 @@ export function formatToolResult(result: FunctionResultContent, name?: string): 
   return `[tool result] ${label}: ${oneLine(JSON.stringify(result.result ?? null))}`;
 }
 
+/**
+ * A call the AI service made to a hosted MCP server, as the two lines of a local call and its
+ * result, the call line naming the server (the service, not this process, ran it).
+ */
+export function formatHostedMcpCall(call: HostedMcpCallContent): [string, string] {
+  const outcome = call.error !== undefined ? `[tool error] ${call.name}: ${oneLine(call.error)}` : `[tool result] ${call.name}: ${oneLine(JSON.stringify(call.result ?? null))}`;
+  return [`[tool call] ${call.name} ${call.arguments || '{}'} (MCP server "${call.serverLabel}", called by the service)`, outcome];
+}
+
 /** A content part as text for `threads show`; `callNames` maps call ids to tool names. */
 export function formatContent(content: AIContent, callNames?: ReadonlyMap<string, string>): string {
   switch (content.kind) {
@@ -22,6 +31,10 @@ export function formatContent(content: AIContent, callNames?: ReadonlyMap<string
       return formatToolCall(content);
     case 'function-result':
       return formatToolResult(content, callNames?.get(content.callId));
+    case 'hosted-mcp-call':
+      return formatHostedMcpCall(content).join('\n');
+    case 'hosted-mcp-tools':
+      return `[MCP tools listed by the service] ${content.serverLabel}: ${content.error !== undefined ? `error: ${oneLine(content.error)}` : content.tools.map((t) => t.name).join(', ') || 'none'}`;
     case 'function-approval-request':
       return `[approval request] ${content.name} ${content.arguments || '{}'}`;
     case 'function-approval-response':

@@ -1,10 +1,10 @@
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
 import type { FunctionApprovalRequestContent } from '../messages/content.js';
-import { formatToolCall, formatToolResult } from './message-format.js';
+import { formatHostedMcpCall, formatToolCall, formatToolResult } from './message-format.js';
 
 /**
  * Writes one streamed reply: text deltas as they come after `<agent>: `, and each tool call,
- * tool result and approval request on a line of its own.
+ * tool result, hosted MCP call (the service's, once it finished) and approval request on a line of its own.
  */
 export class ReplyPrinter {
   #lineOpen = false;
@@ -28,6 +28,8 @@ export class ReplyPrinter {
         this.#line(formatToolCall(content));
       } else if (content.kind === 'function-result') {
         this.#line(formatToolResult(content, this.callNames.get(content.callId)));
+      } else if (content.kind === 'hosted-mcp-call') {
+        for (const line of formatHostedMcpCall(content)) this.#line(line);
       } else if (content.kind === 'function-approval-request') {
         this.approvalNeeded(content);
       }

@@ -25,6 +25,11 @@ export interface ToolCallDelta {
   callId?: string;
   name?: string;
   argumentsDelta: string;
+  /**
+   * Set when the service itself makes the call, on this hosted MCP server: progress to show,
+   * nothing for the agent to run (the finished call arrives as `hosted-mcp-call` content).
+   */
+  serverLabel?: string;
 }
 
 /** One piece of a streamed reply. */

@@ -9,7 +9,7 @@ import type { TracerProvider } from '@opentelemetry/api';
 import type { AIAgent } from '../agents/ai-agent.js';
 import { ChatAgent } from '../agents/chat-agent.js';
 import type { ChatOptions } from '../clients/chat-options.js';
-import type { AITool } from '../tools/ai-tool.js';
+import type { AITool, ToolSource } from '../tools/ai-tool.js';
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
 import { waitingApprovalsOf } from '../agents/function-approvals.js';
 import { responseFromUpdates } from '../clients/chat-response.js';
@@ -81,7 +81,7 @@ export interface DevUI {
   readonly port: number;
   readonly container: Container;
   readonly threads: ThreadIndex;
-  /** Stops every run in flight and closes the server. */
+  /** Stops every run in flight, closes the server and disposes the container (closing MCP servers and other plugin resources). */
   close(): Promise<void>;
 }
 
@@ -207,7 +207,11 @@ export async function startDevUI(options: DevUIOptions): Promise<DevUI> {
     port,
     container,
     threads,
-    close: () => app.close(server),
+    close: async () => {
+      await app.close(server);
+      // The container is the Dev UI's own: disposing it closes what its plugins opened (MCP servers' connections and processes).
+      await container.unbindAllAsync();
+    },
   };
 }
 
@@ -336,7 +340,7 @@ class DevUIServer {
       const unauthorized = this.token?.check(req, `open the address the Dev UI printed when it started (${this.url}/?token=...), or send Authorization: Bearer <token>. Start it with --no-token to turn the check off.`);
       if (unauthorized) throw unauthorized;
       if (resource === 'agents' && parts.length === 2 && method === 'GET') return sendJson(res, 200, { agents: [...this.agents.values()] });
-      if (resource === 'agents' && action === 'tools' && parts.length === 4 && method === 'GET') return sendJson(res, 200, { tools: this.#tools(id).map(describeTool) });
+      if (resource === 'agents' && action === 'tools' && parts.length === 4 && method === 'GET') return await this.#listTools(res, id);
       if (resource === 'agents' && action === 'tools' && parts.length === 5 && method === 'POST') return await this.#runTool(req, res, id, parts[4]!);
       if (resource === 'chat' && parts.length === 2 && method === 'POST') return await this.#chat(req, res);
       if (resource === 'runs' && action === 'stop' && method === 'POST') return sendJson(res, 200, { stopped: this.#stop(id!) });
@@ -465,10 +469,33 @@ class DevUIServer {
     return this.container.get(agentToken(name));
   }
 
-  /** The agent's local tools (a ChatAgent's; other agents' tools run on their service). */
-  #tools(agentName: string | undefined): AITool[] {
+  /**
+   * The agent's tools: its own, then those its tool sets (MCP servers) list now. Other agents'
+   * tools run on their service. A set that cannot be listed (a server that is down) is reported
+   * beside the tools that could be, never hiding them.
+   */
+  async #tools(agentName: string | undefined, signal?: AbortSignal): Promise<{ tools: AITool[]; toolSetErrors: ToolSetError[] }> {
     const agent = this.#agent(agentName);
-    return agent instanceof ChatAgent ? agent.tools : [];
+    if (!(agent instanceof ChatAgent)) return { tools: [], toolSetErrors: [] };
+    const tools = agent.tools;
+    const toolSetErrors: ToolSetError[] = [];
+    const listed = await Promise.all(
+      agent.toolSets.map((set) =>
+        set.listTools(signal).catch((error: unknown) => {
+          const { body } = describeError(error);
+          toolSetErrors.push({ toolSet: set.name, name: body.name, message: body.message });
+          return [];
+        }),
+      ),
+    );
+    return { tools: [...tools, ...listed.flat()], toolSetErrors };
+  }
+
+  async #listTools(res: ServerResponse, agentName: string | undefined): Promise<void> {
+    const controller = new AbortController();
+    res.on('close', () => controller.abort());
+    const { tools, toolSetErrors } = await this.#tools(agentName, controller.signal);
+    sendJson(res, 200, { tools: tools.map(describeTool), ...(toolSetErrors.length ? { toolSetErrors } : {}) });
   }
 
   /**
@@ -476,17 +503,30 @@ class DevUIServer {
    * click is the user's own decision, so a tool that asks for approval in a conversation runs too.
    */
   async #runTool(req: IncomingMessage, res: ServerResponse, agentName: string | undefined, toolName: string): Promise<void> {
-    const tools = this.#tools(agentName);
+    const controller = new AbortController();
+    res.on('close', () => controller.abort());
+    const { tools, toolSetErrors } = await this.#tools(agentName, controller.signal);
     const tool = tools.find((t) => t.declaration.name === toolName);
-    if (!tool) throw new HttpError(404, `Agent "${agentName}" has no local tool "${toolName}"; its tools: ${tools.map((t) => t.declaration.name).join(', ') || 'none'}.`, 'NotFoundError');
+    if (!tool) {
+      // The tool may belong to a server that could not be listed: that is the server's failure, not a wrong name.
+      const failed = toolSetErrors.map((e) => `${e.toolSet} (${e.name}: ${e.message})`).join('; ');
+      if (failed) throw new HttpError(502, `Agent "${agentName}" has no tool "${toolName}" among those it could list (${tools.map((t) => t.declaration.name).join(', ') || 'none'}); these tool sets could not be listed: ${failed}`, 'ToolSetUnavailableError');
+      throw new HttpError(404, `Agent "${agentName}" has no tool "${toolName}"; its tools: ${tools.map((t) => t.declaration.name).join(', ') || 'none'}.`, 'NotFoundError');
+    }
     const body = asObject(await readJsonBody(req), 'The request body');
     const args = body.arguments ?? {};
     asObject(args, '"arguments"');
-    const controller = new AbortController();
-    res.on('close', () => controller.abort());
     const started = performance.now();
     const call = { kind: 'function-call' as const, callId: `devui_${randomUUID()}`, name: toolName, arguments: JSON.stringify(args) };
-    const outcome = await tool.invoke({ signal: controller.signal, call });
+    let outcome: Awaited<ReturnType<AITool['invoke']>>;
+    try {
+      outcome = await tool.invoke({ signal: controller.signal, call });
+    } catch (error) {
+      // A tool reports its own failures as an error result; a throw is its server failing
+      // (an MCP server that died or timed out): a bad gateway, not a Dev UI fault.
+      if (error instanceof SkeinError) throw new HttpError(502, error.message, error.constructor.name);
+      throw error;
+    }
     const reply: { tool: string; arguments: unknown; durationMs: number; result?: unknown; error?: string } = { tool: toolName, arguments: args, durationMs: Math.round((performance.now() - started) * 100) / 100 };
     if (outcome.error !== undefined) reply.error = outcome.error;
     else reply.result = outcome.result ?? null;
@@ -701,6 +741,12 @@ class DevUIServer {
               collector?.noteTool(runId, content.callId, { result: content.error !== undefined ? `Error: ${content.error}` : JSON.stringify(content.result ?? null) });
               sse.send('tool-result', { callId: content.callId, result: content.result, error: content.error });
               break;
+            case 'hosted-mcp-call':
+              // The service made this call on a hosted MCP server: a call and its result, like a local one, naming the server.
+              collector?.noteTool(runId, content.callId, { arguments: content.arguments, result: content.error !== undefined ? `Error: ${content.error}` : JSON.stringify(content.result ?? null) });
+              sse.send('tool-call', { callId: content.callId, name: content.name, arguments: content.arguments, authorName: update.authorName, hostedServer: content.serverLabel });
+              sse.send('tool-result', { callId: content.callId, result: content.result, error: content.error });
+              break;
             case 'function-approval-request':
               sse.send('approval-request', { callId: content.callId, name: content.name, arguments: content.arguments });
               break;
@@ -842,10 +888,18 @@ function chatOptionsOf(settings: RunSettings, agent: AIAgent): ChatOptions {
   return instructions ? { ...options, instructions: own ? `${own}\n\n${instructions}` : instructions } : options;
 }
 
-/** What the page needs to build a tool's form. */
-function describeTool(tool: AITool): { name: string; description?: string; parameters: unknown; requiresApproval: boolean } {
+/** A tool set (an MCP server) whose tools could not be listed, and why. */
+interface ToolSetError {
+  toolSet: string;
+  name: string;
+  message: string;
+}
+
+/** What the page needs to build a tool's form, and where the tool runs (an MCP server's name). */
+function describeTool(tool: AITool): { name: string; description?: string; parameters: unknown; requiresApproval: boolean; source?: ToolSource } {
   const { name, description, parameters } = tool.declaration;
-  return { name, ...(description ? { description } : {}), parameters, requiresApproval: tool.requiresApproval === true };
+  const source = tool.source ? { ...tool.source } : undefined;
+  return { name, ...(description ? { description } : {}), parameters, requiresApproval: tool.requiresApproval === true, ...(source ? { source } : {}) };
 }
 
 function pendingOf(thread: AgentThread): PendingApproval[] {

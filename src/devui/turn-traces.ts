@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { GenAI } from '../telemetry/gen-ai-attributes.js';
+import { GenAI, TOOL_SOURCE_KIND, TOOL_SOURCE_NAME, TOOL_SOURCE_SERVER } from '../telemetry/gen-ai-attributes.js';
+import type { ToolSource } from '../tools/ai-tool.js';
 import type { RunSettings } from './devui-server.js';
 
 /** One span of a turn, as the page's timeline shows it. */
@@ -24,6 +25,8 @@ export interface TraceSpanView {
   toolCallId?: string;
   toolArguments?: string;
   toolResult?: string;
+  /** Where the tool ran when it is not a local function: an MCP tool's server and its name there. */
+  toolSource?: ToolSource;
   /** The request and response messages of a model call: only when content capture is on. */
   request?: string;
   response?: string;
@@ -171,6 +174,12 @@ function viewSpan(span: ReadableSpan, start: number, tools: RunRecord['tools']):
     response: text(GenAI.OUTPUT_MESSAGES),
     error: view.status === 'error' ? (span.status.message ?? text(GenAI.ERROR_TYPE) ?? 'error') : undefined,
   };
+  const sourceKind = text(TOOL_SOURCE_KIND);
+  if (sourceKind !== undefined) {
+    const server = text(TOOL_SOURCE_SERVER);
+    const name = text(TOOL_SOURCE_NAME);
+    optional.toolSource = { kind: sourceKind, ...(server !== undefined ? { server } : {}), ...(name !== undefined ? { name } : {}) };
+  }
   const tool = optional.toolCallId === undefined ? undefined : tools.get(optional.toolCallId);
   optional.toolArguments = text(GenAI.TOOL_CALL_ARGUMENTS) ?? tool?.arguments;
   optional.toolResult = text(GenAI.TOOL_CALL_RESULT) ?? tool?.result;

@@ -79,6 +79,51 @@ export interface FunctionApprovalResponseContent extends ContentBase {
 }
 
 /**
+ * A call of a tool on an MCP server that the AI service made itself (a hosted MCP server, e.g.
+ * a Responses `mcp_call` item), with its outcome. Shown like a local call and its result; the
+ * agent never runs it and never answers it (it is not a `function-call`).
+ */
+export interface HostedMcpCallContent extends ContentBase {
+  readonly kind: 'hosted-mcp-call';
+  /** The service's id for the call (`mcp_...`). */
+  callId: string;
+  /** The label the agent gave the server. */
+  serverLabel: string;
+  name: string;
+  /** The JSON text of the arguments, as the model produced it. */
+  arguments: string;
+  /** The tool's output (text), when the call succeeded. */
+  result?: string;
+  /** Why the call failed (the tool's error result or the service's), when it did. */
+  error?: string;
+  /** The `function-approval-request` this call was approved through, when one was asked. */
+  approvalRequestId?: string;
+}
+
+/** One tool a hosted MCP server listed, in MCP's shape (`inputSchema` is the tool's JSON Schema). */
+export interface HostedMcpTool {
+  name: string;
+  description?: string;
+  inputSchema: JsonValue;
+  annotations?: JsonValue;
+}
+
+/**
+ * The tools the AI service listed from a hosted MCP server (a Responses `mcp_list_tools` item).
+ * Not for display: kept so a thread whose history Skein keeps can send it back, and the service
+ * need not list the tools again.
+ */
+export interface HostedMcpToolsContent extends ContentBase {
+  readonly kind: 'hosted-mcp-tools';
+  /** The service's id for the listing (`mcpl_...`). */
+  listId: string;
+  serverLabel: string;
+  tools: HostedMcpTool[];
+  /** Why the server's tools could not be listed, when they could not. */
+  error?: string;
+}
+
+/**
  * The content kinds, by discriminator. Plugins add their own kinds by augmenting this interface
  * (`declare module 'skein' { interface ContentKinds { 'x-image-ref': ImageRef } }`) and registering
  * a validator for the kind in the serialization registry.
@@ -94,6 +139,8 @@ export interface ContentKinds {
   reasoning: ReasoningContent;
   'function-approval-request': FunctionApprovalRequestContent;
   'function-approval-response': FunctionApprovalResponseContent;
+  'hosted-mcp-call': HostedMcpCallContent;
+  'hosted-mcp-tools': HostedMcpToolsContent;
 }
 
 export type AIContent = ContentKinds[keyof ContentKinds];
@@ -107,6 +154,9 @@ export function isFunctionCall(c: AIContent): c is FunctionCallContent {
 }
 export function isFunctionResult(c: AIContent): c is FunctionResultContent {
   return c.kind === 'function-result';
+}
+export function isHostedMcpCall(c: AIContent): c is HostedMcpCallContent {
+  return c.kind === 'hosted-mcp-call';
 }
 export function isUsage(c: AIContent): c is UsageContent {
   return c.kind === 'usage';

@@ -1,4 +1,5 @@
 import type { AIContent } from '../messages/content.js';
+import { SerializationError } from '../errors/skein-error.js';
 import { type ShapeSpec, checkShape } from './shape.js';
 
 /**
@@ -29,6 +30,23 @@ export class ShapeContentKindSerializer implements ContentKindSerializer {
   }
 }
 
+/** `hosted-mcp-tools`: the shape, then each listed tool (a name, an input schema, nothing else unchecked). */
+class HostedMcpToolsSerializer extends ShapeContentKindSerializer {
+  constructor() {
+    super('hosted-mcp-tools', { required: { listId: 'string', serverLabel: 'string', tools: 'array' }, optional: { error: 'string' } });
+  }
+
+  override read(value: Record<string, unknown>, path: string): AIContent {
+    const content = super.read(value, path);
+    (value.tools as unknown[]).forEach((tool, index) => {
+      const at = `${path}.tools[${index}]`;
+      checkShape(tool, at, { required: { name: 'string', inputSchema: 'json' }, optional: { description: 'string', annotations: 'json' } });
+      if ((tool as { inputSchema: unknown }).inputSchema === null) throw new SerializationError(`${at}.inputSchema`, 'expected a JSON Schema, found null.');
+    });
+    return content;
+  }
+}
+
 export const CORE_CONTENT_KINDS: readonly ContentKindSerializer[] = [
   new ShapeContentKindSerializer('text', { required: { text: 'string' } }),
   new ShapeContentKindSerializer('data', { required: { data: 'string', mediaType: 'string' } }),
@@ -40,4 +58,9 @@ export const CORE_CONTENT_KINDS: readonly ContentKindSerializer[] = [
   new ShapeContentKindSerializer('reasoning', { required: { text: 'string' } }),
   new ShapeContentKindSerializer('function-approval-request', { required: { callId: 'string', name: 'string', arguments: 'string' } }),
   new ShapeContentKindSerializer('function-approval-response', { required: { callId: 'string', approved: 'boolean' }, optional: { reason: 'string' } }),
+  new ShapeContentKindSerializer('hosted-mcp-call', {
+    required: { callId: 'string', serverLabel: 'string', name: 'string', arguments: 'string' },
+    optional: { result: 'string', error: 'string', approvalRequestId: 'string' },
+  }),
+  new HostedMcpToolsSerializer(),
 ];

@@ -50,3 +50,5 @@ export function providerName(clientId: string): string {
 export const TOOL_SOURCE_KIND = 'skein.tool.source.kind';
 export const TOOL_SOURCE_SERVER = 'skein.tool.source.server';
 export const TOOL_SOURCE_NAME = 'skein.tool.source.name';
+/** `true` on the span of a call the AI service made itself (a hosted MCP tool): it reports the call, it did not time it. */
+export const TOOL_HOSTED = 'skein.tool.hosted';

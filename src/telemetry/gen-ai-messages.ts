@@ -40,6 +40,14 @@ function toPart(content: AIContent): GenAIPart[] {
       return [{ type: 'tool_call', id: content.callId, name: content.name, arguments: parseArguments(content.arguments) }];
     case 'function-result':
       return [{ type: 'tool_call_response', id: content.callId, response: content.error !== undefined ? { error: content.error } : (content.result ?? null) }];
+    case 'hosted-mcp-call':
+      // A call the service made: the call and its outcome, like a local call and its result.
+      return [
+        { type: 'tool_call', id: content.callId, name: content.name, arguments: parseArguments(content.arguments), server: content.serverLabel },
+        { type: 'tool_call_response', id: content.callId, response: content.error !== undefined ? { error: content.error } : (content.result ?? null) },
+      ];
+    case 'hosted-mcp-tools':
+      return []; // the service's tool listing: not part of the conversation
     case 'uri':
       return [{ type: 'uri', uri: content.uri, ...(content.mediaType ? { mime_type: content.mediaType } : {}) }];
     case 'data':

@@ -14,8 +14,8 @@ import type {
 } from '../agents/middleware.js';
 import type { ChatClient } from '../clients/chat-client.js';
 import type { ChatResponse } from '../clients/chat-response.js';
-import type { FunctionResultContent, UsageDetails } from '../messages/content.js';
-import { GenAI, GenAIOperation, providerName, TOOL_SOURCE_KIND, TOOL_SOURCE_NAME, TOOL_SOURCE_SERVER } from './gen-ai-attributes.js';
+import type { FunctionResultContent, HostedMcpCallContent, UsageDetails } from '../messages/content.js';
+import { GenAI, GenAIOperation, providerName, TOOL_HOSTED, TOOL_SOURCE_KIND, TOOL_SOURCE_NAME, TOOL_SOURCE_SERVER } from './gen-ai-attributes.js';
 import { toGenAIMessages } from './gen-ai-messages.js';
 
 /** Telemetry settings; in a container, rebind this token to change what telemetryPlugin was given. */
@@ -120,6 +120,7 @@ export class TelemetryMiddleware implements AgentRunMiddleware, FunctionCallMidd
           [GenAI.CONVERSATION_ID]: options.conversationId ?? response.conversationId,
           ...usageAttributes(response.usage),
         });
+        this.#hostedToolSpans(span.span, response);
       }
       if (!this.captureContent) return;
       // ctx.messages is read now: what inner middleware (e.g. redaction) actually sent.
@@ -156,6 +157,38 @@ export class TelemetryMiddleware implements AgentRunMiddleware, FunctionCallMidd
         span.setAttribute(GenAI.TOOL_CALL_RESULT, JSON.stringify(result.error !== undefined ? { error: result.error } : (result.result ?? null)));
       }
     });
+  }
+
+  /**
+   * An `execute_tool` span for each call the service made during this model call (hosted MCP
+   * tools), child of the chat span, with the same attributes as a local MCP tool's. The service
+   * reports the calls with the reply, not when they ran: the spans mark that moment (no duration).
+   */
+  #hostedToolSpans(chatSpan: Span, response: ChatResponse): void {
+    const calls = response.messages.flatMap((m) => m.contents.filter((c): c is HostedMcpCallContent => c.kind === 'hosted-mcp-call'));
+    if (calls.length === 0) return;
+    const parent = trace.setSpan(context.active(), chatSpan);
+    for (const call of calls) {
+      const attributes: Attributes = {
+        [GenAI.OPERATION_NAME]: GenAIOperation.EXECUTE_TOOL,
+        [GenAI.TOOL_NAME]: call.name,
+        [GenAI.TOOL_CALL_ID]: call.callId,
+        // The conventions' type for a tool the agent side (here, the service) runs against an external API.
+        [GenAI.TOOL_TYPE]: 'extension',
+        [GenAI.TOOL_CALL_ARGUMENTS]: this.captureContent ? call.arguments : undefined,
+        [GenAI.TOOL_CALL_RESULT]: this.captureContent ? JSON.stringify(call.error !== undefined ? { error: call.error } : (call.result ?? null)) : undefined,
+        [TOOL_SOURCE_KIND]: 'mcp',
+        [TOOL_SOURCE_SERVER]: call.serverLabel,
+        [TOOL_SOURCE_NAME]: call.name,
+        [TOOL_HOSTED]: true,
+      };
+      const span = this.#tracer.startSpan(`${GenAIOperation.EXECUTE_TOOL} ${call.name}`, { kind: SpanKind.INTERNAL, attributes: defined(attributes) }, parent);
+      if (call.error !== undefined) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: call.error });
+        span.setAttribute(GenAI.ERROR_TYPE, 'tool_error');
+      }
+      span.end();
+    }
   }
 
   /** Runs `next` in a span that is the parent of the spans started inside it. */

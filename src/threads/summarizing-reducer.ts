@@ -162,10 +162,13 @@ function cutBefore(messages: readonly ChatMessage[], from: number, target: numbe
 
 function transcriptLine(message: ChatMessage): string {
   const who = message.authorName ? `${message.role} (${message.authorName})` : message.role;
-  const parts = message.contents.map((c) => {
+  const parts = message.contents.flatMap((c) => {
     if (c.kind === 'text') return c.text;
     if (isFunctionCall(c)) return `[called ${c.name}(${c.arguments})]`;
     if (isFunctionResult(c)) return `[result: ${functionResultText(c)}]`;
+    // A call the service made on a hosted MCP server reads like a call and its result; its tool listing is not conversation.
+    if (c.kind === 'hosted-mcp-call') return `[called ${c.serverLabel}/${c.name}(${c.arguments})] [result: ${c.error !== undefined ? `Error: ${c.error}` : (c.result ?? '')}]`;
+    if (c.kind === 'hosted-mcp-tools') return [];
     return `[${c.kind}]`;
   });
   return `${who}: ${parts.join(' ')}`;

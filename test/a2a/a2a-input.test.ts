@@ -92,6 +92,18 @@ describe('A2A input: every content kind reaches the remote agent as an A2A part 
     expect(fetches).to.equal(0);
   });
 
+  it('what a hosted MCP server did (a Responses reply passed on) stays out of the parts; the text goes', async () => {
+    await remote.run({
+      role: 'assistant',
+      contents: [
+        { kind: 'hosted-mcp-tools', listId: 'mcpl_1', serverLabel: 'docs', tools: [{ name: 'search', inputSchema: { type: 'object' } }] },
+        { kind: 'hosted-mcp-call', callId: 'mcp_1', serverLabel: 'docs', name: 'search', arguments: '{}', result: 'found' },
+        { kind: 'text', text: 'The docs say yes.' },
+      ],
+    });
+    expect(plain(executor.received[0])).to.deep.equal([{ kind: 'text', value: 'The docs say yes.', filename: '', mediaType: 'text/plain' }]);
+  });
+
   it('an input with nothing to send is an A2AInputError, not a ConnectionError', async () => {
     const error = await rejection(remote.run(user({ kind: 'text', text: '' })));
     expect(error).to.be.instanceOf(A2AInputError);

@@ -1,33 +1,14 @@
 import 'reflect-metadata';
 import { TaskState } from '@a2a-js/sdk';
-import { ClientFactory } from '@a2a-js/sdk/client';
+import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client';
+import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { expect } from 'chai';
-import express from 'express';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ChatAgent } from 'skein';
 import { A2AServer } from 'skein/a2a';
 import { OpenAIChatClient } from 'skein/openai';
 import { Emulator } from 'skein/testing';
 import { userMessage } from './remote-fixtures.js';
-
-/** A webhook receiver; resolves `completed` when a notification says the task completed. */
-async function startWebhook() {
-  const received: { token: string | undefined; body: { statusUpdate?: { status?: { state?: string } }; task?: { status?: { state?: string } } } }[] = [];
-  let done!: () => void;
-  const completed = new Promise<void>((resolve) => (done = resolve));
-  const app = express();
-  app.post('/hook', express.json({ type: () => true }), (req, res) => {
-    received.push({ token: req.headers['x-a2a-notification-token'] as string | undefined, body: req.body });
-    const state = req.body?.statusUpdate?.status?.state ?? req.body?.task?.status?.state;
-    if (state === 'TASK_STATE_COMPLETED') done();
-    res.sendStatus(200);
-  });
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received, completed, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
+import { startWebhook } from './webhook-receiver.js';
 
 describe('A2AServer push notifications (SDK client, SDK sender)', () => {
   let emulator: Emulator;
@@ -38,34 +19,41 @@ describe('A2AServer push notifications (SDK client, SDK sender)', () => {
     return new ChatAgent({ chatClient: new OpenAIChatClient({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0, model: 'gpt-test' }), name: 'assistant' });
   }
 
-  it('delivers task updates to the registered webhook; config get/list/delete work; the card says so', async () => {
-    const hook = await startWebhook();
-    // Loopback http is allowed here for the test; the default allows https URLs only.
-    const server = new A2AServer({ agent: agent(), pushNotifications: { webhookAllowed: (url) => url.hostname === '127.0.0.1' }, logger: { warn: () => {}, error: () => {} } });
-    await server.listen();
-    try {
-      const client = await new ClientFactory().createFromUrl(server.url!);
-      expect((await client.getAgentCard()).capabilities?.pushNotifications).to.equal(true);
-      const config = { tenant: '', id: '', taskId: '', url: hook.url, token: 'secret-1', authentication: undefined };
-      const task = await client.sendMessage({
-        tenant: '',
-        message: userMessage('My name is Ada'),
-        configuration: { acceptedOutputModes: [], taskPushNotificationConfig: config, returnImmediately: false },
-        metadata: undefined,
-      });
-      await hook.completed;
-      expect(hook.received.every((r) => r.token === 'secret-1')).to.equal(true);
-      const taskId = 'id' in task ? task.id : '';
-      const listed = await client.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 10, pageToken: '' });
-      expect(listed.configs.map((c) => c.url)).to.deep.equal([hook.url]);
-      await client.deleteTaskPushNotificationConfig({ tenant: '', taskId, id: listed.configs[0]!.id });
-      expect((await client.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 10, pageToken: '' })).configs).to.deep.equal([]);
-      expect((await client.getTask({ tenant: '', id: taskId, historyLength: 0 })).status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
-    } finally {
-      await server.close();
-      await hook.close();
-    }
-  });
+  for (const binding of ['JSON-RPC', 'gRPC'] as const) {
+    it(`delivers task updates to the registered webhook; config get/list/delete work; the card says so (${binding})`, async () => {
+      const hook = await startWebhook();
+      // Loopback http is allowed here for the test; the default allows https URLs only.
+      const server = new A2AServer({ agent: agent(), pushNotifications: { webhookAllowed: (url) => url.hostname === '127.0.0.1' }, logger: { warn: () => {}, error: () => {} } });
+      await server.listen();
+      if (binding === 'gRPC') await server.listenGrpc();
+      try {
+        const factory =
+          binding === 'gRPC' ? new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new GrpcTransportFactory()], preferredTransports: ['GRPC'] })) : new ClientFactory();
+        const client = await factory.createFromUrl(server.url!);
+        expect((await client.getAgentCard()).capabilities?.pushNotifications).to.equal(true);
+        const config = { tenant: '', id: '', taskId: '', url: hook.url, token: 'secret-1', authentication: undefined };
+        const task = await client.sendMessage({
+          tenant: '',
+          message: userMessage('My name is Ada'),
+          configuration: { acceptedOutputModes: [], taskPushNotificationConfig: config, returnImmediately: false },
+          metadata: undefined,
+        });
+        await hook.completed;
+        expect(hook.received.every((r) => r.token === 'secret-1')).to.equal(true);
+        const taskId = 'id' in task ? task.id : '';
+        const listed = await client.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 10, pageToken: '' });
+        expect(listed.configs.map((c) => c.url)).to.deep.equal([hook.url]);
+        const got = await client.getTaskPushNotificationConfig({ tenant: '', taskId, id: listed.configs[0]!.id });
+        expect(got.url).to.equal(hook.url);
+        await client.deleteTaskPushNotificationConfig({ tenant: '', taskId, id: listed.configs[0]!.id });
+        expect((await client.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 10, pageToken: '' })).configs).to.deep.equal([]);
+        expect((await client.getTask({ tenant: '', id: taskId, historyLength: 0 })).status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
+      } finally {
+        await server.close();
+        await hook.close();
+      }
+    });
+  }
 
   it('refuses a webhook the server does not allow (plain http by default)', async () => {
     const server = new A2AServer({ agent: agent(), pushNotifications: true, logger: { warn: () => {}, error: () => {} } });

@@ -1,21 +1,38 @@
 import 'reflect-metadata';
 import { type Task, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
+import { ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
+import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
+import { Kysely, PostgresDialect } from 'kysely';
 import { expect } from 'chai';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { ThreadConflictError } from 'skein';
-import { type A2AContextStore, PostgresA2AContextStore, PostgresTaskStore, RedisA2AContextStore, partsText } from 'skein/a2a';
+import { ConfigurationError, StoreError, ThreadConflictError } from 'skein';
+import {
+  type A2AContextStore,
+  LeasedTaskStore,
+  PostgresA2AContextStore,
+  PostgresTaskStore,
+  RedisA2AContextStore,
+  type TaskLeaseRenewal,
+  migrateA2ADatabase,
+  partsText,
+  sdkDatabaseLeaseRenewal,
+} from 'skein/a2a';
 import { Emulator } from 'skein/testing';
+import pg from 'pg';
 import { userMessage } from './remote-fixtures.js';
-import { until } from '../support/async-expectations.js';
+import { startWebhook } from './webhook-receiver.js';
+import { rejection, until } from '../support/async-expectations.js';
 import { DATABASE_URL, REDIS_URL, RUN_ID, dropSchema, postgresAvailable, redisAvailable, withService } from '../stores/services.js';
+
+type Webhook = Awaited<ReturnType<typeof startWebhook>>;
 
 const INSTANCE = fileURLToPath(new URL('./a2a-instance.js', import.meta.url));
 
-async function send(client: Client, text: string, contextId = ''): Promise<Task> {
-  const result = await client.sendMessage({ tenant: '', message: userMessage(text, { contextId }), configuration: undefined, metadata: undefined });
+async function send(client: Client, text: string, contextId = '', taskId = ''): Promise<Task> {
+  const result = await client.sendMessage({ tenant: '', message: userMessage(text, { contextId, taskId }), configuration: undefined, metadata: undefined });
   if ('messageId' in result) throw new Error('expected a task');
   return result;
 }
@@ -24,19 +41,85 @@ function answer(task: Task): string {
   return task.artifacts.map((a) => partsText(a.parts)).join('');
 }
 
-/** Starts an A2AServer in a child process; resolves with its base URL. */
-function startInstance(env: Record<string, string>, children: ChildProcess[]): Promise<string> {
-  const child = spawn(process.execPath, [INSTANCE], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+/** The lease the instances run with: short, so a killed instance's task fails within the test. */
+const LEASE = { LEASE_MS: '1500', RENEW_MS: '300' };
+
+interface Instance {
+  url: string;
+  child: ChildProcess;
+  /** What the process logged (its logger's errors go to stderr). */
+  log: () => string;
+}
+
+/** Starts an A2AServer in a child process; resolves once it listens. */
+function startInstance(env: Record<string, string>, children: ChildProcess[]): Promise<Instance> {
+  const child = spawn(process.execPath, [INSTANCE], { env: { ...process.env, ...LEASE, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
+  let err = '';
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const line = out.split('\n')[0];
-      if (out.includes('\n')) resolve((JSON.parse(line!) as { url: string }).url);
+      if (out.includes('\n')) resolve({ url: (JSON.parse(line!) as { url: string }).url, child, log: () => err });
     });
-    child.once('exit', (code) => reject(new Error(`the A2A instance exited (code ${code}) before listening`)));
+    child.once('exit', (code) => reject(new Error(`the A2A instance exited (code ${code}) before listening: ${err}`)));
   });
+}
+
+async function state(client: Client, id: string): Promise<TaskState | undefined> {
+  return (await client.getTask({ tenant: '', id, historyLength: 0 })).status?.state;
+}
+
+/**
+ * Kills instance A (kill -9) while it runs a task held open by a stalled model stream: B sees
+ * the task working while A lives (A renews its lease past its length), then failed once the lease
+ * runs out, saved for every reader; the context goes on from its last completed turn on B.
+ */
+async function killMidTask(emulator: Emulator, a: Client, b: Client, instanceA: Instance, instanceB: Instance, hook?: Webhook): Promise<void> {
+  const first = await send(a, 'My name is Ada');
+  emulator.injectFault({ kind: 'stall-stream', afterEvents: 1, times: 1 });
+  const push = hook && { tenant: '', id: '', taskId: '', url: hook.url, token: 'lost', authentication: undefined };
+  const started = await a.sendMessage({
+    tenant: '',
+    message: userMessage('Tell me a story', { contextId: first.contextId }),
+    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: push, returnImmediately: true },
+    metadata: undefined,
+  });
+  const taskId = 'id' in started ? started.id : '';
+  await until(async () => (await state(b, taskId)) === TaskState.TASK_STATE_WORKING);
+  // Two lease lengths with A alive: its renewals keep the task working.
+  await new Promise((resolve) => setTimeout(resolve, 2 * Number(LEASE.LEASE_MS)));
+  expect(await state(b, taskId)).to.equal(TaskState.TASK_STATE_WORKING);
+
+  instanceA.child.kill('SIGKILL');
+  await new Promise((resolve) => instanceA.child.once('exit', resolve));
+  await until(async () => (await state(b, taskId)) !== TaskState.TASK_STATE_WORKING);
+
+  const failed = await b.getTask({ tenant: '', id: taskId, historyLength: 10 });
+  expect(failed.status?.state).to.equal(TaskState.TASK_STATE_FAILED);
+  const text = partsText(failed.status?.message?.parts);
+  expect(text).to.match(/^The server instance running this task stopped; send your message again \(error id [0-9a-f-]{36}\)\.$/);
+  const metadata = failed.status?.message?.metadata as { errorId: string; reason: string };
+  expect(metadata.reason).to.equal('instance-lost');
+  expect(text).to.contain(metadata.errorId);
+  expect(JSON.stringify(failed)).not.to.contain('skein.lease');
+  // Saved: listing shows it failed, and B's log has the same error id.
+  const listed = await b.listTasks({ tenant: '', contextId: first.contextId, status: 0, pageSize: 10, pageToken: '', historyLength: 0, includeArtifacts: false, statusTimestampAfter: undefined });
+  expect(listed.tasks.find((t) => t.id === taskId)?.status?.state).to.equal(TaskState.TASK_STATE_FAILED);
+  expect(instanceB.log()).to.contain(`error id ${metadata.errorId}`);
+  if (hook) {
+    // The instance that found it lost sent the failure to the task's webhook.
+    const notified = await hook.reached('TASK_STATE_FAILED');
+    expect(notified.statusUpdate?.status?.message?.metadata).to.deep.equal({ errorId: metadata.errorId, reason: 'instance-lost' });
+  }
+  // A message continuing the dead task is refused (it is final); the context goes on.
+  const again = await send(b, 'Tell me a story', first.contextId, taskId).catch((e: unknown) => e);
+  expect(String(again)).to.contain('terminal state');
+  const next = await send(b, "What's my name?", first.contextId);
+  expect(next.status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
+  expect(answer(next)).to.contain('Ada');
 }
 
 const [redisUp, postgresUp] = await Promise.all([redisAvailable(), postgresAvailable()]);
@@ -47,16 +130,17 @@ for (const store of ['redis', 'postgres'] as const) {
     const prefix = `${RUN_ID}_a2a_${store}`;
     const children: ChildProcess[] = [];
     let emulator: Emulator;
+    let instances: Instance[];
     let a: Client;
     let b: Client;
 
     before(async () => {
       emulator = await Emulator.start();
       const env = { EMULATOR_URL: emulator.openaiBaseURL, STORE: store, PREFIX: prefix, REDIS_URL, DATABASE_URL };
-      const [urlA, urlB] = await Promise.all([startInstance(env, children), startInstance(env, children)]);
-      expect(urlA).not.to.equal(urlB);
-      a = await new ClientFactory().createFromUrl(urlA);
-      b = await new ClientFactory().createFromUrl(urlB);
+      instances = await Promise.all([startInstance(env, children), startInstance(env, children)]);
+      expect(instances[0]!.url).not.to.equal(instances[1]!.url);
+      a = await new ClientFactory().createFromUrl(instances[0]!.url);
+      b = await new ClientFactory().createFromUrl(instances[1]!.url);
     });
     after(async () => {
       for (const child of children) child.kill();
@@ -82,28 +166,109 @@ for (const store of ['redis', 'postgres'] as const) {
       expect(answer(seen)).to.equal(answer(task));
     });
 
-    // Last: it kills instance A.
-    it('an instance killed mid-task leaves the task visible (working) on the other, which cancels it; the context goes on', async () => {
-      const first = await send(a, 'My name is Ada');
+    it('a working task on one instance is canceled from the other', async () => {
       emulator.injectFault({ kind: 'stall-stream', afterEvents: 1, times: 1 });
       const started = await a.sendMessage({
         tenant: '',
-        message: userMessage('Tell me a story', { contextId: first.contextId }),
+        message: userMessage('Tell me a story'),
         configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true },
         metadata: undefined,
       });
       const taskId = 'id' in started ? started.id : '';
-      await until(async () => (await b.getTask({ tenant: '', id: taskId, historyLength: 0 })).status?.state === TaskState.TASK_STATE_WORKING);
-      children[0]!.kill('SIGKILL');
-      await new Promise((resolve) => children[0]!.once('exit', resolve));
-
-      expect((await b.getTask({ tenant: '', id: taskId, historyLength: 0 })).status?.state).to.equal(TaskState.TASK_STATE_WORKING);
+      await until(async () => (await state(b, taskId)) === TaskState.TASK_STATE_WORKING);
       expect((await b.cancelTask({ tenant: '', id: taskId, metadata: undefined })).status?.state).to.equal(TaskState.TASK_STATE_CANCELED);
-      const next = await send(b, "What's my name?", first.contextId);
-      expect(answer(next)).to.contain('Ada');
+      expect(await state(a, taskId)).to.equal(TaskState.TASK_STATE_CANCELED);
+    });
+
+    // Last: it kills instance A.
+    it('an instance killed mid-task: the other sees the task working while A lives, failed (instance-lost) after the lease; the context goes on', async () => {
+      await killMidTask(emulator, a, b, instances[0]!, instances[1]!);
     });
   });
 }
+
+withService("A2A scale-out on the SDK's DatabaseTaskStore and DatabasePushNotificationStore (Kysely, PostgreSQL), two processes", postgresUp, 'start PostgreSQL (see test/stores/services.ts)', () => {
+  const prefix = `${RUN_ID}_a2a_sdkdb`;
+  const children: ChildProcess[] = [];
+  let emulator: Emulator;
+  let instances: Instance[];
+  let a: Client;
+  let b: Client;
+
+  before(async () => {
+    emulator = await Emulator.start();
+    // The SDK's stores do not create their tables: its migrations do.
+    await migrateA2ADatabase({ url: DATABASE_URL, schema: prefix });
+    const env = { EMULATOR_URL: emulator.openaiBaseURL, STORE: 'postgres', TASKS: 'sdk', PUSH: '1', PREFIX: prefix, DATABASE_URL };
+    instances = await Promise.all([startInstance(env, children), startInstance(env, children)]);
+    a = await new ClientFactory().createFromUrl(instances[0]!.url);
+    b = await new ClientFactory().createFromUrl(instances[1]!.url);
+  });
+  after(async () => {
+    for (const child of children) child.kill();
+    await emulator.stop();
+    await dropSchema(prefix);
+  });
+
+  it('migrateA2ADatabase made the SDK tables, and running it again is a no-op', async () => {
+    await migrateA2ADatabase({ url: DATABASE_URL, schema: prefix });
+    const client = new pg.Client({ connectionString: DATABASE_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [prefix]);
+      expect(rows.map((r) => r.table_name)).to.include.members(['tasks', 'push_notification_configs', 'a2a_tasks_migrations', 'a2a_push_notification_configs_migrations']);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('migrateA2ADatabase says what is wrong: a schema that is not an identifier, a database that does not answer', async () => {
+    const badSchema = await rejection(migrateA2ADatabase({ url: DATABASE_URL, schema: 'Robert"; DROP' }));
+    expect(badSchema).to.be.instanceOf(ConfigurationError);
+    expect(badSchema.message).to.contain('schema must be a lower-case SQL identifier');
+    const down = await rejection(migrateA2ADatabase({ url: 'postgres://postgres@127.0.0.1:1/test' }));
+    expect(down).to.be.instanceOf(StoreError);
+    expect(down.message).to.match(/^The SDK's a2a-db upgrade failed: .*ECONNREFUSED/s);
+  });
+
+  it('a push config registered on A is listed on B and delivered by B, which continues the task A started', async () => {
+    const hook = await startWebhook();
+    try {
+      const config = { tenant: '', id: '', taskId: '', url: hook.url, token: 'secret-b', authentication: undefined };
+      const asked = await a.sendMessage({
+        tenant: '',
+        message: userMessage('call delete_file {"path":"/tmp/a.txt"}'),
+        configuration: { acceptedOutputModes: [], taskPushNotificationConfig: config, returnImmediately: false },
+        metadata: undefined,
+      });
+      if (!('id' in asked)) throw new Error('expected a task');
+      expect(asked.status?.state).to.equal(TaskState.TASK_STATE_INPUT_REQUIRED);
+      const listed = await b.listTaskPushNotificationConfig({ tenant: '', taskId: asked.id, pageSize: 10, pageToken: '' });
+      expect(listed.configs.map((c) => [c.url, c.token])).to.deep.equal([[hook.url, 'secret-b']]);
+
+      const done = await send(b, 'approve', asked.contextId, asked.id);
+      expect(done.id).to.equal(asked.id);
+      expect(done.status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
+      expect(answer(done)).to.contain('delete_file returned: deleted /tmp/a.txt');
+      // B ran the approved turn, so B sent the completion, to the webhook registered on A.
+      await hook.completed;
+      expect(hook.received.every((r) => r.token === 'secret-b')).to.equal(true);
+      expect(await state(a, asked.id)).to.equal(TaskState.TASK_STATE_COMPLETED);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  // Last: it kills instance A.
+  it("the lease works over the SDK's store: a task of a killed instance turns failed on the other, which notifies its webhook; the context goes on", async () => {
+    const hook = await startWebhook();
+    try {
+      await killMidTask(emulator, a, b, instances[0]!, instances[1]!, hook);
+    } finally {
+      await hook.close();
+    }
+  });
+});
 
 for (const store of ['redis', 'postgres'] as const) {
   withService(`${store} A2A context store`, store === 'redis' ? redisUp : postgresUp, 'start the server (see test/stores/services.ts)', () => {
@@ -169,5 +334,72 @@ withService('PostgresTaskStore', postgresUp, 'start PostgreSQL (see test/stores/
     } finally {
       await tasks.close();
     }
+  });
+});
+
+/**
+ * One atomic renewal (renewTaskLease) over a real table: it applies only while the task runs
+ * under that instance's lease, and a LeasedTaskStore using it never renews over a cancel.
+ */
+async function checkAtomicRenewal(store: TaskStore, renewal: TaskLeaseRenewal): Promise<void> {
+  const context = new ServerCallContext();
+  const movedOn: string[] = [];
+  const leased = new LeasedTaskStore(store, { leaseMs: 600, renewIntervalMs: 100, renewal, onMovedOn: (t) => movedOn.push(t.id), logger: { warn: () => {}, error: () => {} } });
+  try {
+    const contextId = randomUUID();
+    const task: Task = {
+      id: randomUUID(),
+      contextId,
+      status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() },
+      artifacts: [],
+      history: [userMessage('Tell me a story', { contextId })],
+      metadata: undefined,
+    };
+    await leased.save(task, context);
+    const lease = () => store.load(task.id, context).then((t) => t?.metadata?.['skein.lease'] as { instance: string; expiresAt: number } | undefined);
+    const first = (await lease())!;
+    expect(first.instance).to.equal(leased.instanceId);
+    expect(await renewal.renewTaskLease(task.id, 'another-instance', Date.now() + 60_000, context)).to.equal(false);
+    await until(async () => (await lease())!.expiresAt > first.expiresAt);
+    expect((await leased.load(task.id, context))?.status?.state).to.equal(TaskState.TASK_STATE_WORKING);
+
+    // Canceled through another instance: the next renewal finds it so, writes nothing and reports it.
+    await store.save({ ...task, status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() } }, context);
+    await until(() => movedOn.length > 0);
+    expect(movedOn).to.deep.equal([task.id]);
+    expect(await renewal.renewTaskLease(task.id, leased.instanceId, Date.now() + 60_000, context)).to.equal(false);
+    expect((await store.load(task.id, context))?.status?.state).to.equal(TaskState.TASK_STATE_CANCELED);
+  } finally {
+    leased.close();
+  }
+}
+
+withService('Atomic lease renewal', postgresUp, 'start PostgreSQL (see test/stores/services.ts)', () => {
+  const prefix = `${RUN_ID}_leases`;
+  after(() => dropSchema(prefix));
+
+  it("PostgresTaskStore.renewTaskLease: one UPDATE, only while the task runs under that lease; never over a cancel", async () => {
+    const tasks = new PostgresTaskStore({ connectionString: DATABASE_URL, schema: prefix });
+    try {
+      await checkAtomicRenewal(tasks, tasks);
+    } finally {
+      await tasks.close();
+    }
+  });
+
+  it("sdkDatabaseLeaseRenewal does the same for the SDK's DatabaseTaskStore", async () => {
+    await migrateA2ADatabase({ url: DATABASE_URL, schema: prefix });
+    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: DATABASE_URL, options: `-c search_path=${prefix}`, max: 2 }) }) });
+    try {
+      await checkAtomicRenewal(new DatabaseTaskStore(db), sdkDatabaseLeaseRenewal(db));
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('sdkDatabaseLeaseRenewal refuses a table name it cannot quote', () => {
+    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: DATABASE_URL }) }) });
+    expect(() => sdkDatabaseLeaseRenewal(db, { tableName: 'tasks; DROP TABLE x' })).to.throw(ConfigurationError, /tableName must be a table name or schema.table/);
+    void db.destroy();
   });
 });

@@ -7,7 +7,7 @@ import express from 'express';
 import { type IncomingMessage, type Server, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ChatAgent, ConfigurationError, approvalResponse } from 'skein';
-import { A2AAgent, A2ARunResponse, A2AServer, partsText } from 'skein/a2a';
+import { A2AAgent, A2ARunResponse, A2AServer, InMemoryA2AContextStore, partsText } from 'skein/a2a';
 import { OpenAIChatClient } from 'skein/openai';
 import { Emulator } from 'skein/testing';
 import { rejection } from '../support/async-expectations.js';
@@ -313,5 +313,55 @@ describe('A2AServer: authentication and context ownership (SDK client)', () => {
     await open.close();
     expect(quiet.logged.warnings).to.have.length(1);
     expect(quiet.logged.warnings[0]).to.contain('no authentication').and.contain('userBuilder');
+  });
+});
+
+describe('A2AServer: failures outside the agent run stay on the server', () => {
+  let emulator: Emulator;
+  before(async () => {
+    emulator = await Emulator.start();
+  });
+  after(async () => {
+    await emulator.stop();
+  });
+
+  /** A context store whose database is down: its error names the host and the password. */
+  class DownContextStore extends InMemoryA2AContextStore {
+    failing = false;
+    override async load(contextId: string) {
+      if (this.failing) throw new Error('connect ECONNREFUSED 10.9.8.7:5432 (postgres://ops:hunter2@10.9.8.7/agents)');
+      return super.load(contextId);
+    }
+  }
+
+  it('a store error reaches the caller as an internal error with an error id only (JSON-RPC and HTTP+JSON); the log has the rest; the context works again after', async () => {
+    const quiet = quietLogger();
+    const contextStore = new DownContextStore();
+    const server = new A2AServer({ agent: chatAgent(emulator), contextStore, logger: quiet.logger });
+    await server.listen();
+    try {
+      const client = await sdkClient(server.url!);
+      const first = await send(client, userMessage('My name is Ada'));
+      contextStore.failing = true;
+      for (const preferred of ['JSONRPC', 'HTTP+JSON'] as const) {
+        const caller = await sdkClient(server.url!, undefined, preferred);
+        const error = await rejection(send(caller, userMessage("What's my name?", { contextId: first.contextId })));
+        const text = `${String(error)} ${JSON.stringify(error)}`;
+        expect(text).not.to.contain('10.9.8.7');
+        expect(text).not.to.contain('hunter2');
+        const errorId = /error id ([0-9a-f-]{36})/.exec(text)?.[1];
+        expect(errorId, text).to.be.a('string');
+        const entry = quiet.logged.errors.find((e) => e.message.includes(errorId!));
+        expect(entry, JSON.stringify(quiet.logged.errors.map((e) => e.message))).to.not.equal(undefined);
+        expect(String(entry!.error)).to.contain('ECONNREFUSED 10.9.8.7');
+      }
+      const peek = await rejection(client.getTask({ tenant: '', id: first.id, historyLength: 10 }));
+      expect(String(peek)).to.contain('error id').and.not.contain('hunter2');
+      contextStore.failing = false;
+      const again = await send(client, userMessage("What's my name?", { contextId: first.contextId }));
+      expect(partsText(again.artifacts.flatMap((a) => a.parts))).to.contain('Ada');
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,11 +1,10 @@
 import 'reflect-metadata';
 import { type Message, Role } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
-import { type Context, type ContextManager, ROOT_CONTEXT, type TextMapPropagator, context, propagation, trace } from '@opentelemetry/api';
+import { context, propagation } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { expect } from 'chai';
 import type { RequestHandler } from 'express';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { ChatAgent } from 'skein';
 import { A2AAgent, A2AServer } from 'skein/a2a';
@@ -13,42 +12,7 @@ import { OpenAIChatClient } from 'skein/openai';
 import { Emulator } from 'skein/testing';
 import { telemetryMiddleware } from 'skein/telemetry';
 import { ScriptedExecutor, startSdkServer } from './remote-fixtures.js';
-
-/** What an OpenTelemetry Node SDK registers: an AsyncLocalStorage context manager (here, the least of one). */
-class AlsContextManager implements ContextManager {
-  readonly #storage = new AsyncLocalStorage<Context>();
-  active(): Context {
-    return this.#storage.getStore() ?? ROOT_CONTEXT;
-  }
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
-    return this.#storage.run(ctx, () => fn.call(thisArg, ...args));
-  }
-  bind<T>(_ctx: Context, target: T): T {
-    return target;
-  }
-  enable(): this {
-    return this;
-  }
-  disable(): this {
-    this.#storage.disable();
-    return this;
-  }
-}
-
-/** The W3C `traceparent` header alone (what the SDK's W3CTraceContextPropagator does, without tracestate). */
-const traceparentPropagator: TextMapPropagator = {
-  fields: () => ['traceparent'],
-  inject(ctx, carrier, setter) {
-    const span = trace.getSpanContext(ctx);
-    if (span) setter.set(carrier, 'traceparent', `00-${span.traceId}-${span.spanId}-0${span.traceFlags & 1}`);
-  },
-  extract(ctx, carrier, getter) {
-    const value = getter.get(carrier, 'traceparent');
-    const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(Array.isArray(value) ? (value[0] ?? '') : (value ?? ''));
-    if (!match) return ctx;
-    return trace.setSpanContext(ctx, { traceId: match[1]!, spanId: match[2]!, traceFlags: parseInt(match[3]!, 16), isRemote: true });
-  },
-};
+import { AlsContextManager, traceparentPropagator } from '../support/trace-context.js';
 
 describe('A2A trace context: W3C traceparent from client to server', () => {
   const exporter = new InMemorySpanExporter();

@@ -124,9 +124,11 @@ describe('runStream abort and thread bookkeeping (unit, FakeChatClient)', () => 
     );
     expect(deltas.filter(Boolean)).to.deep.equal(['Hel', 'lo, ', 'world']);
     const [, stored] = await thread.messageStore!.listMessages();
-    expect(stored).to.deep.equal({ role: 'assistant', contents: [{ kind: 'text', text: 'Hello, world' }], messageId: 'm1', authorName: 'Bot' });
+    const { createdAt, ...rest } = stored!;
+    expect(rest).to.deep.equal({ role: 'assistant', contents: [{ kind: 'text', text: 'Hello, world' }], messageId: 'm1', authorName: 'Bot' });
+    expect(Date.parse(createdAt ?? '')).to.be.closeTo(Date.now(), 60_000);
     // Same key order as before (the serialized JSON is unchanged).
-    expect(Object.keys(stored!)).to.deep.equal(['role', 'contents', 'messageId', 'authorName']);
+    expect(Object.keys(stored!)).to.deep.equal(['role', 'contents', 'messageId', 'createdAt', 'authorName']);
     expect(reply.messages[0]!.contents.map((c) => c.text)).to.deep.equal(['Hel', 'lo, ', 'world']);
   });
 

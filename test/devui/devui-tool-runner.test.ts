@@ -60,7 +60,7 @@ describe('Dev UI: running a tool by hand (HTTP API)', () => {
 
     const unknown = await run('assistant', 'launch_rocket', { arguments: {} });
     expect(unknown.status).to.equal(404);
-    expect(((await unknown.json()) as { error: { message: string } }).error.message).to.equal('Agent "assistant" has no local tool "launch_rocket"; its tools: get_weather, book_table.');
+    expect(((await unknown.json()) as { error: { message: string } }).error.message).to.equal('Agent "assistant" has no tool "launch_rocket"; its tools: get_weather, book_table.');
     const notObject = await run('assistant', 'get_weather', { arguments: ['Oslo'] });
     expect(notObject.status).to.equal(400);
     expect(((await notObject.json()) as { error: { message: string } }).error.message).to.equal('"arguments" must be a JSON object.');

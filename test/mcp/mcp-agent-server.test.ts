@@ -7,10 +7,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Container } from 'inversify';
-import { type AIAgent, ChatAgent, ConfigurationError, agentToken, createContainer, tool } from 'skein';
-import { OpenAIChatClient } from 'skein/openai';
+import { type AIAgent, ChatAgent, ConfigurationError, agentToken, createContainer, messageText, tool } from 'skein';
+import { OpenAIChatClient, openaiPlugin } from 'skein/openai';
 import { z } from 'zod';
-import { McpAgentServer } from 'skein/mcp';
+import { InMemoryMcpThreadStore, McpAgentServer } from 'skein/mcp';
 import { Emulator } from 'skein/testing';
 import { tempDir } from './mcp-fixtures.js';
 
@@ -113,21 +113,111 @@ describe('skein/mcp: Skein agents served over MCP (McpAgentServer, skein mcp ser
     expect((exposed as Error).message).to.contain('--expose');
   });
 
-  it('reports approval requests (which MCP cannot answer) and the next message declines them', async () => {
-    const secret = tool({ name: 'open_vault', parameters: z.object({}), requiresApproval: true, execute: () => 'opened' });
-    const agent = new ChatAgent({ chatClient: new OpenAIChatClient({ apiKey: 'k', baseURL: emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 }), tools: [secret] });
-    const server = new McpAgentServer({ agents: { vault: agent } });
+  describe('approvals over MCP', () => {
+    let opened: number;
+    let client: Client;
+    type Asked = AskResult & { structuredContent: { reply: string; thread: string; approvalRequests?: { callId: string; name: string; arguments: string }[] } };
+
+    beforeEach(async () => {
+      opened = 0;
+      const secret = tool({ name: 'open_vault', parameters: z.object({}), requiresApproval: true, execute: () => `opened ${++opened}` });
+      const agent = new ChatAgent({ chatClient: new OpenAIChatClient({ apiKey: 'k', baseURL: emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 }), tools: [secret] });
+      const server = new McpAgentServer({ agents: { vault: agent } });
+      const url = await server.listenHttp();
+      cleanups.push(() => server.close());
+      client = new Client({ name: 'test', version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      cleanups.push(() => client.close());
+    });
+
+    it('reports approval requests with their call ids and says how to answer them', async () => {
+      const { tools } = await client.listTools();
+      expect(Object.keys((tools[0]!.inputSchema as { properties: object }).properties)).to.include('approvals');
+      const asked = (await ask(client, { input: 'call open_vault' }, 'ask_vault')) as Asked;
+      const [request] = asked.structuredContent.approvalRequests!;
+      expect(request).to.include({ name: 'open_vault' });
+      expect(asked.content[0]!.text).to.contain('needs approval').and.contain(request!.callId).and.contain('"approvals"');
+      expect(opened).to.equal(0);
+    });
+
+    it('an approval answered through "approvals" runs the tool once and the agent goes on', async () => {
+      const asked = (await ask(client, { input: 'call open_vault' }, 'ask_vault')) as Asked;
+      const { thread } = asked.structuredContent;
+      const callId = asked.structuredContent.approvalRequests![0]!.callId;
+      const answered = (await ask(client, { input: '', thread, approvals: [{ callId, approved: true }] }, 'ask_vault')) as Asked;
+      expect(answered.isError).to.not.equal(true);
+      expect(opened).to.equal(1);
+      expect(answered.structuredContent.approvalRequests).to.equal(undefined);
+      expect(answered.structuredContent.reply).to.contain('opened 1');
+      const again = await ask(client, { input: '', thread, approvals: [{ callId, approved: true }] }, 'ask_vault');
+      expect(again.isError).to.equal(true);
+      expect(again.content[0]!.text).to.contain(`"${callId}"`).and.contain('waiting: none');
+      expect(opened).to.equal(1);
+    });
+
+    it('a rejection never runs the tool; the model hears the reason', async () => {
+      const asked = (await ask(client, { input: 'call open_vault' }, 'ask_vault')) as Asked;
+      const callId = asked.structuredContent.approvalRequests![0]!.callId;
+      const rejected = (await ask(client, { input: '', thread: asked.structuredContent.thread, approvals: [{ callId, approved: false, reason: 'not today' }] }, 'ask_vault')) as Asked;
+      expect(rejected.isError).to.not.equal(true);
+      expect(opened).to.equal(0);
+      const sent = JSON.stringify(emulator.requestsTo('/v1/chat/completions').at(-1)!.body);
+      expect(sent).to.contain('not today');
+    });
+
+    it('bad answers are isError results that change nothing: unknown call id, no thread, wrong shape', async () => {
+      const asked = (await ask(client, { input: 'call open_vault' }, 'ask_vault')) as Asked;
+      const { thread } = asked.structuredContent;
+      const callId = asked.structuredContent.approvalRequests![0]!.callId;
+      const unknown = await ask(client, { input: '', thread, approvals: [{ callId: 'nope', approved: true }] }, 'ask_vault');
+      expect(unknown.isError).to.equal(true);
+      expect(unknown.content[0]!.text).to.contain('"nope"').and.contain(callId);
+      const noThread = await ask(client, { input: '', approvals: [{ callId, approved: true }] }, 'ask_vault');
+      expect(noThread.isError).to.equal(true);
+      expect(noThread.content[0]!.text).to.contain('"thread"');
+      const badShape = await ask(client, { input: '', thread, approvals: [{ callId, approved: 'yes' }] }, 'ask_vault');
+      expect(badShape.isError).to.equal(true);
+      expect(badShape.content[0]!.text).to.contain('"approved": boolean');
+      const empty = await ask(client, { input: '', thread }, 'ask_vault');
+      expect(empty.isError).to.equal(true);
+      expect(opened).to.equal(0);
+      // The request is still waiting after all that: answering it now works.
+      const answered = (await ask(client, { input: '', thread, approvals: [{ callId, approved: true }] }, 'ask_vault')) as Asked;
+      expect(answered.isError).to.not.equal(true);
+      expect(opened).to.equal(1);
+    });
+
+    it('a new message instead of an answer declines the calls', async () => {
+      const asked = (await ask(client, { input: 'call open_vault' }, 'ask_vault')) as Asked;
+      const next = await ask(client, { input: 'never mind', thread: asked.structuredContent.thread }, 'ask_vault');
+      expect(next.isError).to.not.equal(true);
+      expect(next.structuredContent!.reply).to.contain('never mind');
+      expect(opened).to.equal(0);
+    });
+  });
+
+  it('calls on one thread at the same time take turns: both turns are kept, in order', async () => {
+    const container = createContainer({
+      plugins: [openaiPlugin({ apiKey: 'k', baseURL: emulator.openaiBaseURL, maxRetries: 0 })],
+      agents: { helper: { client: 'openai-chat', model: 'gpt-4.1' } },
+    });
+    const agent = container.get<AIAgent>(agentToken('helper'));
+    const threads = new InMemoryMcpThreadStore();
+    const server = new McpAgentServer({ agents: { helper: agent }, threads });
     const url = await server.listenHttp();
     cleanups.push(() => server.close());
     const client = new Client({ name: 'test', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     cleanups.push(() => client.close());
-    const asked = (await ask(client, { input: 'call open_vault' }, 'ask_vault')) as AskResult & { structuredContent: { approvalRequests?: { name: string }[] } };
-    expect(asked.structuredContent.approvalRequests!.map((r) => r.name)).to.deep.equal(['open_vault']);
-    expect(asked.content[0]!.text).to.contain('needs approval');
-    const next = await ask(client, { input: 'never mind', thread: asked.structuredContent.thread }, 'ask_vault');
-    expect(next.isError).to.not.equal(true);
-    expect(next.structuredContent!.reply).to.contain('never mind');
+    const first = await ask(client, { input: 'My name is Ada.' });
+    const thread = first.structuredContent!.thread;
+    const replies = await Promise.all(['one', 'two', 'three'].map((word) => ask(client, { input: `Remember the word ${word}.`, thread })));
+    expect(replies.every((r) => r.isError !== true)).to.equal(true);
+    const saved = await agent.deserializeThread((await threads.load(thread))!);
+    const users = (await saved.messageStore!.listMessages()).filter((m) => m.role === 'user').map(messageText);
+    expect(users).to.have.length(4);
+    expect(users[0]).to.equal('My name is Ada.');
+    expect([...users.slice(1)].sort()).to.deep.equal(['Remember the word one.', 'Remember the word three.', 'Remember the word two.']);
   });
 
   it('skein mcp serve over stdio keeps threads in the thread registry', async () => {

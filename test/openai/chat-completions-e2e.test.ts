@@ -72,6 +72,18 @@ describe('OpenAI Chat Completions end to end (real openai SDK against the emulat
       expect(stored[3]!.authorName).to.equal('assistant');
     });
 
+    it('stamps every stored message, the replies included, with when it was made (streaming and not)', async () => {
+      const thread = agent.getNewThread();
+      const before = Date.now();
+      await agent.run('My name is Alice', { thread });
+      await lastValueFrom(agent.runStream("What's my name?", { thread }));
+      const stored = await thread.messageStore!.listMessages();
+      expect(stored.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'user', 'assistant']);
+      const times = stored.map((m) => Date.parse(m.createdAt ?? ''));
+      for (const t of times) expect(t).to.be.within(before - 1, Date.now());
+      expect([...times].sort((a, b) => a - b)).to.deep.equal(times);
+    });
+
     it('uses a throwaway thread when none is given', async () => {
       const thread = agent.getNewThread();
       await agent.run('My name is Alice', { thread });

@@ -232,11 +232,13 @@ class MessageView {
     this.#text = undefined;
   }
 
-  addToolCall(callId: string, name: string, args: string): void {
+  /** `hostedServer`: the call was made by the AI service on that hosted MCP server. */
+  addToolCall(callId: string, name: string, args: string, hostedServer?: string): void {
     callNames.set(callId, name);
     const details = el('details', 'tool-call');
     details.dataset.callId = callId;
-    details.append(el('summary', undefined, `Tool call: ${name}`), el('pre', 'tool-arguments', prettyArguments(args)));
+    const where = hostedServer !== undefined ? ` (MCP server "${hostedServer}", called by the service)` : '';
+    details.append(el('summary', undefined, `Tool call: ${name}${where}`), el('pre', 'tool-arguments', prettyArguments(args)));
     this.node.append(details);
     this.#text = undefined;
   }
@@ -405,6 +407,12 @@ function renderMessage(message: ViewMessage, pendingIds: ReadonlySet<string> = n
       const result = content as { callId: string; result?: unknown; error?: string };
       if (view) view.addToolResult(result.callId, result.result, result.error);
       else showToolResult(result.callId, result.result, result.error);
+    } else if (content.kind === 'hosted-mcp-call') {
+      const call = content as unknown as { callId: string; name: string; arguments: string; serverLabel: string; result?: string; error?: string };
+      view?.addToolCall(call.callId, call.name, call.arguments, call.serverLabel);
+      view?.addToolResult(call.callId, call.result, call.error);
+    } else if (content.kind === 'hosted-mcp-tools') {
+      // The service's listing of a hosted server's tools: kept to send back, not for display.
     } else if (content.kind === 'usage') {
       messages.append(el('div', 'usage', formatUsage((content as { usage: Usage }).usage)));
     } else if (content.kind === 'function-approval-request') {
@@ -478,6 +486,7 @@ function traceView(trace: TurnTrace, label: string): HTMLDetailsElement {
     if (span.model) facts.push(`model ${span.model}`);
     if (span.inputTokens !== undefined || span.outputTokens !== undefined) facts.push(`tokens ${span.inputTokens ?? '?'} in / ${span.outputTokens ?? '?'} out`);
     if (span.finishReasons?.length) facts.push(`finish ${span.finishReasons.join(', ')}`);
+    if (span.toolSource) facts.push(describeSource(span.toolSource, span.toolName));
     if (facts.length) info.append(el('div', 'span-facts', facts.join(' · ')));
     if (span.toolArguments !== undefined) info.append(el('pre', 'span-arguments', `Arguments: ${prettyArguments(span.toolArguments)}`));
     if (span.toolResult !== undefined) info.append(el('pre', 'span-result', `Result: ${prettyArguments(span.toolResult)}`));
@@ -504,12 +513,28 @@ function showThreadTraces(traces: readonly TurnTrace[]): void {
   messages.append(section);
 }
 
+/** Where a tool runs when it is not a local function (an MCP server). */
+interface ToolSourceInfo {
+  kind: string;
+  server?: string;
+  name?: string;
+}
+
 /** A tool of the selected agent, with the JSON Schema of its arguments. */
 interface ToolInfo {
   name: string;
   description?: string;
   parameters: JsonSchema;
   requiresApproval: boolean;
+  source?: ToolSourceInfo;
+}
+
+/** `MCP server "files"`, plus the tool's own name there when the agent sees it under a prefix. */
+function describeSource(source: ToolSourceInfo, exposedName?: string): string {
+  const where = source.kind === 'mcp' ? 'MCP server' : source.kind;
+  const server = source.server !== undefined ? ` "${source.server}"` : '';
+  const own = source.name !== undefined && source.name !== exposedName ? ` (tool "${source.name}" there)` : '';
+  return `${where}${server}${own}`;
 }
 
 interface JsonSchema {
@@ -528,16 +553,21 @@ let openTool: ToolInfo | undefined;
 
 async function loadTools(): Promise<void> {
   const agent = agentSelect.value;
-  const { tools } = await api<{ tools: ToolInfo[] }>(`/api/agents/${encodeURIComponent(agent)}/tools`);
+  const { tools, toolSetErrors = [] } = await api<{ tools: ToolInfo[]; toolSetErrors?: { toolSet: string; name: string; message: string }[] }>(`/api/agents/${encodeURIComponent(agent)}/tools`);
   if (agentSelect.value !== agent) return;
-  $('tools-empty').hidden = tools.length > 0;
+  $('tools-empty').hidden = tools.length > 0 || toolSetErrors.length > 0;
+  const errors = $('tools-errors');
+  errors.hidden = toolSetErrors.length === 0;
+  errors.replaceChildren(...toolSetErrors.map((e) => el('li', undefined, `Could not list the tools of ${e.toolSet}: ${e.name}: ${e.message}`)));
   $('tool-list').replaceChildren(
     ...tools.map((tool) => {
       const item = el('li');
       const button = el('button', undefined, tool.name);
       button.type = 'button';
       button.title = tool.description ?? '';
-      button.setAttribute('aria-label', `Run tool ${tool.name} by hand`);
+      const source = tool.source ? describeSource(tool.source, tool.name) : undefined;
+      if (source) button.append(el('span', 'tool-source', ` · ${source}`));
+      button.setAttribute('aria-label', `Run tool ${tool.name}${source ? ` from ${source}` : ''} by hand`);
       button.addEventListener('click', () => showToolForm(tool));
       item.append(button);
       return item;
@@ -590,6 +620,9 @@ function showToolForm(tool: ToolInfo): void {
   openTool = tool;
   $('tool-title').textContent = tool.name;
   $('tool-description').textContent = tool.description ?? '';
+  const source = $('tool-source');
+  source.hidden = !tool.source;
+  source.textContent = tool.source ? `Runs on ${describeSource(tool.source, tool.name)}.` : '';
   $('tool-approval-note').hidden = !tool.requiresApproval;
   const required = new Set(tool.parameters.required ?? []);
   toolFields.replaceChildren(...Object.entries(tool.parameters.properties ?? {}).map(([name, schema]) => fieldFor(name, schema, required.has(name))));
@@ -907,7 +940,7 @@ async function runTurn(request: { text?: string; approvals?: ApprovalAnswer[] },
         if (d.role === 'tool') new MessageView('tool').appendText(d.text as string);
         else replyView(d.authorName as string | undefined).appendText(d.text as string);
       } else if (event === 'tool-call') {
-        replyView(d.authorName as string | undefined).addToolCall(d.callId as string, d.name as string, d.arguments as string);
+        replyView(d.authorName as string | undefined).addToolCall(d.callId as string, d.name as string, d.arguments as string, d.hostedServer as string | undefined);
       } else if (event === 'tool-result') {
         const approval = approvals.get(d.callId as string);
         if (approval?.answer?.approved) approval.ran = true;

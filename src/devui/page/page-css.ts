@@ -92,6 +92,8 @@ details.trace > summary { cursor: pointer; color: #374151; }
 #tools-panel { margin-top: 14px; border-top: 1px solid #e5e7eb; }
 #tool-list { list-style: none; margin: 0; padding: 0; }
 #tool-list button { width: 100%; text-align: left; margin: 2px 0; font-family: ui-monospace, monospace; font-size: 12px; }
+#tool-list .tool-source { color: #6b7280; font-family: system-ui, sans-serif; font-size: 11px; }
+#tools-errors { list-style: none; margin: 4px 0; padding: 0; color: #9b1c1c; font-size: 12px; }
 #tool-dialog { border: 1px solid #b7c0cc; border-radius: 8px; min-width: 420px; max-width: 640px; }
 #tool-dialog h2 { font-size: 15px; margin: 0 0 4px; font-family: ui-monospace, monospace; }
 #tool-fields label { display: flex; flex-direction: column; margin: 6px 0; font-size: 12px; color: #374151; }

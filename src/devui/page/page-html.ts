@@ -31,8 +31,9 @@ export const PAGE_HTML = `<!doctype html>
     <ul id="thread-list"></ul>
     <section id="tools-panel" aria-labelledby="tools-heading">
       <h2 id="tools-heading">Tools</h2>
-      <p id="tools-empty" class="muted" hidden>This agent has no local tools.</p>
+      <p id="tools-empty" class="muted" hidden>This agent has no tools the Dev UI can run.</p>
       <ul id="tool-list"></ul>
+      <ul id="tools-errors" role="status" aria-label="Tool sets that could not be listed" hidden></ul>
     </section>
   </aside>
   <main class="chat">
@@ -70,6 +71,7 @@ export const PAGE_HTML = `<!doctype html>
   <form id="tool-form" method="dialog">
     <h2 id="tool-title"></h2>
     <p id="tool-description" class="muted"></p>
+    <p id="tool-source" class="muted" hidden></p>
     <p id="tool-approval-note" class="muted" hidden>In a conversation this tool asks for approval first; running it here runs it now.</p>
     <div id="tool-fields"></div>
     <div class="actions">

@@ -95,6 +95,17 @@ export async function listHostedTools(tool: HostedMcpTool, ids: IdGenerator): Pr
   return { server: { tool, tools }, item };
 }
 
+/** A server's tools as an `mcp_list_tools` item in context lists them (only the allowed ones); the server is not asked. */
+export function knownHostedTools(tool: HostedMcpTool, item: StoredItem): HostedMcpServer {
+  const listed = (item.tools as Record<string, unknown>[]).filter((t) => !tool.allowedTools || tool.allowedTools.includes(String(t.name)));
+  const tools = listed.map((t) => ({
+    name: String(t.name),
+    ...(typeof t.description === 'string' && t.description ? { description: t.description } : {}),
+    parameters: t.input_schema as Record<string, unknown>,
+  }));
+  return { tool, tools };
+}
+
 /** Calls a tool on its server: the `mcp_call` item, with the text of the result or the error. */
 export async function callHostedTool(tool: HostedMcpTool, name: string, args: string, ids: IdGenerator, approvalRequestId?: string): Promise<StoredItem> {
   let output: string | null = null;

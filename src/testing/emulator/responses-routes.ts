@@ -2,7 +2,7 @@ import { isToolCallsReply, type ModelMessage, type ModelReply, type ModelTool } 
 import type { SseStream } from './http-replies.js';
 import type { IdGenerator } from './id-generator.js';
 import { registryState } from './registry-state.js';
-import { approvalRequestItem, callHostedTool, type HostedMcpServer, hostedMcpTools, listHostedTools } from './responses-mcp.js';
+import { approvalRequestItem, callHostedTool, type HostedMcpServer, hostedMcpTools, knownHostedTools, listHostedTools } from './responses-mcp.js';
 import type { RouteContext, RouteRegistry, RouteReply, RouteRequest } from './router.js';
 
 /**
@@ -232,6 +232,13 @@ async function hostedMcpTurn(
   const servers: HostedMcpServer[] = [];
   const output: StoredItem[] = [];
   for (const tool of hostedMcpTools(parsed.toolChoice === 'none' ? [] : parsed.rawTools)) {
+    // As the service does: a listing of this server already in context (an earlier response's,
+    // or one a store: false client sent back) is used; the server is listed only when there is none.
+    const known = items.findLast((i) => i.type === 'mcp_list_tools' && i.server_label === tool.serverLabel && (i.error === null || i.error === undefined));
+    if (known) {
+      servers.push(knownHostedTools(tool, known));
+      continue;
+    }
     const listed = await listHostedTools(tool, context.ids);
     servers.push(listed.server);
     output.push(listed.item);
@@ -395,10 +402,21 @@ async function streamResponse(stream: SseStream, response: ResponseObject): Prom
       if (!(await send('response.function_call_arguments.done', { ...base, name: item.name, arguments: args }))) return;
     } else if (item.type === 'mcp_approval_request') {
       if (!(await send('response.output_item.added', { output_index: index, item }))) return;
-    } else if (item.type === 'mcp_list_tools' || item.type === 'mcp_call') {
-      if (!(await send('response.output_item.added', { output_index: index, item: { ...item, status: 'in_progress' } }))) return;
-      const phases = item.type === 'mcp_call' ? ['response.mcp_call.in_progress', item.error == null ? 'response.mcp_call.completed' : 'response.mcp_call.failed'] : ['response.mcp_list_tools.in_progress', 'response.mcp_list_tools.completed'];
-      for (const phase of phases) if (!(await send(phase, base))) return;
+    } else if (item.type === 'mcp_list_tools') {
+      if (!(await send('response.output_item.added', { output_index: index, item: { ...item, tools: [] } }))) return;
+      if (!(await send('response.mcp_list_tools.in_progress', base))) return;
+      if (!(await send(item.error == null ? 'response.mcp_list_tools.completed' : 'response.mcp_list_tools.failed', base))) return;
+    } else if (item.type === 'mcp_call') {
+      // The call starts with no arguments and no outcome; the arguments stream in, then the service calls the server.
+      const args = String(item.arguments);
+      const started = { ...item, arguments: '', output: null, error: null, status: 'in_progress' };
+      if (!(await send('response.output_item.added', { output_index: index, item: started }))) return;
+      if (!(await send('response.mcp_call.in_progress', base))) return;
+      for (let i = 0; i < args.length; i += ARGUMENT_FRAGMENT_LENGTH) {
+        if (!(await send('response.mcp_call_arguments.delta', { ...base, delta: args.slice(i, i + ARGUMENT_FRAGMENT_LENGTH) }))) return;
+      }
+      if (!(await send('response.mcp_call_arguments.done', { ...base, arguments: args }))) return;
+      if (!(await send(item.error == null ? 'response.mcp_call.completed' : 'response.mcp_call.failed', base))) return;
     } else {
       const part = (item.content as { text: string }[])[0]!;
       const empty = { type: 'output_text', text: '', annotations: [], logprobs: [] };
@@ -510,6 +528,37 @@ function parseItem(item: unknown, ids: IdGenerator, param: string): StoredItem {
         approval_request_id: item.approval_request_id,
         approve: item.approve,
         ...(typeof item.reason === 'string' ? { reason: item.reason } : {}),
+      };
+    case 'mcp_list_tools':
+      // Sent back by a client that keeps its own history (store: false): the service need not list again.
+      if (typeof item.id !== 'string' || typeof item.server_label !== 'string' || !Array.isArray(item.tools)) {
+        throw new InvalidRequestError(`${param}: an mcp_list_tools needs id, server_label (strings) and tools (an array).`, param);
+      }
+      item.tools.forEach((tool, index) => {
+        if (!isRecord(tool) || typeof tool.name !== 'string' || !isRecord(tool.input_schema)) {
+          throw new InvalidRequestError(`${param}.tools[${index}] needs name (a string) and input_schema (an object).`, `${param}.tools[${index}]`);
+        }
+      });
+      return { id: item.id, type: 'mcp_list_tools', server_label: item.server_label, tools: item.tools, error: typeof item.error === 'string' ? item.error : null };
+    case 'mcp_call':
+      if (typeof item.id !== 'string' || typeof item.server_label !== 'string' || typeof item.name !== 'string' || typeof item.arguments !== 'string') {
+        throw new InvalidRequestError(`${param}: an mcp_call needs id, server_label, name and arguments (strings).`, param);
+      }
+      for (const key of ['output', 'error', 'approval_request_id'] as const) {
+        if (item[key] !== undefined && item[key] !== null && typeof item[key] !== 'string') {
+          throw new InvalidRequestError(`${param}.${key} must be a string or null.`, `${param}.${key}`);
+        }
+      }
+      return {
+        id: item.id,
+        type: 'mcp_call',
+        server_label: item.server_label,
+        name: item.name,
+        arguments: item.arguments,
+        output: item.output ?? null,
+        error: item.error ?? null,
+        status: typeof item.status === 'string' ? item.status : 'completed',
+        ...(typeof item.approval_request_id === 'string' ? { approval_request_id: item.approval_request_id } : {}),
       };
     case 'item_reference':
       if (typeof item.id !== 'string') throw new InvalidRequestError(`${param}: an item_reference needs the id of a stored item.`, `${param}.id`);
