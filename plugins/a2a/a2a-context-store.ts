@@ -1,4 +1,5 @@
 import { type SerializedThread, ThreadConflictError } from 'skein';
+import { rememberLoadedJson, savingJsonOf } from './thread-json.js';
 
 /** One A2A context's thread as the server keeps it, with the version its next save must match. */
 export interface StoredA2AContext {
@@ -34,7 +35,24 @@ export class InMemoryA2AContextStore implements A2AContextStore {
 
   async load(contextId: string): Promise<StoredA2AContext | undefined> {
     const entry = this.#entries.get(contextId);
-    return entry ? { thread: JSON.parse(entry.json) as SerializedThread, version: entry.version, owner: entry.owner } : undefined;
+    if (!entry) return undefined;
+    const { json, version, owner } = entry;
+    // Parsed on first read (ownership checks read only the owner); its JSON text is known.
+    let thread: SerializedThread | undefined;
+    return {
+      get thread(): SerializedThread {
+        if (thread === undefined) {
+          thread = JSON.parse(json) as SerializedThread;
+          rememberLoadedJson(thread, json);
+        }
+        return thread;
+      },
+      set thread(value: SerializedThread) {
+        thread = value;
+      },
+      version,
+      owner,
+    };
   }
 
   async save(contextId: string, thread: SerializedThread, expectedVersion: number | undefined, owner: string): Promise<number> {
@@ -48,7 +66,7 @@ export class InMemoryA2AContextStore implements A2AContextStore {
       );
     }
     const version = (current ?? 0) + 1;
-    this.#entries.set(contextId, { json: JSON.stringify(thread), version, owner: entry?.owner ?? owner });
+    this.#entries.set(contextId, { json: savingJsonOf(thread) ?? JSON.stringify(thread), version, owner: entry?.owner ?? owner });
     return version;
   }
 

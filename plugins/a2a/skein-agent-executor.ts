@@ -19,6 +19,7 @@ import { STATE_HEADERS_KEY, otel } from './a2a-peers.js';
 import { approvalInput, approvalRequestParts, pendingCallIds } from './a2a-approvals.js';
 import type { A2AContextStore, StoredA2AContext } from './a2a-context-store.js';
 import { agentMessage, artifact, textPart, toParts } from './a2a-mapping.js';
+import { loadedJsonOf, rememberSavingJson } from './thread-json.js';
 
 /** Where the A2A server reports what remote callers must not see (failures) and start-up notices. */
 export interface A2AServerLogger {
@@ -188,7 +189,8 @@ export class SkeinAgentExecutor implements AgentExecutor {
     const { taskId, contextId } = request;
     const stored = await this.#contexts.load(contextId);
     const thread = await this.#threadFor(stored);
-    const before = stored ? JSON.stringify(stored.thread) : undefined;
+    // The stored thread's JSON text, from the store when it kept it (the in-memory store does).
+    const before = stored ? (loadedJsonOf(stored.thread) ?? JSON.stringify(stored.thread)) : undefined;
     const parts: Part[] = [];
     const approvals: FunctionApprovalRequestContent[] = [];
     const waiting = request.task?.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED ? pendingCallIds(request.task.status.message) : [];
@@ -215,8 +217,12 @@ export class SkeinAgentExecutor implements AgentExecutor {
       else subscribe();
     });
     const serialized: SerializedThread = await thread.serialize();
+    const after = JSON.stringify(serialized);
     // A database-backed thread serializes to the same key every turn: its store already committed the turn.
-    if (JSON.stringify(serialized) !== before) await this.#contexts.save(contextId, serialized, stored?.version, stored?.owner ?? '');
+    if (after !== before) {
+      rememberSavingJson(serialized, after); // the in-memory store keeps this text rather than making it again
+      await this.#contexts.save(contextId, serialized, stored?.version, stored?.owner ?? '');
+    }
     return { parts: mergeText(parts), approvals };
   }
 

@@ -428,4 +428,24 @@ describe('A2A: bad input gives typed errors', () => {
     expect(await rejection(store.save('ctx', thread, undefined, ''))).to.be.instanceOf(ThreadConflictError);
     expect((await store.load('ctx'))?.thread.serviceThreadId).to.equal('second');
   });
+
+  it('in-memory context store: copies in and out, a loaded context is plain data that changes nothing stored', async () => {
+    const store = new InMemoryA2AContextStore();
+    const thread = { $type: 'service', version: 1, provider: 'x', serviceThreadId: 't', state: { turns: [1] } };
+    const version = await store.save('ctx', thread, undefined, 'alice');
+    thread.state.turns.push(2); // the caller's object after the save
+
+    const loaded = (await store.load('ctx'))!;
+    expect(loaded).to.deep.equal({ thread: { ...thread, state: { turns: [1] } }, version, owner: 'alice' });
+    expect(JSON.parse(JSON.stringify(loaded))).to.deep.equal({ thread: { ...thread, state: { turns: [1] } }, version, owner: 'alice' });
+    (loaded.thread.state as { turns: number[] }).turns.push(3);
+
+    const again = (await store.load('ctx'))!;
+    expect(again.thread).to.deep.equal({ ...thread, state: { turns: [1] } });
+    // The changed copy, saved, is what is stored (the change is not lost to a cached text).
+    const next = await store.save('ctx', loaded.thread, again.version, 'bob');
+    expect(await store.load('ctx')).to.deep.equal({ thread: { ...thread, state: { turns: [1, 3] } }, version: next, owner: 'alice' });
+    loaded.thread = { ...thread, serviceThreadId: 'replaced' };
+    expect(loaded.thread.serviceThreadId).to.equal('replaced');
+  });
 });
