@@ -7,8 +7,6 @@ import { type AgentExecutor, DefaultRequestHandler, InMemoryTaskStore, type User
 import { agentCardHandler } from '@a2a-js/sdk/server/express';
 import { A2AService, UserBuilder, grpcService } from '@a2a-js/sdk/server/grpc';
 import * as grpc from '@grpc/grpc-js';
-import { context, propagation } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { expect } from 'chai';
 import express from 'express';
 import { execFile } from 'node:child_process';
@@ -27,7 +25,7 @@ import { Emulator } from 'skein/testing';
 import { telemetryMiddleware } from 'skein/telemetry';
 import { rejection } from '../support/async-expectations.js';
 import { deleteFileTool } from '../support/example-tools.js';
-import { AlsContextManager, traceparentPropagator } from '../support/trace-context.js';
+import { useTraceContext } from '../support/trace-context.js';
 import { ScriptedExecutor, userMessage } from './remote-fixtures.js';
 import { offersHttp, prefersGrpc } from '../../plugins/a2a/a2a-grpc-client.js';
 
@@ -553,19 +551,7 @@ describe("A2AAgent over gRPC: against the SDK's own gRPC server", () => {
 });
 
 describe('A2A over gRPC: W3C trace context as metadata', () => {
-  const exporter = new InMemorySpanExporter();
-  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-
-  before(() => {
-    context.setGlobalContextManager(new AlsContextManager());
-    propagation.setGlobalPropagator(traceparentPropagator);
-  });
-  after(async () => {
-    context.disable();
-    propagation.disable();
-    await tracerProvider.shutdown();
-  });
-  beforeEach(() => exporter.reset());
+  const { exporter, tracerProvider } = useTraceContext();
 
   it("A2AAgent sends its run span's traceparent as gRPC metadata", async () => {
     const seen: SdkGrpcServerOptions['seen'] = [];

@@ -1,8 +1,6 @@
 import 'reflect-metadata';
 import { type Message, Role } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
-import { context, propagation } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { expect } from 'chai';
 import type { RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
@@ -12,22 +10,10 @@ import { OpenAIChatClient } from 'skein/openai';
 import { Emulator } from 'skein/testing';
 import { telemetryMiddleware } from 'skein/telemetry';
 import { ScriptedExecutor, startSdkServer } from './remote-fixtures.js';
-import { AlsContextManager, traceparentPropagator } from '../support/trace-context.js';
+import { useTraceContext } from '../support/trace-context.js';
 
 describe('A2A trace context: W3C traceparent from client to server', () => {
-  const exporter = new InMemorySpanExporter();
-  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-
-  before(() => {
-    context.setGlobalContextManager(new AlsContextManager());
-    propagation.setGlobalPropagator(traceparentPropagator);
-  });
-  after(async () => {
-    context.disable();
-    propagation.disable();
-    await tracerProvider.shutdown();
-  });
-  beforeEach(() => exporter.reset());
+  const { exporter, tracerProvider } = useTraceContext();
 
   it("A2AAgent sends its run span's traceparent to the SDK server on every call", async () => {
     const traceparents: (string | undefined)[] = [];

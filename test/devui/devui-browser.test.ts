@@ -1,25 +1,12 @@
 import { expect } from 'chai';
-import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { tableBookings } from '../../samples/devui/devui-tools-plugin.js';
 import { startFixture, type DevUIFixture, type FixtureOptions } from './devui-fixture.js';
+import { launchChromium } from '../support/chromium.js';
 
-const CHROMIUM = process.env.SKEIN_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  // A DNS rebinding in one flag: this name resolves to the loopback address, as an attacker's would once rebound.
-  '--host-resolver-rules=MAP rebind.test 127.0.0.1',
-];
 
 describe('Dev UI in headless Chromium', function () {
   // Launching a browser takes a few seconds on a cold machine; no assertion depends on time.
@@ -30,13 +17,7 @@ describe('Dev UI in headless Chromium', function () {
   let page: Page;
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      const why = `${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) to run the Dev UI browser tests.`;
-      if (process.env.SKEIN_REQUIRE_BROWSER === '1') throw new Error(why);
-      console.log(`      skipped: ${why}`);
-      this.skip();
-    }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium(this);
   });
   after(async () => {
     await browser?.close();

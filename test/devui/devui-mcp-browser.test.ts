@@ -1,14 +1,13 @@
 import { expect } from 'chai';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { EverythingHttp, marks } from '../mcp/mcp-fixtures.js';
 import { startFixture, type DevUIFixture } from './devui-fixture.js';
 import { writeMcpConfig } from './devui-mcp-config.js';
+import { launchChromium } from '../support/chromium.js';
 
-const CHROMIUM = process.env.SKEIN_CHROMIUM ?? '/usr/bin/chromium';
 
 /** Issue 18: what a user sees of MCP tools on the Dev UI page (headless Chromium). */
 describe('Dev UI in headless Chromium: MCP tools', function () {
@@ -22,14 +21,8 @@ describe('Dev UI in headless Chromium: MCP tools', function () {
   let hostedServer: EverythingHttp;
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) {
-      const why = `${CHROMIUM} not found: install Debian's chromium (apt-get install -y chromium) to run the Dev UI browser tests.`;
-      if (process.env.SKEIN_REQUIRE_BROWSER === '1') throw new Error(why);
-      console.log(`      skipped: ${why}`);
-      this.skip();
-    }
+    browser = await launchChromium(this);
     hostedServer = await EverythingHttp.start();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
   });
   after(async () => {
     await browser?.close();

@@ -1,4 +1,5 @@
-import { type Context, type ContextManager, ROOT_CONTEXT, type TextMapPropagator, trace } from '@opentelemetry/api';
+import { type Context, type ContextManager, ROOT_CONTEXT, type TextMapPropagator, context, propagation, trace } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /** What an OpenTelemetry Node SDK registers: an AsyncLocalStorage context manager (here, the least of one). */
@@ -36,3 +37,23 @@ export const traceparentPropagator: TextMapPropagator = {
     return trace.setSpanContext(ctx, { traceId: match[1]!, spanId: match[2]!, traceFlags: parseInt(match[3]!, 16), isRemote: true });
   },
 };
+
+/**
+ * For the enclosing describe: the globals an OpenTelemetry Node SDK sets (context manager, W3C
+ * propagator), and a tracer provider whose spans are kept in memory (reset before each test).
+ */
+export function useTraceContext(): { exporter: InMemorySpanExporter; tracerProvider: BasicTracerProvider } {
+  const exporter = new InMemorySpanExporter();
+  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  before(() => {
+    context.setGlobalContextManager(new AlsContextManager());
+    propagation.setGlobalPropagator(traceparentPropagator);
+  });
+  after(async () => {
+    context.disable();
+    propagation.disable();
+    await tracerProvider.shutdown();
+  });
+  beforeEach(() => exporter.reset());
+  return { exporter, tracerProvider };
+}
