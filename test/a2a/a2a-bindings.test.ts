@@ -5,12 +5,11 @@ import { LegacyJsonRpcTransport, LegacyRestTransport } from '@a2a-js/sdk/compat/
 import { expect } from 'chai';
 import express, { type RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
-import { lastValueFrom, toArray } from 'rxjs';
 import { ChatAgent } from 'skein';
-import { A2AAgent, A2ARunResponse, A2AServer, partsText } from 'skein/a2a';
+import { A2AAgent, A2AServer, partsText } from 'skein/a2a';
 import { OpenAIChatClient } from 'skein/openai';
 import { Emulator } from 'skein/testing';
-import { ScriptedExecutor, startSdkServer, userMessage } from './remote-fixtures.js';
+import { ScriptedExecutor, expectScriptedConversation, startSdkServer, userMessage } from './remote-fixtures.js';
 
 function answerText(result: Message | Task): string {
   if ('messageId' in result) return partsText(result.parts);
@@ -94,14 +93,7 @@ describe('A2AAgent against SDK servers of every binding', () => {
       const gate: RequestHandler = (req, res, next) => json(req, res, () => (seen.push(String((req.body as { method?: string } | undefined)?.method ?? req.path)), next()));
       const remote = await startSdkServer(new ScriptedExecutor(), { ...setup.options, gate });
       try {
-        const agent = new A2AAgent({ url: remote.cardUrl });
-        const thread = agent.getNewThread();
-        const asked = (await agent.run('weather', { thread })) as A2ARunResponse;
-        expect(asked.inputRequired).to.equal(true);
-        expect(asked.text).to.contain('Which city?');
-        const updates = await lastValueFrom(agent.runStream('Paris', { thread }).pipe(toArray()));
-        expect(updates.map((u) => u.text).join('')).to.equal('Weather in Paris: sunny');
-        expect((await agent.run('hello', { thread: agent.getNewThread() })).text).to.equal('echo: hello');
+        await expectScriptedConversation(new A2AAgent({ url: remote.cardUrl }));
         expect(seen.some((w) => w.endsWith(setup.wire)), seen.join(', ')).to.equal(true);
       } finally {
         await remote.close();

@@ -17,7 +17,7 @@ import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { lastValueFrom, toArray } from 'rxjs';
+import { lastValueFrom } from 'rxjs';
 import { AbortError, AuthenticationError, ChatAgent, ConfigurationError, ConnectionError, NotFoundError, RateLimitError, ServiceError } from 'skein';
 import { A2AAgent, A2AAuthRequiredError, A2ARunResponse, A2AServer, A2ATaskRejectedError, partsText } from 'skein/a2a';
 import { OpenAIChatClient } from 'skein/openai';
@@ -26,7 +26,7 @@ import { telemetryMiddleware } from 'skein/telemetry';
 import { rejection } from '../support/async-expectations.js';
 import { deleteFileTool } from '../support/example-tools.js';
 import { useTraceContext } from '../support/trace-context.js';
-import { ScriptedExecutor, userMessage } from './remote-fixtures.js';
+import { ScriptedExecutor, expectScriptedConversation, scriptedCard, userMessage } from './remote-fixtures.js';
 import { offersHttp, prefersGrpc } from '../../plugins/a2a/a2a-grpc-client.js';
 
 function quietLogger() {
@@ -334,20 +334,7 @@ interface SdkGrpcServerOptions {
 
 /** The SDK's own gRPC server (DefaultRequestHandler + grpcService) on 127.0.0.1, its card (GRPC only) over HTTP. */
 async function startSdkGrpcServer(executor: AgentExecutor, options: SdkGrpcServerOptions = {}) {
-  const card: AgentCard = {
-    name: 'scripted-grpc',
-    description: 'A scripted remote agent over gRPC',
-    version: '1.0.0',
-    supportedInterfaces: [],
-    provider: undefined,
-    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-    securitySchemes: options.card?.securitySchemes ?? {},
-    securityRequirements: options.card?.securityRequirements ?? [],
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [],
-    signatures: [],
-  };
+  const card = scriptedCard('scripted-grpc', 'A scripted remote agent over gRPC', options.card);
   const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
   const grpcServer = new grpc.Server();
   const recorded: Parameters<typeof grpcService>[0]['userBuilder'] = async (call) => {
@@ -423,14 +410,7 @@ describe("A2AAgent over gRPC: against the SDK's own gRPC server", () => {
   it('picks gRPC from a gRPC-only card: input-required continues, streams, direct messages, polling', async () => {
     const seen: SdkGrpcServerOptions['seen'] = [];
     const server = await remote(new ScriptedExecutor(), { seen });
-    const agent = new A2AAgent({ url: server.cardUrl });
-    const thread = agent.getNewThread();
-    const asked = (await agent.run('weather', { thread })) as A2ARunResponse;
-    expect(asked.inputRequired).to.equal(true);
-    expect(asked.text).to.contain('Which city?');
-    const updates = await lastValueFrom(agent.runStream('Paris', { thread }).pipe(toArray()));
-    expect(updates.map((u) => u.text).join('')).to.equal('Weather in Paris: sunny');
-    expect((await agent.run('hello', { thread: agent.getNewThread() })).text).to.equal('echo: hello');
+    await expectScriptedConversation(new A2AAgent({ url: server.cardUrl }));
     const polled = (await new A2AAgent({ url: server.cardUrl, mode: 'poll', pollIntervalMs: 20 }).run('weather')) as A2ARunResponse;
     expect(polled.inputRequired).to.equal(true);
     const methods = seen!.map((s) => s.method);

@@ -68,6 +68,29 @@ function startInstance(env: Record<string, string>, children: ChildProcess[]): P
   });
 }
 
+interface Pair {
+  emulator: Emulator;
+  instances: Instance[];
+  a: Client;
+  b: Client;
+}
+
+/** An emulator and two A2AServer processes on the same stores, with an SDK client for each. */
+async function startPair(env: Record<string, string>, children: ChildProcess[]): Promise<Pair> {
+  const emulator = await Emulator.start();
+  const withModel = { ...env, EMULATOR_URL: emulator.openaiBaseURL };
+  const instances = await Promise.all([startInstance(withModel, children), startInstance(withModel, children)]);
+  expect(instances[0]!.url).not.to.equal(instances[1]!.url);
+  const [a, b] = await Promise.all(instances.map((i) => new ClientFactory().createFromUrl(i.url)));
+  return { emulator, instances, a: a!, b: b! };
+}
+
+async function stopPair(pair: Pair | undefined, children: ChildProcess[], schema: string): Promise<void> {
+  for (const child of children) child.kill();
+  await pair?.emulator.stop();
+  await dropSchema(schema);
+}
+
 async function state(client: Client, id: string): Promise<TaskState | undefined> {
   return (await client.getTask({ tenant: '', id, historyLength: 0 })).status?.state;
 }
@@ -134,19 +157,13 @@ for (const store of ['redis', 'postgres'] as const) {
     let a: Client;
     let b: Client;
 
+    let pair: Pair | undefined;
+
     before(async () => {
-      emulator = await Emulator.start();
-      const env = { EMULATOR_URL: emulator.openaiBaseURL, STORE: store, PREFIX: prefix, REDIS_URL, DATABASE_URL };
-      instances = await Promise.all([startInstance(env, children), startInstance(env, children)]);
-      expect(instances[0]!.url).not.to.equal(instances[1]!.url);
-      a = await new ClientFactory().createFromUrl(instances[0]!.url);
-      b = await new ClientFactory().createFromUrl(instances[1]!.url);
+      pair = await startPair({ STORE: store, PREFIX: prefix, REDIS_URL, DATABASE_URL }, children);
+      ({ emulator, instances, a, b } = pair);
     });
-    after(async () => {
-      for (const child of children) child.kill();
-      await emulator.stop();
-      await dropSchema(prefix);
-    });
+    after(() => stopPair(pair, children, prefix));
 
     it('continues one context on either instance, turn after turn', async () => {
       const first = await send(a, 'My name is Ada');
@@ -195,20 +212,15 @@ withService("A2A scale-out on the SDK's DatabaseTaskStore and DatabasePushNotifi
   let a: Client;
   let b: Client;
 
+  let pair: Pair | undefined;
+
   before(async () => {
-    emulator = await Emulator.start();
     // The SDK's stores do not create their tables: its migrations do.
     await migrateA2ADatabase({ url: DATABASE_URL, schema: prefix });
-    const env = { EMULATOR_URL: emulator.openaiBaseURL, STORE: 'postgres', TASKS: 'sdk', PUSH: '1', PREFIX: prefix, DATABASE_URL };
-    instances = await Promise.all([startInstance(env, children), startInstance(env, children)]);
-    a = await new ClientFactory().createFromUrl(instances[0]!.url);
-    b = await new ClientFactory().createFromUrl(instances[1]!.url);
+    pair = await startPair({ STORE: 'postgres', TASKS: 'sdk', PUSH: '1', PREFIX: prefix, DATABASE_URL }, children);
+    ({ emulator, instances, a, b } = pair);
   });
-  after(async () => {
-    for (const child of children) child.kill();
-    await emulator.stop();
-    await dropSchema(prefix);
-  });
+  after(() => stopPair(pair, children, prefix));
 
   it('migrateA2ADatabase made the SDK tables, and running it again is a no-op', async () => {
     await migrateA2ADatabase({ url: DATABASE_URL, schema: prefix });

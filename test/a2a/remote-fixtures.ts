@@ -14,7 +14,9 @@ import { legacyAgentCardRouter } from '@a2a-js/sdk/compat/v0_3/server/express';
 import express, { type RequestHandler } from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { agentMessage, artifact, partsText, textPart } from 'skein/a2a';
+import { type A2AAgent, type A2ARunResponse, agentMessage, artifact, partsText, textPart } from 'skein/a2a';
+import { expect } from 'chai';
+import { lastValueFrom, toArray } from 'rxjs';
 
 function status(state: TaskState, message?: Message): TaskStatus {
   return { state, message, timestamp: new Date().toISOString() };
@@ -107,22 +109,41 @@ export interface SdkServerOptions {
   legacy?: boolean;
 }
 
-/** The SDK's own server (express, JSON-RPC or REST) on 127.0.0.1 and a free port. */
-export async function startSdkServer(executor: AgentExecutor, options: SdkServerOptions = {}) {
-  const card: AgentCard = {
-    name: 'scripted',
-    description: 'A scripted remote agent',
+/** The card of a scripted remote agent, with no interfaces yet (the server adds where it listens). */
+export function scriptedCard(name: string, description: string, options: Partial<Pick<AgentCard, 'securitySchemes' | 'securityRequirements'>> & { streaming?: boolean } = {}): AgentCard {
+  return {
+    name,
+    description,
     version: '1.0.0',
     supportedInterfaces: [],
     provider: undefined,
     capabilities: { streaming: options.streaming ?? true, pushNotifications: false, extensions: [] },
-    securitySchemes: options.card?.securitySchemes ?? {},
-    securityRequirements: options.card?.securityRequirements ?? [],
+    securitySchemes: options.securitySchemes ?? {},
+    securityRequirements: options.securityRequirements ?? [],
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
     skills: [],
     signatures: [],
   };
+}
+
+/**
+ * What a user does with the ScriptedExecutor's remote: "weather" asks which city (input-required),
+ * the streamed answer continues that task, and a new thread gets a direct echo.
+ */
+export async function expectScriptedConversation(agent: A2AAgent): Promise<void> {
+  const thread = agent.getNewThread();
+  const asked = (await agent.run('weather', { thread })) as A2ARunResponse;
+  expect(asked.inputRequired).to.equal(true);
+  expect(asked.text).to.contain('Which city?');
+  const updates = await lastValueFrom(agent.runStream('Paris', { thread }).pipe(toArray()));
+  expect(updates.map((u) => u.text).join('')).to.equal('Weather in Paris: sunny');
+  expect((await agent.run('hello', { thread: agent.getNewThread() })).text).to.equal('echo: hello');
+}
+
+/** The SDK's own server (express, JSON-RPC or REST) on 127.0.0.1 and a free port. */
+export async function startSdkServer(executor: AgentExecutor, options: SdkServerOptions = {}) {
+  const card = scriptedCard('scripted', 'A scripted remote agent', { ...options.card, streaming: options.streaming });
   const taskStore = new InMemoryTaskStore();
   const handler = new DefaultRequestHandler(card, taskStore, executor);
   const app = express();

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { tableBookings } from '../../samples/devui/devui-tools-plugin.js';
 import { startFixture, type DevUIFixture, type FixtureOptions } from './devui-fixture.js';
-import { launchChromium } from '../support/chromium.js';
+import { devuiSend, devuiTurn, launchChromium } from '../support/chromium.js';
 
 
 describe('Dev UI in headless Chromium', function () {
@@ -49,24 +49,8 @@ describe('Dev UI in headless Chromium', function () {
     await page.waitForSelector('body[data-ready="true"]');
   }
 
-  /** Does what starts a turn, then waits for that turn to end (done, stopped or failed). */
-  async function turn(start: () => Promise<void>): Promise<void> {
-    const turns = await page.locator('.turn').count();
-    await start();
-    // Each turn adds an (empty, invisible) turn marker whose state leaves "running" when the turn ends.
-    await page.waitForFunction((n) => {
-      const all = document.querySelectorAll<HTMLElement>('.turn');
-      return all.length > n && all[all.length - 1]!.dataset.state !== 'running';
-    }, turns);
-  }
-
-  /** Types and sends a message, then waits for the turn to end. */
-  async function send(text: string): Promise<void> {
-    await turn(async () => {
-      await page.fill('#input', text);
-      await page.click('#send');
-    });
-  }
+  const turn = (start: () => Promise<void>) => devuiTurn(page, start);
+  const send = (text: string) => devuiSend(page, text);
 
   const assistantTexts = () => page.locator('.message[data-role="assistant"] .text').allTextContents();
   const sidebarTitles = () => page.locator('#thread-list .thread .title').allTextContents();

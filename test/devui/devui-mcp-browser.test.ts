@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { EverythingHttp, marks } from '../mcp/mcp-fixtures.js';
 import { startFixture, type DevUIFixture } from './devui-fixture.js';
 import { writeMcpConfig } from './devui-mcp-config.js';
-import { launchChromium } from '../support/chromium.js';
+import { devuiSend, devuiTurn, launchChromium } from '../support/chromium.js';
 
 
 /** Issue 18: what a user sees of MCP tools on the Dev UI page (headless Chromium). */
@@ -46,19 +46,8 @@ describe('Dev UI in headless Chromium: MCP tools', function () {
 
   const pidCalls = async () => (await marks(markFile)).filter((m) => m === 'call pid').length;
 
-  async function turn(start: () => Promise<void>): Promise<void> {
-    const turns = await page.locator('.turn').count();
-    await start();
-    await page.waitForFunction((n) => {
-      const all = document.querySelectorAll<HTMLElement>('.turn');
-      return all.length > n && all[all.length - 1]!.dataset.state !== 'running';
-    }, turns);
-  }
-  const send = (text: string) =>
-    turn(async () => {
-      await page.fill('#input', text);
-      await page.click('#send');
-    });
+  const turn = (start: () => Promise<void>) => devuiTurn(page, start);
+  const send = (text: string) => devuiSend(page, text);
   const assistantTexts = () => page.locator('.message[data-role="assistant"] .text').allTextContents();
   /** The facts line of the turn's execute_tool span, from the last trace. */
   async function toolSpanFacts(): Promise<string | null> {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Debian's Chromium (apt-get install -y chromium), or SKEIN_CHROMIUM. */
 export const CHROMIUM = process.env.SKEIN_CHROMIUM ?? '/usr/bin/chromium';
@@ -30,4 +30,23 @@ export async function launchChromium(suite: Mocha.Context): Promise<Browser> {
     suite.skip();
   }
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/** Does what starts a Dev UI turn, then waits for that turn to end (done, stopped or failed). */
+export async function devuiTurn(page: Page, start: () => Promise<void>): Promise<void> {
+  const turns = await page.locator('.turn').count();
+  await start();
+  // Each turn adds an (empty, invisible) turn marker whose state leaves "running" when the turn ends.
+  await page.waitForFunction((n) => {
+    const all = document.querySelectorAll<HTMLElement>('.turn');
+    return all.length > n && all[all.length - 1]!.dataset.state !== 'running';
+  }, turns);
+}
+
+/** Types and sends a message on the Dev UI page, then waits for the turn to end. */
+export function devuiSend(page: Page, text: string): Promise<void> {
+  return devuiTurn(page, async () => {
+    await page.fill('#input', text);
+    await page.click('#send');
+  });
 }
