@@ -48,4 +48,5 @@ export * from './threads/store-support.js';
 export * from './container/store-plugin.js';
 export * from './http/index.js';
 export * from './peers/optional-peer.js';
+export * from './concurrency/serial-by-key.js';
 export { containerModule } from './container/inversify-runtime.js';

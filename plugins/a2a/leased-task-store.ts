@@ -1,7 +1,7 @@
 import type { ListTasksRequest, ListTasksResponse, Task } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { createHash, randomUUID } from 'node:crypto';
-import { ConfigurationError } from 'skein';
+import { ConfigurationError, SerialByKey } from 'skein';
 import { TaskState } from './a2a-peers.js';
 import { agentMessage, textPart } from './a2a-mapping.js';
 import { type A2AServerLogger, defaultA2AServerLogger } from './skein-agent-executor.js';
@@ -90,7 +90,7 @@ export class LeasedTaskStore implements TaskStore {
   readonly #renewal: TaskLeaseRenewal | undefined;
   readonly #held = new Map<string, Held>();
   /** Per task: this instance's writes in order, so a renewal never lands between two saves out of order. */
-  readonly #tails = new Map<string, Promise<void>>();
+  readonly #writes = new SerialByKey();
   #timer: NodeJS.Timeout | undefined;
 
   constructor(inner: TaskStore, options: TaskLeaseOptions = {}) {
@@ -228,14 +228,7 @@ export class LeasedTaskStore implements TaskStore {
   }
 
   #serial(taskId: string, work: () => Promise<void>): Promise<void> {
-    const previous = this.#tails.get(taskId) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    const tail = next.catch(() => {});
-    this.#tails.set(taskId, tail);
-    void tail.then(() => {
-      if (this.#tails.get(taskId) === tail) this.#tails.delete(taskId);
-    });
-    return next;
+    return this.#writes.run(taskId, work);
   }
 }
 

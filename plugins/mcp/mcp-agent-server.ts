@@ -9,6 +9,7 @@ import {
   type ChatMessage,
   type FunctionApprovalResponseContent,
   LocalRequestGuard,
+  SerialByKey,
   type SerializedThread,
   assertBindable,
   sendRefusal,
@@ -85,8 +86,8 @@ export class McpAgentServer {
   readonly #info: { name: string; version: string };
   readonly #newThreadId: () => string;
   readonly #servers = new Set<Server>();
-  /** The last turn queued per thread id. */
-  readonly #turns = new Map<string, Promise<unknown>>();
+  /** One turn at a time per thread id. */
+  readonly #turns = new SerialByKey();
   #http: HttpServer | undefined;
 
   constructor(options: McpAgentServerOptions) {
@@ -221,7 +222,7 @@ export class McpAgentServer {
     const input = args.input;
     const threadId = args.thread ?? this.#newThreadId();
     // One turn at a time per conversation: two calls on one thread id would otherwise both start from the same history.
-    return this.#serially(threadId, async () => {
+    return this.#turns.run(threadId, async () => {
       let thread: AgentThread;
       try {
         thread = args.thread === undefined ? agent.getNewThread() : await this.#savedThread(agent, threadId);
@@ -249,21 +250,6 @@ export class McpAgentServer {
         return errorResult(`The agent "${agentName}" failed: ${(error as Error).message}`);
       }
     });
-  }
-
-  async #serially<T>(threadId: string, turn: () => Promise<T>): Promise<T> {
-    const before = this.#turns.get(threadId) ?? Promise.resolve();
-    const mine = before.then(turn, turn);
-    const settled = mine.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#turns.set(threadId, settled);
-    try {
-      return await mine;
-    } finally {
-      if (this.#turns.get(threadId) === settled) this.#turns.delete(threadId);
-    }
   }
 
   async #savedThread(agent: AIAgent, id: string): Promise<AgentThread> {
