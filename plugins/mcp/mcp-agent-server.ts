@@ -247,6 +247,8 @@ export class McpAgentServer {
           structuredContent: { reply: response.text, thread: threadId, ...(approvalRequests.length ? { approvalRequests } : {}) },
         };
       } catch (error) {
+        // What the agent kept of the failed turn (e.g. an approved call's result, so it never runs twice) must outlive this call.
+        if (args.thread !== undefined) await this.#threads.save(threadId, agentName, await thread.serialize()).catch(() => undefined);
         return errorResult(`The agent "${agentName}" failed: ${(error as Error).message}`);
       }
     });

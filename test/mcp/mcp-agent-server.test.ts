@@ -12,7 +12,7 @@ import { OpenAIChatClient, openaiPlugin } from 'skein/openai';
 import { z } from 'zod';
 import { InMemoryMcpThreadStore, McpAgentServer } from 'skein/mcp';
 import { Emulator } from 'skein/testing';
-import { tempDir } from './mcp-fixtures.js';
+import { FAULT_SERVER, marks, tempDir } from './mcp-fixtures.js';
 
 const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/cli/main.js');
 
@@ -187,6 +187,22 @@ describe('skein/mcp: Skein agents served over MCP (McpAgentServer, skein mcp ser
       expect(opened).to.equal(1);
     });
 
+    it('a model failure after an approved call ran: the call is not run again; the next message goes on from its result', async () => {
+      const asked = (await ask(client, { input: 'call open_vault' }, 'ask_vault')) as Asked;
+      const { thread } = asked.structuredContent;
+      const callId = asked.structuredContent.approvalRequests![0]!.callId;
+      emulator.injectFault({ kind: 'status', status: 500, times: 1, path: '/v1/chat/completions' });
+      const failed = await ask(client, { input: '', thread, approvals: [{ callId, approved: true }] }, 'ask_vault');
+      expect(failed.isError, JSON.stringify(failed)).to.equal(true);
+      expect(opened).to.equal(1);
+      const again = await ask(client, { input: '', thread, approvals: [{ callId, approved: true }] }, 'ask_vault');
+      expect(again.isError).to.equal(true);
+      expect(again.content[0]!.text).to.contain('waiting: none');
+      const next = (await ask(client, { input: 'What happened?', thread }, 'ask_vault')) as Asked;
+      expect(next.isError).to.not.equal(true);
+      expect(opened).to.equal(1);
+    });
+
     it('a new message instead of an answer declines the calls', async () => {
       const asked = (await ask(client, { input: 'call open_vault' }, 'ask_vault')) as Asked;
       const next = await ask(client, { input: 'never mind', thread: asked.structuredContent.thread }, 'ask_vault');
@@ -218,6 +234,51 @@ describe('skein/mcp: Skein agents served over MCP (McpAgentServer, skein mcp ser
     expect(users).to.have.length(4);
     expect(users[0]).to.equal('My name is Ada.');
     expect([...users.slice(1)].sort()).to.deep.equal(['Remember the word one.', 'Remember the word three.', 'Remember the word two.']);
+  });
+
+  it('skein mcp serve: an approval asked in one process is answered in the next (thread registry); the MCP tool runs once', async () => {
+    const markFile = path.join(dir, 'approval-marks');
+    const approvalConfig = path.join(dir, 'approval.yaml');
+    await writeFile(
+      approvalConfig,
+      [
+        'plugins:',
+        `  openai: { apiKey: k, baseURL: "${emulator.openaiBaseURL}", maxRetries: 0 }`,
+        '  mcp:',
+        '    servers:',
+        `      counter: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(FAULT_SERVER)}, normal], env: { MARK_FILE: ${JSON.stringify(markFile)} }, requiresApproval: [pid] }`,
+        'agents:',
+        '  helper: { client: openai-chat, model: gpt-4.1, tools: [mcp:counter] }',
+        '',
+      ].join('\n'),
+    );
+    const threadsDir = path.join(dir, 'threads-approval');
+    const serve = async () => {
+      const client = new Client({ name: 'test', version: '1' });
+      await client.connect(
+        new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', 'serve', '--config', approvalConfig, '--agent', 'helper', '--threads-dir', threadsDir], env: getDefaultEnvironment(), stderr: 'pipe' }),
+      );
+      return client;
+    };
+    const pidCalls = async () => (await marks(markFile)).filter((m) => m === 'call pid').length;
+
+    const first = await serve();
+    const asked = (await ask(first, { input: 'call pid' })) as AskResult & { structuredContent: { approvalRequests?: { callId: string; name: string }[] } };
+    await first.close();
+    const request = asked.structuredContent.approvalRequests?.[0];
+    expect(request?.name).to.equal('pid');
+    expect(await pidCalls()).to.equal(0);
+
+    const second = await serve();
+    cleanups.push(() => second.close());
+    const thread = asked.structuredContent!.thread;
+    const answered = await ask(second, { input: '', thread, approvals: [{ callId: request!.callId, approved: true }] });
+    expect(answered.isError, JSON.stringify(answered)).to.not.equal(true);
+    expect(answered.structuredContent!.reply).to.contain('pid returned');
+    expect(await pidCalls()).to.equal(1);
+    const twice = await ask(second, { input: '', thread, approvals: [{ callId: request!.callId, approved: true }] });
+    expect(twice.isError).to.equal(true);
+    expect(await pidCalls()).to.equal(1);
   });
 
   it('skein mcp serve over stdio keeps threads in the thread registry', async () => {
