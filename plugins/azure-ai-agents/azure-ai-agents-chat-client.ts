@@ -46,7 +46,7 @@ import {
 import { isRestError } from './azure-peers.js';
 import { foundryMessageDrafts, foundryMessages } from './foundry-message-content.js';
 import { listEveryPage } from './foundry-paging.js';
-import { foundryThreadMessages, seededFoundryThread } from './foundry-thread-history.js';
+import { foundryFinishedCount, foundryThreadMessages, seededFoundryThread } from './foundry-thread-history.js';
 import { FoundryRunError, FoundryRunTimeoutError, listAll, reportCredentialFailures, toSkeinError } from './azure-ai-agents-errors.js';
 
 export const AZURE_AI_AGENTS_CLIENT_ID = 'azure-ai-agents';
@@ -204,10 +204,14 @@ export class AzureAIAgentsChatClient implements ChatClient {
     }
   }
 
-  /** A new Foundry thread seeded with the first `count` messages; the original is untouched. */
-  async forkServiceThread(_serviceThreadId: string, options: { count: number; messages: readonly ChatMessage[]; signal?: AbortSignal }): Promise<ServiceThreadFork> {
+  /**
+   * A new Foundry thread seeded with the first `count` messages, never with a turn the thread's
+   * newest run has not finished (one waiting for an approval); the original is untouched.
+   */
+  async forkServiceThread(serviceThreadId: string, options: { count: number; messages: readonly ChatMessage[]; signal?: AbortSignal }): Promise<ServiceThreadFork> {
     try {
-      return { serviceThreadId: await seededFoundryThread(this.client, options.messages.slice(0, options.count), options.signal) };
+      const count = Math.min(options.count, await foundryFinishedCount(this.client, serviceThreadId, options.messages, options.signal));
+      return { serviceThreadId: await seededFoundryThread(this.client, options.messages.slice(0, count), options.signal) };
     } catch (error) {
       throw toSkeinError(this.providerId, error, options.signal);
     }

@@ -1,5 +1,6 @@
 import type { AgentsClient, ThreadMessage, ToolDefinitionUnion } from '@azure/ai-agents';
-import type { AIContent, ChatMessage } from 'skein';
+import { type AIContent, type ChatMessage, isFinishedRunStatus, unfinishedTurnStart } from 'skein';
+import { listAll } from './azure-ai-agents-errors.js';
 import { listEveryPage } from './foundry-paging.js';
 import { FOUNDRY_FILE_SCHEME, foundryMessageDrafts, foundryMessages } from './foundry-message-content.js';
 
@@ -42,6 +43,19 @@ function attachedWith(messages: readonly ChatMessage[]): ToolDefinitionUnion[] {
     }
   }
   return [...types].map((type) => ({ type }) as ToolDefinitionUnion);
+}
+
+/**
+ * How many of `messages` (the thread's history as just read, oldest first) a fork may hold: all
+ * of them, unless the thread's newest run has not finished its turn (waiting for tool outputs or
+ * an approval, expired, cancelled, failed): then the fork ends before that turn, whose input the
+ * history shows while the calls it waits on are run steps it does not (see unfinishedTurnStart).
+ */
+export async function foundryFinishedCount(client: AgentsClient, threadId: string, messages: readonly ChatMessage[], signal?: AbortSignal): Promise<number> {
+  const [newest] = await listAll((o) => client.runs.list(threadId, { order: 'desc', limit: 1, abortSignal: signal, ...o }), 1);
+  if (!newest || isFinishedRunStatus(newest.status)) return messages.length;
+  const wrote = await listEveryPage((o) => client.messages.list(threadId, { runId: newest.id, order: 'asc', abortSignal: signal, ...o }));
+  return unfinishedTurnStart(messages, new Set(wrote.map((m) => m.id)));
 }
 
 /**

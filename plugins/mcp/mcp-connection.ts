@@ -160,11 +160,20 @@ export class McpConnection {
       this.#tools = undefined;
     });
     const timeout = this.config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    // The SDK only reports a reply it cannot read (to onerror) and keeps waiting for the answer:
+    // while connecting, such a reply fails the connection at once instead of after the timeout.
+    const unreadable = new Promise<never>((_, reject) => {
+      client.onerror = (error) => {
+        if (isUnreadableMessage(error)) reject(new NotJsonRpcError(error));
+      };
+    });
     try {
-      await client.connect(transport, { signal, timeout });
+      await Promise.race([client.connect(transport, { signal, timeout }), unreadable]);
     } catch (error) {
       await client.close().catch(() => undefined);
       throw this.#translate(error, signal, 'connecting', timeout);
+    } finally {
+      client.onerror = undefined;
     }
     // The server went away (crash, exit, network): the next use reconnects.
     client.onclose = () => {
@@ -203,6 +212,30 @@ export class McpConnection {
     }
     return error as Error;
   }
+}
+
+/**
+ * What the server sent is not a JSON-RPC message: not JSON (SyntaxError from JSON.parse) or not
+ * the shape of one (the SDK's schema check, a ZodError). Both transports report these to onerror.
+ */
+function isUnreadableMessage(error: unknown): error is Error {
+  return error instanceof SyntaxError || (error instanceof Error && error.name === 'ZodError');
+}
+
+/** A reply that is not JSON-RPC, seen while connecting. */
+class NotJsonRpcError extends Error {
+  constructor(cause: Error) {
+    super(
+      `the server sent something that is not a JSON-RPC message (${cause.name === 'ZodError' ? 'JSON, but not a request, response or notification' : firstLine(cause.message)}). ` +
+        'An MCP server must send only JSON-RPC messages (a stdio server on stdout, its logs on stderr; an HTTP server in its replies): check the command or URL',
+      { cause },
+    );
+  }
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0]!.trim();
+  return line.length > 160 ? `${line.slice(0, 160)}...` : line;
 }
 
 /** What must never appear in an error: env values, header values, URL credentials and query values. */

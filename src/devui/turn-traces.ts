@@ -27,7 +27,10 @@ export interface TraceSpanView {
   toolResult?: string;
   /** Where the tool ran when it is not a local function: an MCP tool's server and its name there. */
   toolSource?: ToolSource;
-  /** The request and response messages of a model call: only when content capture is on. */
+  /**
+   * The request and response messages of a model call: only when content capture is on. The
+   * request starts with the instructions, as the system message the model is given.
+   */
   request?: string;
   response?: string;
   /** Every attribute the span carries, for what the fields above leave out. */
@@ -170,7 +173,7 @@ function viewSpan(span: ReadableSpan, start: number, tools: RunRecord['tools']):
     finishReasons: Array.isArray(a[GenAI.RESPONSE_FINISH_REASONS]) ? (a[GenAI.RESPONSE_FINISH_REASONS] as string[]) : undefined,
     toolName: text(GenAI.TOOL_NAME),
     toolCallId: text(GenAI.TOOL_CALL_ID),
-    request: text(GenAI.INPUT_MESSAGES),
+    request: requestOf(text(GenAI.SYSTEM_INSTRUCTIONS), text(GenAI.INPUT_MESSAGES)),
     response: text(GenAI.OUTPUT_MESSAGES),
     error: view.status === 'error' ? (span.status.message ?? text(GenAI.ERROR_TYPE) ?? 'error') : undefined,
   };
@@ -185,6 +188,29 @@ function viewSpan(span: ReadableSpan, start: number, tools: RunRecord['tools']):
   optional.toolResult = text(GenAI.TOOL_CALL_RESULT) ?? tool?.result;
   for (const [key, value] of Object.entries(optional)) if (value !== undefined) (view as unknown as Record<string, unknown>)[key] = value;
   return view;
+}
+
+/**
+ * Everything the span says was sent to the model, as one list of GenAI messages: the GenAI
+ * conventions keep the instructions (`gen_ai.system_instructions`, parts) apart from the input
+ * messages, so they come first here as the system message the service gives the model.
+ */
+function requestOf(instructions: string | undefined, input: string | undefined): string | undefined {
+  if (instructions === undefined) return input;
+  const messages = input === undefined ? [] : parseJson(input);
+  // Not a message list (not written by Skein's telemetry): shown as it is.
+  if (!Array.isArray(messages)) return input;
+  const parts = parseJson(instructions);
+  const system = { role: 'system', parts: Array.isArray(parts) ? parts : [{ type: 'text', content: instructions }] };
+  return JSON.stringify([system, ...(messages as unknown[])]);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Parents before their children, siblings by start time (a child may start in the same instant as its parent). */

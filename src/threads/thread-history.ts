@@ -91,6 +91,30 @@ function turnStart(messages: readonly ChatMessage[], index: number): number {
 }
 
 /**
+ * For services that keep runs (Assistants, Foundry): whether a run with this status ended its turn.
+ * `completed` and `incomplete` (a reply cut short by a token limit) did; a run waiting for tool
+ * outputs or an approval (`requires_action`), still going, cancelled, failed or expired did not.
+ */
+export function isFinishedRunStatus(status: string): boolean {
+  return status === 'completed' || status === 'incomplete';
+}
+
+/**
+ * Where the unfinished turn of a run-keeping service thread starts, given its history oldest
+ * first and the ids of the messages its newest (unfinished) run wrote. Those services list only
+ * messages (the calls a run waits on are run steps, not messages), so `forkCount` cannot see the
+ * turn: it is everything after the last reply that run did not write — the input sent since
+ * (with the run or before it) and what the run wrote. A fork holds at most this many messages.
+ */
+export function unfinishedTurnStart(messages: readonly ChatMessage[], writtenByRun: ReadonlySet<string>): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === 'assistant' && !(m.messageId !== undefined && writtenByRun.has(m.messageId))) return i + 1;
+  }
+  return 0;
+}
+
+/**
  * A new, independent store holding the first `count` of `messages` (the store's history as just
  * read). A store with its own `fork` copies on its side (one round trip for the database
  * stores); any other store (a third-party one built on the contract) gets a new store from

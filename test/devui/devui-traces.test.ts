@@ -81,6 +81,25 @@ describe('Dev UI turn traces (HTTP API)', () => {
     expect(call.response).to.contain('Nice to meet you, Cy!');
   });
 
+  it('with content capture on, the Request view holds everything the model was sent, the instructions first as the system message', async () => {
+    fx = await startFixture({ captureContent: true });
+    const first = await chat({ agent: 'assistant', text: 'My name is Cy' });
+    // Extra instructions from the run settings are sent too (after the agent's own).
+    await chat({ agent: 'assistant', threadId: threadOf(first), text: 'What is my name?', settings: { instructions: 'Answer briefly.' } });
+    const sent = fx.emulator.requestsTo('/v1/chat/completions').map((r) => (r.body as { messages: { role: string; content: string }[] }).messages);
+    expect(sent).to.have.length(2);
+    expect(sent[1]![0]!.role).to.equal('system');
+    const { body } = await traces(threadOf(first));
+    const shown = body.traces.map((t) => {
+      const call = t.spans.find((s) => s.operation === 'chat')!;
+      const messages = JSON.parse(call.request!) as { role: string; parts: { type: string; content: string }[] }[];
+      return messages.map((m) => ({ role: m.role, content: m.parts.map((p) => p.content).join('') }));
+    });
+    // Role and text of every message, as the model received them, in order.
+    expect(shown).to.deep.equal(sent.map((messages) => messages.map((m) => ({ role: m.role, content: m.content }))));
+    expect(shown[1]![0]!.content).to.match(/^You are a helpful assistant\..*\n\nAnswer briefly\.$/s);
+  });
+
   it('traces stay in memory for the session: a deleted thread\'s are gone, an unknown thread is a 404, a restart starts empty', async () => {
     fx = await startFixture();
     const events = await chat({ agent: 'assistant', text: 'hello' });

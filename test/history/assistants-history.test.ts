@@ -19,6 +19,26 @@ describe('history: Assistants v2 threads (real openai SDK against the emulator)'
       agents: { helper: { client: 'openai-assistants', model: 'gpt-test', instructions: 'Help.', polling: { intervalMs: 1 } } },
     }).get<AIAgent>(agentToken('helper'));
 
+  /**
+   * A thread with one completed turn and a second whose run stops at requires_action, started
+   * with the plain SDK: its message is on the thread, its call is a run step.
+   */
+  const waitingTurn = async () => {
+    const a = agent();
+    const raw = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
+    const thread = a.getNewThread();
+    await a.run('My name is Ann.', { thread });
+    const threadId = thread.serviceThreadId!;
+    const assistantId = (await raw.beta.threads.runs.list(threadId)).data[0]!.assistant_id;
+    const waiting = await raw.beta.threads.runs.createAndPoll(threadId, {
+      assistant_id: assistantId,
+      additional_messages: [{ role: 'user', content: 'call delete_file {"path":"/tmp/a"}' }],
+      tools: [{ type: 'function', function: { name: 'delete_file', parameters: { type: 'object', properties: { path: { type: 'string' } } } } }],
+    });
+    expect(waiting.status).to.equal('requires_action');
+    return { a, raw, thread, threadId, waiting };
+  };
+
   it('getMessages reads every message of the assistant thread, oldest first, with paging', async () => {
     const a = agent();
     const thread = await twoNames(a, 'Ann', 'Bob');
@@ -52,6 +72,36 @@ describe('history: Assistants v2 threads (real openai SDK against the emulator)'
     const original = await raw.beta.threads.messages.list(remote.id, { order: 'asc' });
     const copied = await raw.beta.threads.messages.list(fork.serviceThreadId!, { order: 'asc' });
     expect(copied.data.map((m) => [m.role, m.content, m.attachments])).to.deep.equal(original.data.map((m) => [m.role, m.content, m.attachments]));
+  });
+
+  it('a fork of a thread whose run waits for tool outputs (as an approval waits) holds only its completed turns; the origin then completes that run', async () => {
+    const { a, raw, thread, threadId, waiting } = await waitingTurn();
+    const history = await a.getMessages(thread);
+    expect(texts(history)[2]).to.equal('user:call delete_file {"path":"/tmp/a"}');
+    const completed = texts(history.slice(0, 2));
+
+    for (const at of [undefined, 1, 2]) {
+      const fork = await a.forkThread(thread, at === undefined ? {} : { at });
+      expect(texts(await a.getMessages(fork)), `fork at ${at ?? 'the end'}`).to.deep.equal(completed);
+    }
+    expect(texts(await a.getMessages(await a.forkThread(thread, { at: 0 })))).to.deep.equal(completed.slice(0, 1));
+    const fork = await a.forkThread(thread);
+    expect((await a.run("What's my name?", { thread: fork })).text).to.equal('Your name is Ann.');
+
+    const call = waiting.required_action!.submit_tool_outputs.tool_calls[0]!;
+    const done = await raw.beta.threads.runs.submitToolOutputsAndPoll(waiting.id, { thread_id: threadId, tool_outputs: [{ tool_call_id: call.id, output: 'deleted /tmp/a' }] });
+    expect(done.status).to.equal('completed');
+    const finished = await a.getMessages(thread);
+    expect(finished).to.have.length(4);
+    expect(texts(await a.getMessages(await a.forkThread(thread)))).to.deep.equal(texts(finished));
+  });
+
+  it('a fork of a thread whose last run was cancelled while waiting ends before that turn', async () => {
+    const { a, raw, thread, threadId, waiting } = await waitingTurn();
+    expect((await raw.beta.threads.runs.cancel(waiting.id, { thread_id: threadId })).status).to.be.oneOf(['cancelling', 'cancelled']);
+    const history = await a.getMessages(thread);
+    expect(history).to.have.length(3);
+    expect(texts(await a.getMessages(await a.forkThread(thread)))).to.deep.equal(texts(history.slice(0, 2)));
   });
 
   it('forks by seeding a new service thread with the messages up to the cut; the original is unchanged; the fork resumes in a new container and deletes alone', () =>

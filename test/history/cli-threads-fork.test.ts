@@ -34,13 +34,18 @@ describe('history: skein threads show / fork (the real CLI process against the e
   it('forks a message-store thread at a message into a new registry thread that continues from there', async () => {
     const made = await skein(['chat', '--config', config(), '--agent', 'helper', '--thread', 'orig'], 'My name is Ada\nMy name is Bo\n');
     expect(made.code, made.stderr).to.equal(0);
-    const forked = await skein(['threads', 'fork', 'orig', '--at', '1', '--as', 'branch']);
+    // --at N is the message "threads show" prints as #N: the fork ends with it.
+    const original = await skein(['threads', 'show', 'orig']);
+    const second = /^#2 .*$/m.exec(original.stdout)![0];
+    expect(second).to.match(/^#2 assistant/);
+    const forked = await skein(['threads', 'fork', 'orig', '--at', '2', '--as', 'branch']);
     expect(forked.code, forked.stderr).to.equal(0);
-    expect(forked.stdout).to.contain('Forked thread orig at message 1 into branch (2 messages).');
+    expect(forked.stdout).to.contain('Forked thread orig at message 2 into branch (2 messages).');
     const show = await skein(['threads', 'show', 'branch']);
     expect(show.stdout).to.contain('messages: 2');
     expect(show.stdout).to.contain('My name is Ada');
     expect(show.stdout).to.not.contain('My name is Bo');
+    expect(show.stdout.trimEnd().split('\n').at(-1)).to.equal(second);
     const resumed = await skein(['chat', '--config', config(), '--agent', 'helper', '--thread', 'branch'], "What's my name?\n");
     expect(resumed.stdout).to.contain('Your name is Ada.');
     expect((await skein(['threads', 'show', 'orig'])).stdout).to.contain('messages: 4');
@@ -59,13 +64,18 @@ describe('history: skein threads show / fork (the real CLI process against the e
     expect(forked.stdout).to.match(/Forked thread svc into [A-Za-z0-9_-]+ \(2 messages\)/);
   });
 
-  it('rejects a bad --at with a usage error and an index out of range with the typed error, saving nothing', async () => {
+  it('rejects a bad --at with a usage error and a number out of range with the typed error naming the valid range, saving nothing', async () => {
     const bad = await skein(['threads', 'fork', 'orig', '--at', 'two']);
-    expect(bad.code).to.not.equal(0);
-    expect(bad.stderr).to.contain('--at takes a message index');
-    const far = await skein(['threads', 'fork', 'orig', '--at', '99', '--as', 'never']);
-    expect(far.code).to.not.equal(0);
-    expect(far.stderr).to.contain('from 0 to 3');
-    expect((await skein(['threads', 'show', 'never'])).code).to.not.equal(0);
+    expect(bad.code).to.equal(2);
+    expect(bad.stderr).to.contain('--at takes a message number (1, 2, ... as "threads show" numbers them');
+    for (const at of ['0', '5', '99']) {
+      const far = await skein(['threads', 'fork', 'orig', '--at', at, '--as', 'never']);
+      expect(far.code, `--at ${at}`).to.equal(1);
+      expect(far.stderr).to.contain(`skein threads: HistoryPositionError: Expected --at to be a message number as "skein threads show orig" numbers them (#1 is the oldest), found ${at}; valid numbers: from 1 to 4.`);
+      expect((await skein(['threads', 'show', 'never'])).code).to.not.equal(0);
+    }
+    // The last message is a valid end.
+    const last = await skein(['threads', 'fork', 'orig', '--at', '4', '--as', 'whole']);
+    expect(last.stdout).to.contain('Forked thread orig at message 4 into whole (4 messages).');
   });
 });

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
-import { agentToken, createContainer, messageText, type AIAgent, type ChatAgent } from 'skein';
+import { agentToken, approvalResponse, createContainer, messageText, type AIAgent, type ChatAgent } from 'skein';
 import { type AzureAIAgentsChatClient, azureAIAgentsPlugin, emulatorConnection } from 'skein/azure-ai-agents';
 import { Emulator } from 'skein/testing';
 import { expectSeededFork, texts, twoNames } from './history-fixtures.js';
+import { deleteFileTool } from '../support/example-tools.js';
 
 
 describe('history: Foundry Agents threads (real @azure/ai-agents SDK against the emulator)', () => {
@@ -57,6 +58,39 @@ describe('history: Foundry Agents threads (real @azure/ai-agents SDK against the
     ]);
     const fork = await a.forkThread(thread);
     expect((await a.getMessages(fork)).map((m) => m.contents)).to.deep.equal((await a.getMessages(thread)).map((m) => m.contents));
+  });
+
+  it('a fork of a thread waiting for an approval holds only its completed turns, at the end and at every index; the origin then completes its approval', async () => {
+    const a = agent();
+    const deleted: string[] = [];
+    const tools = [deleteFileTool(deleted)];
+    const thread = a.getNewThread();
+    await a.run('My name is Grace.', { thread, tools });
+    const asked = await a.run('call delete_file {"path":"/tmp/a"}', { thread, tools });
+    expect(asked.approvalRequests).to.have.length(1);
+    // The waiting turn's message is on the service thread (its call is a run step, not a message).
+    const waiting = await a.getMessages(thread);
+    expect(texts(waiting)).to.have.length(3);
+    expect(texts(waiting)[2]).to.equal('user:call delete_file {"path":"/tmp/a"}');
+    const completed = texts(waiting.slice(0, 2));
+
+    for (const at of [undefined, 1, 2]) {
+      const fork = await a.forkThread(thread, at === undefined ? {} : { at });
+      expect(texts(await a.getMessages(fork)), `fork at ${at ?? 'the end'}`).to.deep.equal(completed);
+    }
+    const early = await a.forkThread(thread, { at: 0 });
+    expect(texts(await a.getMessages(early))).to.deep.equal(completed.slice(0, 1));
+    // A fork goes on from its last completed turn.
+    const fork = await a.forkThread(thread);
+    expect((await a.run("What's my name?", { thread: fork, tools })).text).to.equal('Your name is Grace.');
+
+    const approved = await a.run(approvalResponse(asked.approvalRequests[0]!, true), { thread, tools });
+    expect(deleted).to.deep.equal(['/tmp/a']);
+    expect(approved.text).to.equal('delete_file returned: deleted /tmp/a');
+    const finished = await a.getMessages(thread);
+    expect(texts(finished)).to.deep.equal([...texts(waiting), 'assistant:delete_file returned: deleted /tmp/a']);
+    // Now the turn is complete, a fork holds it.
+    expect(texts(await a.getMessages(await a.forkThread(thread)))).to.deep.equal(texts(finished));
   });
 
   it('forks by seeding a new service thread with the messages up to the cut; the original is unchanged; the fork resumes in a new container and deletes alone', () =>

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { type IncomingMessage, type ServerResponse, createServer as createHttpServer } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,5 +72,42 @@ export class EverythingHttp {
     const exited = new Promise((resolve) => this.child.once('exit', resolve));
     this.child.kill();
     await exited;
+  }
+}
+
+/** What a server that is not an MCP server answers to every request (POST and GET alike). */
+export const GARBAGE_REPLIES = {
+  // A web page where the MCP endpoint was expected (a wrong URL, a login page).
+  'an HTML page': (res: ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<!doctype html><html><body>Welcome</body></html>');
+  },
+  // An event stream that stays open and never carries a JSON-RPC message (a broken proxy or server).
+  'an event stream of garbage': (res: ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('data: this is not JSON-RPC\n\n');
+    res.write('event: message\ndata: {"half":\n\n');
+  },
+} satisfies Record<string, (res: ServerResponse) => void>;
+
+/** A plain HTTP server on 127.0.0.1 answering every request with one of GARBAGE_REPLIES. */
+export class GarbageHttp {
+  private constructor(
+    readonly url: string,
+    private readonly server: ReturnType<typeof createHttpServer>,
+  ) {}
+
+  static async start(reply: (res: ServerResponse) => void): Promise<GarbageHttp> {
+    const server = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
+      req.resume();
+      reply(res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return new GarbageHttp(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server);
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
   }
 }

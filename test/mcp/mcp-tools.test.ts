@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import path from 'node:path';
 import { AbortError, type AITool, type FunctionResultContent } from 'skein';
 import { McpConnectionError, McpError, McpTimeoutError, type McpServer, mcpServer } from 'skein/mcp';
-import { EverythingHttp, everythingStdio, faultServer, marks, tempDir } from './mcp-fixtures.js';
+import { EverythingHttp, GARBAGE_REPLIES, GarbageHttp, everythingStdio, faultServer, marks, tempDir } from './mcp-fixtures.js';
 
 async function call(tools: readonly AITool[], name: string, args: unknown = {}, signal = new AbortController().signal): Promise<FunctionResultContent> {
   const tool = tools.find((t) => t.declaration.name === name);
@@ -208,11 +208,25 @@ describe('skein/mcp: faults (a tiny own server)', () => {
     expect((failure as Error).message).to.contain('MCP server "ghost" (skein-no-such-mcp-server --x)');
   });
 
-  it('garbage instead of JSON-RPC is a typed error within the connect timeout', async () => {
-    const failure = await track(mcpServer({ name: 'noisy', ...faultServer('garbage'), connectTimeoutMs: 500 })).listTools().catch((e: unknown) => e);
-    expect(failure).to.be.instanceOf(McpError);
-    expect((failure as Error).message).to.contain('MCP server "noisy"');
+  // connectTimeoutMs is far beyond the test's own timeout (20 s): passing means the garbage, not the clock, ended the wait.
+  it('a stdio server printing garbage instead of JSON-RPC fails at once with McpConnectionError, not after connectTimeoutMs', async () => {
+    const failure = await track(mcpServer({ name: 'noisy', ...faultServer('garbage'), connectTimeoutMs: 60_000 })).listTools().catch((e: unknown) => e);
+    expect(failure).to.be.instanceOf(McpConnectionError);
+    expect((failure as Error).message).to.contain('MCP server "noisy"').and.contain('fault-server.js garbage').and.contain('not a JSON-RPC message');
   });
+
+  for (const [what, reply] of Object.entries(GARBAGE_REPLIES)) {
+    it(`an HTTP endpoint answering ${what} fails at once with McpConnectionError, not after connectTimeoutMs`, async () => {
+      const garbage = await GarbageHttp.start(reply);
+      try {
+        const failure = await track(mcpServer({ name: 'junk', url: garbage.url, connectTimeoutMs: 60_000 })).listTools().catch((e: unknown) => e);
+        expect(failure).to.be.instanceOf(McpConnectionError);
+        expect((failure as Error).message).to.contain(`MCP server "junk" (${garbage.url})`);
+      } finally {
+        await garbage.stop();
+      }
+    });
+  }
 
   it('a slow start beyond connectTimeoutMs is McpTimeoutError; within it, the server works', async () => {
     const slow = await track(mcpServer({ name: 'slow', ...faultServer('slow-start', { START_DELAY_MS: '1500' }), connectTimeoutMs: 200 })).listTools().catch((e: unknown) => e);

@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import { AgentThread, type ChatMessage, type JsonObject, toMessages } from 'skein';
+import { AgentThread, type ChatMessage, type JsonObject, isFinishedRunStatus, toMessages, unfinishedTurnStart } from 'skein';
 import { AssistantRunTimeoutError } from './openai-assistant-errors.js';
 import { call, OPENAI_ASSISTANTS_CLIENT_ID, pause } from './openai-assistant-calls.js';
 import { type OpenAIThreadCreationOptions, parseExecutionOptions, readThreadState, THREAD_STATE_KEY, toolResources, updateThreadState } from './openai-assistant-definition.js';
@@ -103,6 +103,22 @@ export class AssistantThreadOperations {
       const out: ChatMessage[] = [];
       for await (const m of this.client.beta.threads.messages.list(threadId, { order: 'asc', limit: 100 }, { signal })) out.push(fromThreadMessage(m, this.agentName));
       return out;
+    }, signal);
+  }
+
+  /**
+   * How many of `messages` (the thread's history as just read, oldest first) a fork may hold: all
+   * of them, unless the thread's newest run has not finished its turn (waiting for tool outputs or
+   * an approval, expired, cancelled, failed): then the fork ends before that turn, whose input the
+   * history shows while the calls it waits on are run steps it does not (see unfinishedTurnStart).
+   */
+  async finishedCount(threadId: string, messages: readonly ChatMessage[], signal: AbortSignal | undefined): Promise<number> {
+    return call(async () => {
+      const newest = (await this.client.beta.threads.runs.list(threadId, { limit: 1, order: 'desc' }, { signal })).data[0];
+      if (!newest || isFinishedRunStatus(newest.status)) return messages.length;
+      const wrote = new Set<string>();
+      for await (const m of this.client.beta.threads.messages.list(threadId, { run_id: newest.id, limit: 100 }, { signal })) wrote.add(m.id);
+      return unfinishedTurnStart(messages, wrote);
     }, signal);
   }
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { AIAgent } from '../../agents/ai-agent.js';
 import { waitingApprovalsOf } from '../../agents/function-approvals.js';
-import { ConfigurationError, HistoryUnavailableError, SkeinError } from '../../errors/skein-error.js';
+import { ConfigurationError, HistoryPositionError, HistoryUnavailableError, SkeinError } from '../../errors/skein-error.js';
 import type { ChatMessage } from '../../messages/chat-message.js';
 import { SerializationRegistryImpl } from '../../serialization/serialization-registry.js';
 import { SERVICE_THREAD_TYPE, UNSTARTED_THREAD_TYPE, type AgentThread, type SerializedThread } from '../../threads/agent-thread.js';
@@ -25,9 +25,11 @@ The thread registry: threads "skein chat" keeps by id (${DEFAULT_THREADS_DIR}/<i
            thread id), last update
   show     one thread: every message with its role, author and contents, whoever keeps it
            (a service thread's messages are read from the service through its agent)
-  fork     a new thread holding the history up to and including message <n> (the index
-           "show" prints; default: all of it), saved under a new id (or --as); the original
-           is unchanged. Not every thread kind can fork (docs/history.md).
+  fork     a new thread holding the history up to and including message <n> (numbered
+           from 1 as "show" prints them: #<n>; default: all of it), saved under a new id (or
+           --as); the original is unchanged. A fork never ends in an unfinished turn (one
+           waiting for approval): it ends before it. Not every thread kind can fork
+           (docs/history.md).
   delete   remove a thread. A service thread is also deleted on the service, and a durable
            store's messages in the store (agent.deleteThread); that needs the config and agent,
            taken from --config/--agent or from what the thread recorded. Asks first unless --yes.
@@ -37,7 +39,7 @@ Options:
   --agent <name>        agent to use (default: the one the chat used)
   --threads-dir <dir>   the thread registry (default: ${DEFAULT_THREADS_DIR} under the current directory)
   --json                list: print the records as JSON
-  --at <n>              fork: the last message the fork holds (its index in "show")
+  --at <n>              fork: the last message the fork holds (its number #<n> in "show", from 1)
   --as <id>             fork: the new thread's id (default: a fresh one)
   -y, --yes             delete: do not ask for confirmation
   -h, --help            show this help`;
@@ -47,7 +49,7 @@ const SELF_CONTAINED_TYPES = new Set(['in-memory', UNSTARTED_THREAD_TYPE, SERVIC
 
 export const threadsCommand: CliCommand = {
   name: 'threads',
-  summary: 'list, show or delete the threads "skein chat" saved',
+  summary: 'list, show, fork or delete the threads "skein chat" saved',
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
     const { values, positionals } = parseCommandArgs('threads', {
@@ -190,8 +192,28 @@ async function remove(registry: ThreadRegistry, id: string, options: AgentOption
 
 function parseAt(at: string | undefined): number | undefined {
   if (at === undefined) return undefined;
-  if (!/^\d+$/.test(at)) throw new UsageError(`--at takes a message index (0, 1, ... as "threads show" numbers them), got "${at}"`, 'threads');
+  if (!/^\d+$/.test(at)) throw new UsageError(`--at takes a message number (1, 2, ... as "threads show" numbers them: #1, #2, ...), got "${at}"`, 'threads');
   return Number(at);
+}
+
+/**
+ * The history index of message number `at` (1-based, as `show` prints `#<n>`), checked against
+ * the thread's history; a thread whose history cannot be read is left to forkThread to refuse.
+ */
+async function forkIndex(agent: AIAgent, thread: AgentThread, id: string, at: number): Promise<number> {
+  let count: number;
+  try {
+    count = (await agent.getMessages(thread)).length;
+  } catch (error) {
+    if (error instanceof HistoryUnavailableError) return at - 1;
+    throw error;
+  }
+  if (at >= 1 && at <= count) return at - 1;
+  const valid = count === 0 ? 'none: the thread has no messages yet, so fork it without --at' : `from 1 to ${count}`;
+  throw new HistoryPositionError(
+    `Expected --at to be a message number as "skein threads show ${id}" numbers them (#1 is the oldest), found ${at}; valid numbers: ${valid}.`,
+    at,
+  );
 }
 
 /** Forks through the agent (every kind forks its own way) and saves the fork as a new record. */
@@ -200,7 +222,7 @@ async function fork(registry: ThreadRegistry, id: string, options: AgentOptions,
   const newId = fork.as ?? ThreadRegistry.newId();
   if (await registry.read(newId)) throw new UsageError(`a thread "${newId}" already exists; choose another --as`, 'threads');
   const { thread, agent } = await openThread(record, options, io, true);
-  const forked = await agent!.forkThread(thread, fork.at === undefined ? {} : { at: fork.at });
+  const forked = await agent!.forkThread(thread, fork.at === undefined ? {} : { at: await forkIndex(agent!, thread, id, fork.at) });
   const now = new Date().toISOString();
   await registry.write({ ...record, id: newId, createdAt: now, updatedAt: now, thread: await forked.serialize() });
   const count = (await agent!.getMessages(forked).catch(() => undefined))?.length;
