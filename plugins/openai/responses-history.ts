@@ -84,7 +84,7 @@ async function inputItemsOf(client: OpenAI, responseId: string, signal: AbortSig
   return items;
 }
 
-/** A response of the chain as read: its id and its output items' ids (undefined when it was deleted). */
+/** A response of the chain as read: its id and its output items (undefined when it was deleted). */
 interface ChainLink {
   responseId: string;
   output?: readonly ListedItem[];
@@ -158,12 +158,13 @@ async function retrieveIfStored(client: OpenAI, id: string, signal: AbortSignal 
 function chainMessages(items: readonly ListedItem[], chain: readonly ChainLink[]): ResponsesHistory {
   const messages: ChatMessage[] = [];
   const responseEnds: { count: number; responseId: string }[] = [];
+  const position = new Map(items.flatMap((item, index) => (item.id === undefined ? [] : [[item.id, index] as const])));
   let start = 0;
   for (const link of chain) {
     const outputIds = new Set(idsOf(link.output ?? []));
     const isOutput = (item: ListedItem) => item.id !== undefined && outputIds.has(item.id);
     // A response whose output is not among the items (deleted, or it gave none) has no known end.
-    const end = items.findLastIndex(isOutput) + 1;
+    const end = Math.max(0, ...[...outputIds].map((id) => (position.get(id) ?? -1) + 1));
     if (end <= start) continue;
     const segment = items.slice(start, end);
     messages.push(...messagesFromItems(segment.filter((i) => !isOutput(i))), ...messagesFromItems(segment.filter(isOutput), link.responseId));
