@@ -156,9 +156,10 @@ export class OpenAIResponsesClient implements ChatClient {
   }
 
   /**
-   * A service thread's history, oldest first: a conversation's items (every page), or a
-   * `previous_response_id` chain walked back from its last response (each response's input items
-   * and its output, as one assistant message whose id is the response id).
+   * A service thread's history, oldest first, each item once: a conversation's items (every
+   * page), or a `previous_response_id` chain read from its last response (see readResponseChain:
+   * the newest response's input items, which with the service hold the whole context, plus its
+   * output; each response's output is one assistant message whose id is the response id).
    */
   async getServiceThreadMessages(serviceThreadId: string, options: { signal?: AbortSignal } = {}): Promise<ChatMessage[]> {
     const { signal } = options;

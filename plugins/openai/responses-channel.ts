@@ -1,4 +1,3 @@
-import type OpenAI from 'openai';
 import {
   AgentThread,
   AgentThreadChannel,
@@ -13,7 +12,6 @@ import {
   withoutAttribution,
 } from 'skein';
 import { openAIServiceIdentity } from './openai-channel-key.js';
-import { toSkeinError } from './openai-errors.js';
 import { OpenAIResponsesClient } from './openai-responses-client.js';
 
 export const OPENAI_RESPONSES_CHANNEL_TYPE = 'openai-responses-channel';
@@ -63,54 +61,17 @@ function sharedThread(agent: ResponsesAgent): AgentThread {
   return new AgentThread({ origin: { provider: agent.chatClient.providerId } });
 }
 
-/** The messages of a conversation, or of a `previous_response_id` chain walked back to its start (replies with their response id). */
+/**
+ * The messages of a conversation or a `previous_response_id` chain, read as the client reads
+ * them (`getServiceThreadMessages`: each item once, replies with their response id, which the
+ * channel finds its last turn by), as the chat shows them: the user's and the agents' words.
+ */
 export async function readResponsesHistory(client: OpenAIResponsesClient, id: string | undefined, signal?: AbortSignal): Promise<ChatMessage[]> {
   if (id === undefined) return [];
-  const sdk = client.client;
-  try {
-    if (id.startsWith('conv_')) {
-      const out: ChatMessage[] = [];
-      for await (const item of sdk.conversations.items.list(id, { order: 'asc' }, { signal })) {
-        const message = itemMessage(item as unknown as Item);
-        if (message) out.push(message);
-      }
-      return out;
-    }
-    const turns: ChatMessage[][] = [];
-    for (let current: string | null | undefined = id; current; ) {
-      const response: OpenAI.Responses.Response = await sdk.responses.retrieve(current, {}, { signal });
-      const turn: ChatMessage[] = [];
-      for await (const item of sdk.responses.inputItems.list(current, { order: 'asc' }, { signal })) {
-        const message = itemMessage(item as unknown as Item);
-        if (message) turn.push(message);
-      }
-      // A reply carries its response id, as `run` returned it: the channel finds its last turn by it.
-      for (const item of response.output) {
-        const message = itemMessage(item as unknown as Item);
-        if (message) turn.push({ ...message, messageId: response.id });
-      }
-      turns.unshift(turn);
-      current = response.previous_response_id;
-    }
-    return turns.flat();
-  } catch (error) {
-    throw toSkeinError(client.providerId, error, signal);
-  }
-}
-
-interface Item {
-  type?: string;
-  id?: string;
-  role?: string;
-  content?: string | { type: string; text?: string }[];
-}
-
-/** A message item as a Skein message; tool items are left out (history is for reading). */
-function itemMessage(item: Item): ChatMessage | undefined {
-  if ((item.type !== undefined && item.type !== 'message') || (item.role !== 'user' && item.role !== 'assistant')) return undefined;
-  const text = typeof item.content === 'string' ? item.content : (item.content ?? []).map((p) => p.text ?? '').join('');
-  const message: ChatMessage = { role: item.role, contents: [{ kind: 'text', text }] };
-  if (item.id) message.messageId = item.id;
-  // Another participant's words were sent as `[name]: text`; read back, they are that author's text again.
-  return withoutAttribution(message);
+  return (await client.getServiceThreadMessages(id, { signal })).flatMap((message) => {
+    const contents = message.contents.filter((c) => c.kind === 'text');
+    if ((message.role !== 'user' && message.role !== 'assistant') || contents.length === 0) return [];
+    // Another participant's words were sent as `[name]: text`; read back, they are that author's text again.
+    return [withoutAttribution({ ...message, contents })];
+  });
 }

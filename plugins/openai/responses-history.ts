@@ -1,4 +1,4 @@
-import type OpenAI from 'openai';
+import OpenAI from 'openai';
 import { type AIContent, type ChatMessage, type ChatRole, ForkUnsupportedError } from 'skein';
 import { RESPONSES_ITEM_ID, contentsOfItem, toResponsesInput } from './responses-mapping.js';
 
@@ -74,26 +74,104 @@ export async function conversationItems(client: OpenAI, conversationId: string, 
   return items;
 }
 
+/** Items per page when reading: the most a list endpoint gives (1..100), so a chain takes few requests. */
+const PAGE_LIMIT = 100;
+
+/** Every input item of a response, oldest first (all pages). */
+async function inputItemsOf(client: OpenAI, responseId: string, signal: AbortSignal | undefined, limit: number): Promise<ListedItem[]> {
+  const items: ListedItem[] = [];
+  for await (const item of client.responses.inputItems.list(responseId, { order: 'asc', limit }, { signal })) items.push(item as ListedItem);
+  return items;
+}
+
+/** A response of the chain as read: its id and its output items (undefined when it was deleted). */
+interface ChainLink {
+  responseId: string;
+  output?: readonly ListedItem[];
+}
+
 /**
- * A `previous_response_id` chain, oldest response first: each response's input items then its
- * output (one assistant message, id = the response id, as a run records it).
+ * A `previous_response_id` chain, oldest first, whichever way the server lists `input_items`.
+ *
+ * The service lists a continuing response's whole context (earlier inputs AND outputs, each
+ * with the id it was first stored under, then the new input); some compatible servers list only
+ * the request's own input. So the newest response's list (every page) plus its output is read
+ * first, and items are recognised by id: walking back, a response whose output is already among
+ * the items read needs no list of its own (with the service, none does); only one whose output
+ * is missing has its own list read, and what it adds goes before everything read so far. Each
+ * response is retrieved (one small request) for its output ids and its predecessor; that is
+ * also where each response ends, so a reply keeps its response id (as a run records it) and a
+ * fork can continue from any response's end. A predecessor that is gone (deleted with the
+ * thread a fork came from) ends the walk: what the lists already hold is the history (all of it
+ * with the service; on a server that lists only each request's input, the part held by the
+ * deleted responses is gone with them).
  */
-export async function readResponseChain(client: OpenAI, lastResponseId: string, signal?: AbortSignal): Promise<ResponsesHistory> {
-  const segments: { responseId: string; messages: ChatMessage[] }[] = [];
-  for (let id: string | null | undefined = lastResponseId; id; ) {
-    const response: OpenAI.Responses.Response = await client.responses.retrieve(id, {}, { signal });
-    const inputs: ListedItem[] = [];
-    for await (const item of client.responses.inputItems.list(id, { order: 'asc', limit: 100 }, { signal })) inputs.push(item as ListedItem);
-    segments.push({ responseId: response.id, messages: [...messagesFromItems(inputs), ...messagesFromItems(response.output as ListedItem[], response.id)] });
+export async function readResponseChain(
+  client: OpenAI,
+  lastResponseId: string,
+  signal?: AbortSignal,
+  options: { pageLimit?: number } = {},
+): Promise<ResponsesHistory> {
+  const limit = options.pageLimit ?? PAGE_LIMIT;
+  const last: OpenAI.Responses.Response = await client.responses.retrieve(lastResponseId, {}, { signal });
+  let items: ListedItem[] = [...(await inputItemsOf(client, last.id, signal, limit)), ...(last.output as ListedItem[])];
+  const seen = new Set(idsOf(items));
+  const chain: ChainLink[] = [{ responseId: last.id, output: last.output as ListedItem[] }];
+  for (let id = last.previous_response_id; id; ) {
+    const response = await retrieveIfStored(client, id, signal);
+    if (!response) {
+      chain.unshift({ responseId: id });
+      break;
+    }
+    const output = response.output as ListedItem[];
+    chain.unshift({ responseId: response.id, output });
+    if (!output.some((i) => i.id !== undefined && seen.has(i.id))) {
+      // This server listed only the later request's own input: this response's items go first.
+      const earlier = [...(await inputItemsOf(client, response.id, signal, limit)), ...output].filter((i) => i.id === undefined || !seen.has(i.id));
+      for (const item of earlier) if (item.id !== undefined) seen.add(item.id);
+      items = [...earlier, ...items];
+    }
     id = response.previous_response_id;
   }
-  segments.reverse();
+  return chainMessages(items, chain);
+}
+
+function idsOf(items: readonly ListedItem[]): string[] {
+  return items.flatMap((i) => (i.id === undefined ? [] : [i.id]));
+}
+
+/** The response, or undefined when the service no longer has it (404). */
+async function retrieveIfStored(client: OpenAI, id: string, signal: AbortSignal | undefined): Promise<OpenAI.Responses.Response | undefined> {
+  try {
+    return await client.responses.retrieve(id, {}, { signal });
+  } catch (error) {
+    if (error instanceof OpenAI.NotFoundError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The chain's items as messages, cut where each response's output ends: a response's output
+ * items are one assistant message whose id is the response id; where a response ends is known
+ * for every response still stored whose output is among the items.
+ */
+function chainMessages(items: readonly ListedItem[], chain: readonly ChainLink[]): ResponsesHistory {
   const messages: ChatMessage[] = [];
   const responseEnds: { count: number; responseId: string }[] = [];
-  for (const segment of segments) {
-    messages.push(...segment.messages);
-    responseEnds.push({ count: messages.length, responseId: segment.responseId });
+  const position = new Map(items.flatMap((item, index) => (item.id === undefined ? [] : [[item.id, index] as const])));
+  let start = 0;
+  for (const link of chain) {
+    const outputIds = new Set(idsOf(link.output ?? []));
+    const isOutput = (item: ListedItem) => item.id !== undefined && outputIds.has(item.id);
+    // A response whose output is not among the items (deleted, or it gave none) has no known end.
+    const end = Math.max(0, ...[...outputIds].map((id) => (position.get(id) ?? -1) + 1));
+    if (end <= start) continue;
+    const segment = items.slice(start, end);
+    messages.push(...messagesFromItems(segment.filter((i) => !isOutput(i))), ...messagesFromItems(segment.filter(isOutput), link.responseId));
+    responseEnds.push({ count: messages.length, responseId: link.responseId });
+    start = end;
   }
+  messages.push(...messagesFromItems(items.slice(start)));
   return { messages, responseEnds };
 }
 

@@ -3,7 +3,7 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { AgentGroupChat, ChatAgent, createContainer, readAttribution, textMessage } from 'skein';
 import { azureAIAgentsPlugin, emulatorConnection } from 'skein/azure-ai-agents';
 import { OpenAIResponsesClient, openaiPlugin, participantName } from 'skein/openai';
-import { Emulator } from 'skein/testing';
+import { Emulator, RESPONSES_INPUT_ITEMS_LISTINGS } from 'skein/testing';
 import { agent, bodies, containerFor, texts } from './fixture.js';
 
 /**
@@ -11,11 +11,12 @@ import { agent, bodies, containerFor, texts } from './fixture.js';
  * them: `name` on Chat Completions messages, a `[name]: ` attribution in Responses input. Checked
  * on what the emulator received through the official `openai` SDK.
  */
-describe('AgentGroupChat: each model is told who spoke', () => {
+// Both ways a server lists a continuing response's input_items (the Responses agent's history is read from them).
+for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: each model is told who spoke (Responses input_items: ${listing})`, () => {
   let emulator: Emulator;
 
   beforeEach(async () => {
-    emulator = await Emulator.start();
+    emulator = await Emulator.start({ responsesInputItems: listing });
   });
   afterEach(async () => emulator.stop());
 

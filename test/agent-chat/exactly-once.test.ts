@@ -3,7 +3,7 @@ import type { Container } from 'inversify';
 import { AbortError, AgentGroupChat, type AgentConfig, type AIAgent, agentToken, type ChatMessage, createContainer, messageText, SkeinError } from 'skein';
 import { type AzureAIAgent, azureAIAgentsPlugin, emulatorConnection } from 'skein/azure-ai-agents';
 import { openaiPlugin } from 'skein/openai';
-import { Emulator } from 'skein/testing';
+import { Emulator, RESPONSES_INPUT_ITEMS_LISTINGS, type ResponsesInputItemsListing } from 'skein/testing';
 import { rawClient, viaJson } from './fixture.js';
 
 /**
@@ -72,17 +72,25 @@ async function responsesUserTexts(emulator: Emulator, _c: Container, id: string)
     }
     return out;
   }
-  const turns: string[][] = [];
+  // Each response's input items, oldest response first, each item once by id: a server that lists
+  // a response's whole context lists the earlier items again, one that lists only the request's
+  // input does not; either way an item sent twice has two ids and shows twice.
+  const turns: { id: string; text?: string }[][] = [];
   for (let current: string | null = id; current; ) {
-    const turn: string[] = [];
-    for await (const item of sdk.responses.inputItems.list(current, { order: 'asc' })) {
-      const text = textOf(item as { type?: string; role?: string; content?: unknown });
-      if (text !== undefined) turn.push(text);
+    const turn: { id: string; text?: string }[] = [];
+    for await (const item of sdk.responses.inputItems.list(current, { order: 'asc', limit: 100 })) {
+      turn.push({ id: item.id, text: textOf(item as { type?: string; role?: string; content?: unknown }) });
     }
     turns.unshift(turn);
     current = (await sdk.responses.retrieve(current)).previous_response_id ?? null;
   }
-  return turns.flat();
+  const seen = new Set<string>();
+  for (const item of turns.flat()) {
+    if (seen.has(item.id)) continue;
+    seen.add(item.id);
+    if (item.text !== undefined) out.push(item.text);
+  }
+  return out;
 }
 
 const RESPONSES_CHAIN: Service = {
@@ -158,9 +166,11 @@ const LOST_REPLY: Failure = {
 
 describe('AgentGroupChat: each chat message reaches a service thread exactly once', () => {
   let emulator: Emulator;
+  /** How the emulator lists a Responses input_items (set per case). */
+  let listing: ResponsesInputItemsListing | undefined;
 
   beforeEach(async () => {
-    emulator = await Emulator.start();
+    emulator = await Emulator.start({ responsesInputItems: listing });
   });
   afterEach(async () => emulator.stop());
 
@@ -197,14 +207,23 @@ describe('AgentGroupChat: each chat message reaches a service thread exactly onc
     };
   }
 
-  const cases: [string, Service, Failure[]][] = [
+  const cases: [string, Service, Failure[], ResponsesInputItemsListing?][] = [
     ['Assistants', ASSISTANTS, [ABORTED_STREAM, ABORTED_BEFORE_SENDING, FAILED_RUN, LOST_REPLY]],
     ['Foundry', FOUNDRY, [ABORTED_STREAM, ABORTED_BEFORE_SENDING, FAILED_RUN, LOST_REPLY]],
-    ['Responses (stored chain)', RESPONSES_CHAIN, [ABORTED_STREAM, LOST_REPLY]],
-    ['Responses (conversation)', RESPONSES_CONVERSATION, [ABORTED_STREAM, LOST_REPLY]],
+    // Both ways a server lists a continuing response's input_items.
+    ...RESPONSES_INPUT_ITEMS_LISTINGS.flatMap((l): [string, Service, Failure[], ResponsesInputItemsListing][] => [
+      [`Responses (stored chain; input_items: ${l})`, RESPONSES_CHAIN, [ABORTED_STREAM, LOST_REPLY], l],
+      [`Responses (conversation; input_items: ${l})`, RESPONSES_CONVERSATION, [ABORTED_STREAM, LOST_REPLY], l],
+    ]),
   ];
-  for (const [label, service, failures] of cases) {
+  for (const [label, service, failures, inputItems] of cases) {
     describe(label, () => {
+      before(() => {
+        listing = inputItems;
+      });
+      after(() => {
+        listing = undefined;
+      });
       for (const failure of failures) {
         it(`when ${failure.title}`, async () => {
           const { onThread, expected, reply } = await scenario(service, failure, false);

@@ -13,15 +13,16 @@ import {
   ServiceError,
   messageText,
 } from 'skein';
-import { Emulator } from 'skein/testing';
+import { Emulator, RESPONSES_INPUT_ITEMS_LISTINGS } from 'skein/testing';
 import { agent, bodies, containerFor, rawClient, texts, THREE_AGENTS, viaJson } from './fixture.js';
 
-describe('AgentGroupChat: agents of different thread kinds in one conversation', () => {
+// Both ways a server lists a continuing response's input_items (the Responses agent's history is read from them).
+for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: agents of different thread kinds in one conversation (Responses input_items: ${listing})`, () => {
   let emulator: Emulator;
   let container: Container;
 
   beforeEach(async () => {
-    emulator = await Emulator.start();
+    emulator = await Emulator.start({ responsesInputItems: listing });
     container = containerFor(emulator);
   });
   afterEach(async () => emulator.stop());
@@ -64,6 +65,20 @@ describe('AgentGroupChat: agents of different thread kinds in one conversation',
     expect(texts(await chat.getChatMessages(agent(container, 'assistant')))).to.deep.equal(all);
     const chain = texts(await chat.getChatMessages(agent(container, 'reviewer')));
     expect(chain).to.deep.equal(all); // its stored chain (otters, w, r) plus what waits for its next turn
+  });
+
+  it('catches the Responses channel up from its stored chain with every message once, however many turns it took', async () => {
+    const chat = AgentGroupChat.fromContainer(container, { agents: ['writer', 'reviewer'] });
+    for (const said of ['My name is Ada', 'I like otters', 'what did we talk about']) {
+      await chat.addChatMessage(said);
+      await chat.invoke();
+    }
+    const all = texts(await chat.getChatMessages());
+    expect(all).to.have.length(9);
+    const caughtUp = await chat.getChatMessages(agent(container, 'reviewer'));
+    expect(texts(caughtUp)).to.deep.equal(all);
+    const ids = caughtUp.flatMap((m) => (m.messageId === undefined ? [] : [m.messageId]));
+    expect(new Set(ids).size).to.equal(ids.length);
   });
 
   it('shares one channel between two message-store agents and one between two assistants on the same service', async () => {

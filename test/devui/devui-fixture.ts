@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Emulator } from 'skein/testing';
+import { Emulator, type EmulatorOptions } from 'skein/testing';
 import { startDevUI, type DevUI, type DevUIOptions } from '../../src/devui/index.js';
 
 /** The sample config `npm run devui` uses (in the source tree; it loads its tools plugin from dist). */
@@ -22,12 +22,14 @@ export interface DevUIFixture {
 export interface FixtureOptions extends Partial<Omit<DevUIOptions, 'config' | 'threadsDir' | 'env'>> {
   /** A config file; the sample config by default. `sqlite` writes one whose `assistant` keeps its threads in SQLite. */
   config?: string | 'sqlite';
+  /** How the emulator lists a Responses input_items (its default: the whole context, as the service does). */
+  responsesInputItems?: EmulatorOptions['responsesInputItems'];
 }
 
 /** The Dev UI on the sample config (or another), its agents on a fresh emulator, threads in a fresh directory. */
 export async function startFixture(options: FixtureOptions = {}): Promise<DevUIFixture> {
-  const { config: which, ...devuiOptions } = options;
-  const emulator = await Emulator.start();
+  const { config: which, responsesInputItems, ...devuiOptions } = options;
+  const emulator = await Emulator.start({ responsesInputItems });
   const threadsDir = await mkdtemp(path.join(os.tmpdir(), 'skein-devui-'));
   const config = which === 'sqlite' ? await writeSqliteConfig(threadsDir) : (which ?? SAMPLE_CONFIG);
   const env: NodeJS.ProcessEnv = { ...process.env, OPENAI_BASE_URL: emulator.openaiBaseURL };

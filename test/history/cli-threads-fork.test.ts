@@ -2,15 +2,16 @@ import { expect } from 'chai';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Emulator } from 'skein/testing';
+import { Emulator, RESPONSES_INPUT_ITEMS_LISTINGS } from 'skein/testing';
 import { runSkein } from '../cli/cli-process.js';
 
-describe('history: skein threads show / fork (the real CLI process against the emulator)', function () {
+// Both ways a server lists a continuing response's input_items (a chained thread is read from them).
+for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`history: skein threads show / fork (the real CLI process against the emulator; input_items: ${listing})`, function () {
   this.timeout(120_000);
   let emulator: Emulator;
   let dir: string;
   before(async () => {
-    emulator = await Emulator.start();
+    emulator = await Emulator.start({ responsesInputItems: listing });
     dir = await mkdtemp(path.join(tmpdir(), 'skein-hist-cli-'));
     await writeFile(
       path.join(dir, 'skein.yaml'),
@@ -20,6 +21,7 @@ describe('history: skein threads show / fork (the real CLI process against the e
         'agents:',
         '  helper: { client: openai-chat, model: emu }',
         '  keeper: { client: openai-responses, model: emu, conversation: true }',
+        '  chainer: { client: openai-responses, model: emu }',
         '',
       ].join('\n'),
     );
@@ -62,6 +64,24 @@ describe('history: skein threads show / fork (the real CLI process against the e
     const forked = await skein(['threads', 'fork', 'svc']);
     expect(forked.code, forked.stderr).to.equal(0);
     expect(forked.stdout).to.match(/Forked thread svc into [A-Za-z0-9_-]+ \(2 messages\)/);
+  });
+
+  it('shows a previous_response_id chain with each message once, and forks it where a response ends', async () => {
+    const made = await skein(['chat', '--config', config(), '--agent', 'chainer', '--thread', 'chain'], 'My name is Ada\nMy name is Bo\nWhat is my name?\n');
+    expect(made.code, made.stderr).to.equal(0);
+    expect(made.stdout).to.contain('Your name is Bo.');
+    const show = await skein(['threads', 'show', 'chain']);
+    expect(show.code, show.stderr).to.equal(0);
+    expect(show.stdout).to.match(/service thread: resp_/);
+    expect(show.stdout).to.contain('messages: 6');
+    for (const said of ['My name is Ada', 'My name is Bo', 'What is my name?']) expect(show.stdout.split(said), said).to.have.length(2);
+    const forked = await skein(['threads', 'fork', 'chain', '--at', '2', '--as', 'chain-branch']);
+    expect(forked.code, forked.stderr).to.equal(0);
+    expect(forked.stdout).to.contain('Forked thread chain at message 2 into chain-branch (2 messages).');
+    const resumed = await skein(['chat', '--config', config(), '--agent', 'chainer', '--thread', 'chain-branch'], "What's my name?\n");
+    expect(resumed.stdout).to.contain('Your name is Ada.');
+    expect((await skein(['threads', 'show', 'chain-branch'])).stdout).to.contain('messages: 4');
+    expect((await skein(['threads', 'show', 'chain'])).stdout).to.contain('messages: 6');
   });
 
   it('rejects a bad --at with a usage error and a number out of range with the typed error naming the valid range, saving nothing', async () => {

@@ -1,14 +1,39 @@
 import { expect } from 'chai';
-import { ForkUnsupportedError, ServiceError, messageText } from 'skein';
-import { Emulator } from 'skein/testing';
+import { type AgentThread, type ChatAgent, type ChatMessage, ForkUnsupportedError, ServiceError, messageText } from 'skein';
+import { Emulator, RESPONSES_INPUT_ITEMS_LISTINGS } from 'skein/testing';
+import { readResponseChain } from '../../plugins/openai/responses-history.js';
 import { agentFor, rawClient, responseBodies } from '../responses/fixture.js';
 import { texts } from './history-fixtures.js';
 
+/** Each function call's id once, each with exactly one result: a tool exchange is whole. */
+function expectWholeToolExchanges(messages: readonly ChatMessage[]): void {
+  const calls = messages.flatMap((m) => m.contents.flatMap((c) => (c.kind === 'function-call' ? [c.callId] : [])));
+  const results = messages.flatMap((m) => m.contents.flatMap((c) => (c.kind === 'function-result' ? [c.callId] : [])));
+  expect(results.slice().sort(), 'results').to.deep.equal(calls.slice().sort());
+  expect(new Set(calls).size, 'calls').to.equal(calls.length);
+}
 
-describe('history: Responses service threads (real openai SDK against the emulator)', () => {
+/** Each message that carries a service id carries it once. */
+function expectNoRepeats(messages: readonly ChatMessage[]): void {
+  const ids = messages.flatMap((m) => (m.messageId === undefined ? [] : [m.messageId]));
+  expect(new Set(ids).size, `ids ${ids.join(', ')}`).to.equal(ids.length);
+}
+
+/** Three turns with tool calls: a call, its result and the answer; plain words; another call. */
+async function toolChain(agent: ChatAgent): Promise<AgentThread> {
+  const thread = agent.getNewThread();
+  await agent.run('call get_weather {"city":"Oslo"}', { thread });
+  await agent.run('thanks', { thread });
+  await agent.run('call get_weather {"city":"Rome"}', { thread });
+  return thread;
+}
+
+// Run against both ways a server lists a continuing response's input_items: the service's (the
+// whole context) and the request's own input only (some compatible servers).
+for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`history: Responses service threads (real openai SDK against the emulator; input_items: ${listing})`, () => {
   let emulator: Emulator;
   beforeEach(async () => {
-    emulator = await Emulator.start();
+    emulator = await Emulator.start({ responsesInputItems: listing });
   });
   afterEach(() => emulator.stop());
 
@@ -86,6 +111,98 @@ describe('history: Responses service threads (real openai SDK against the emulat
       expect(gone).to.equal(404);
       expect(texts(await agent.getMessages(thread))).to.deep.equal(texts(all));
       expect((await agent.run('what is my name?', { thread })).text).to.equal('Your name is Bob.');
+    });
+
+    it('a three-turn chain reads back as exactly its six messages, each once', async () => {
+      const { agent, thread } = await names(false);
+      const messages = await agent.getMessages(thread);
+      expect(messages).to.have.length(6);
+      expect(messages.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+      expectNoRepeats(messages);
+      // Every reply carries the id of the response that gave it, as the run returned it.
+      const chain: string[] = [];
+      for (let id: string | null = thread.serviceThreadId!; id; id = (await rawClient(emulator).responses.retrieve(id)).previous_response_id ?? null) chain.unshift(id);
+      expect(messages.filter((m) => m.role === 'assistant').map((m) => m.messageId)).to.deep.equal(chain);
+    });
+
+    it('a chain with tool calls reads each call once, with its result, in the order the turns ran', async () => {
+      const agent = agentFor(emulator, { tools: ['get_weather'] });
+      const thread = await toolChain(agent);
+      const messages = await agent.getMessages(thread);
+      expect(texts(messages)).to.deep.equal([
+        'user:call get_weather {"city":"Oslo"}',
+        'assistant:function-call',
+        'tool:function-result',
+        `assistant:${messageText(messages[3]!)}`,
+        'user:thanks',
+        `assistant:${messageText(messages[5]!)}`,
+        'user:call get_weather {"city":"Rome"}',
+        'assistant:function-call',
+        'tool:function-result',
+        `assistant:${messageText(messages[9]!)}`,
+      ]);
+      expect(messageText(messages[3]!)).to.contain('sunny in Oslo');
+      expect(messageText(messages[9]!)).to.contain('sunny in Rome');
+      expectWholeToolExchanges(messages);
+      expectNoRepeats(messages);
+    });
+
+    it('a fork at every index holds whole tool exchanges and exactly the history up to the response that ends there', async () => {
+      const agent = agentFor(emulator, { tools: ['get_weather'] });
+      const thread = await toolChain(agent);
+      const all = await agent.getMessages(thread);
+      const forked: number[] = [];
+      for (let at = 0; at < all.length; at++) {
+        const fork = await agent.forkThread(thread, { at }).catch((error: unknown) => {
+          expect(error, `at ${at}`).to.be.instanceOf(ForkUnsupportedError);
+          return undefined;
+        });
+        if (!fork) continue;
+        forked.push(at);
+        const held = await agent.getMessages(fork);
+        expectWholeToolExchanges(held);
+        expect(held.length, `at ${at}`).to.be.greaterThan(at);
+        expect(texts(held), `at ${at}`).to.deep.equal(texts(all.slice(0, held.length)));
+      }
+      // Every reply ends a response; a cut on a call or its result moves on to the answer.
+      expect(forked).to.deep.equal([1, 2, 3, 5, 7, 8, 9]);
+    });
+
+    it('a fork reads after its origin was deleted: what the service still holds, each item once', async () => {
+      const { agent, thread } = await names(false);
+      const all = await agent.getMessages(thread);
+      const fork = await agent.forkThread(thread, { at: 1 });
+      await agent.run('what is my name?', { thread: fork });
+      await agent.deleteThread(thread);
+      const held = await agent.getMessages(fork);
+      expectNoRepeats(held);
+      const own = ['user:what is my name?', 'assistant:Your name is Ann.'];
+      // The service lists the fork's whole context with its last response; a server that lists
+      // only each request's input held the shared start in the deleted responses alone.
+      expect(texts(held)).to.deep.equal(listing === 'full-context' ? [...texts(all.slice(0, 2)), ...own] : own);
+    });
+
+    it('a chain longer than one page of input items reads whole and in order, with few requests (and with a small page limit)', async function () {
+      this.timeout(60_000);
+      const agent = agentFor(emulator);
+      const thread = agent.getNewThread();
+      const turns = 55;
+      for (let i = 0; i < turns; i++) await agent.run(`message ${i}`, { thread });
+      const before = emulator.requests.length;
+      const messages = await agent.getMessages(thread);
+      const reads = emulator.requests.slice(before);
+      expect(messages).to.have.length(2 * turns);
+      expect(messages.filter((m) => m.role === 'user').map(messageText)).to.deep.equal(Array.from({ length: turns }, (_, i) => `message ${i}`));
+      expectNoRepeats(messages);
+      const lists = reads.filter((r) => r.path.endsWith('/input_items'));
+      expect(lists.every((r) => r.query.limit === '100')).to.equal(true);
+      // The service: the newest response's list (109 items, two pages); else one list per response.
+      expect(lists).to.have.length(listing === 'full-context' ? 2 : turns);
+      expect(reads.filter((r) => r.method === 'GET' && /^\/v1\/responses\/[^/]+$/.test(r.path))).to.have.length(turns);
+
+      const small = await readResponseChain(rawClient(emulator), thread.serviceThreadId!, undefined, { pageLimit: 7 });
+      expect(texts(small.messages)).to.deep.equal(texts(messages));
+      expect(small.responseEnds!.map((e) => e.count)).to.deep.equal(Array.from({ length: turns }, (_, i) => 2 * (i + 1)));
     });
   });
 

@@ -16,13 +16,14 @@ import {
 } from 'skein';
 import { type HostedMcpApproval, OpenAIChatClient, OpenAIResponsesClient, hostedMcp } from 'skein/openai';
 import { telemetryMiddleware, toGenAIMessages } from 'skein/telemetry';
-import { Emulator, FakeChatClient } from 'skein/testing';
+import { Emulator, FakeChatClient, RESPONSES_INPUT_ITEMS_LISTINGS } from 'skein/testing';
 import { CountingProxy } from './counting-proxy.js';
 import { EverythingHttp } from './mcp-fixtures.js';
 
 type Item = Record<string, unknown> & { type: string };
 
-describe('Hosted MCP calls as thread content (openai SDK -> emulator -> server-everything over HTTP)', () => {
+// Both ways a server lists a continuing response's input_items (chained threads are read from them).
+for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`Hosted MCP calls as thread content (openai SDK -> emulator -> server-everything over HTTP; input_items: ${listing})`, () => {
   let emulator: Emulator;
   let http: EverythingHttp;
   let proxy: CountingProxy;
@@ -30,7 +31,7 @@ describe('Hosted MCP calls as thread content (openai SDK -> emulator -> server-e
   let replies: string[];
 
   before(async () => {
-    [emulator, http] = await Promise.all([Emulator.start(), EverythingHttp.start()]);
+    [emulator, http] = await Promise.all([Emulator.start({ responsesInputItems: listing }), EverythingHttp.start()]);
     proxy = await CountingProxy.start(http.url);
   });
   after(async () => {

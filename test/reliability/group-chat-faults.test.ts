@@ -14,7 +14,7 @@ import {
 } from 'skein';
 import { azureAIAgentsPlugin, createEmulatorAgentsClient } from 'skein/azure-ai-agents';
 import { openaiPlugin } from 'skein/openai';
-import { Emulator } from 'skein/testing';
+import { Emulator, RESPONSES_INPUT_ITEMS_LISTINGS } from 'skein/testing';
 import { rejection, until } from './providers.js';
 
 const NAMES = ['writer', 'reviewer', 'assistant', 'foundry'] as const;
@@ -55,12 +55,13 @@ async function expectChannelsConsistent(chat: AgentGroupChat): Promise<void> {
   for (const agent of chat.agents) expect(texts(await chat.getChatMessages(agent)), `channel of ${agent.name}`).to.deep.equal(all);
 }
 
-describe('reliability: a group chat under faults keeps every channel consistent', function () {
+// Both ways a server lists a continuing response's input_items (the Responses channel reads its history from them).
+for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`reliability: a group chat under faults keeps every channel consistent (Responses input_items: ${listing})`, function () {
   this.timeout(30_000);
   let emulator: Emulator;
 
   beforeEach(async () => {
-    emulator = await Emulator.start();
+    emulator = await Emulator.start({ responsesInputItems: listing });
   });
   afterEach(() => emulator.stop());
 

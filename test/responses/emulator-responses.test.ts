@@ -113,3 +113,85 @@ describe('Emulator: Responses and Conversations through the openai SDK', () => {
     expect(gone).to.have.property('status', 404);
   });
 });
+
+describe('Emulator: GET /v1/responses/{id}/input_items as the service lists it', () => {
+  let emulator: Emulator;
+  let openai: OpenAI;
+  afterEach(async () => {
+    await emulator.stop();
+  });
+  const start = async (options: Parameters<typeof Emulator.start>[0] = {}) => {
+    emulator = await Emulator.start(options);
+    openai = rawClient(emulator);
+  };
+  const text = (item: unknown) => (item as { content: { text: string }[] }).content[0]!.text;
+  /** Three turns of a previous_response_id chain, the second answering a function call. */
+  const chain = async () => {
+    const first = await openai.responses.create({ model: 'm', input: 'call get_weather {"city":"Oslo"}', tools });
+    const call = first.output[0] as OpenAI.Responses.ResponseFunctionToolCall;
+    const second = await openai.responses.create({
+      model: 'm',
+      input: [{ type: 'function_call_output', call_id: call.call_id, output: 'sunny' }],
+      previous_response_id: first.id,
+      tools,
+    });
+    const third = await openai.responses.create({ model: 'm', input: 'thanks', previous_response_id: second.id });
+    return { first, second, third };
+  };
+
+  it('lists the whole context of a continuing response: earlier inputs and outputs with their ids, then the new input (oldest first with order=asc)', async () => {
+    await start();
+    const { first, second, third } = await chain();
+    const listed = (await openai.responses.inputItems.list(third.id, { order: 'asc', limit: 100 })).data;
+    const firstInput = (await openai.responses.inputItems.list(first.id, { order: 'asc' })).data;
+    expect(listed.map((i) => i.type)).to.deep.equal(['message', 'function_call', 'function_call_output', 'message', 'message']);
+    expect(listed.map((i) => i.id)).to.deep.equal([firstInput[0]!.id, first.output[0]!.id, listed[2]!.id, second.output[0]!.id, listed[4]!.id]);
+    expect(text(listed[4])).to.equal('thanks');
+  });
+
+  it('pages like the API reference says: desc by default, limit 1..100 (default 20), after/before cursors, first_id/last_id, has_more', async () => {
+    await start();
+    const input = Array.from({ length: 25 }, (_, i) => ({ role: 'user' as const, content: `m${i}` }));
+    const response = await openai.responses.create({ model: 'm', input });
+    const list = (query: Record<string, string>) =>
+      fetch(`${emulator.openaiBaseURL}/responses/${response.id}/input_items?${new URLSearchParams(query)}`).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> & { data: unknown[] } }));
+    const byDefault = await list({});
+    expect(byDefault.body.data.map(text)).to.deep.equal(input.slice(5).map((m) => m.content).reverse());
+    expect(byDefault.body).to.include({ object: 'list', has_more: true });
+    expect(byDefault.body.first_id).to.equal((byDefault.body.data[0] as { id: string }).id);
+    expect(byDefault.body.last_id).to.equal((byDefault.body.data[19] as { id: string }).id);
+    const asc = await list({ order: 'asc', limit: '10' });
+    const next = await list({ order: 'asc', limit: '10', after: asc.body.last_id as string });
+    expect(next.body.data.map(text)).to.deep.equal(input.slice(10, 20).map((m) => m.content));
+    const last = await list({ order: 'asc', limit: '10', after: next.body.last_id as string });
+    expect(last.body.data.map(text)).to.deep.equal(input.slice(20).map((m) => m.content));
+    expect(last.body.has_more).to.equal(false);
+    const back = await list({ order: 'asc', limit: '10', before: next.body.first_id as string });
+    expect(back.body.data.map(text)).to.deep.equal(input.slice(0, 10).map((m) => m.content));
+    const nearest = await list({ order: 'asc', limit: '3', before: next.body.first_id as string });
+    expect(nearest.body.data.map(text)).to.deep.equal(['m7', 'm8', 'm9']);
+    expect(nearest.body.has_more).to.equal(true);
+    const bads: Record<string, string>[] = [{ limit: '0' }, { limit: '101' }, { limit: 'ten' }, { order: 'newest' }, { after: 'msg_nope' }];
+    for (const bad of bads) {
+      const refused = await list(bad);
+      expect(refused.status, JSON.stringify(bad)).to.equal(400);
+      expect(JSON.stringify(refused.body), JSON.stringify(bad)).to.match(/Invalid 'limit'|Invalid 'order'|No item with id 'msg_nope'/);
+    }
+  });
+
+  it('lists a conversation response\'s context: the conversation\'s items before the input', async () => {
+    await start();
+    const conversation = await openai.conversations.create({ items: [{ role: 'user', content: 'My name is Ada.' }] });
+    const first = await openai.responses.create({ model: 'm', input: 'hello', conversation: conversation.id });
+    const second = await openai.responses.create({ model: 'm', input: "What's my name?", conversation: conversation.id });
+    const listed = (await openai.responses.inputItems.list(second.id, { order: 'asc' })).data;
+    expect(listed.map(text)).to.deep.equal(['My name is Ada.', 'hello', first.output_text, "What's my name?"]);
+  });
+
+  it('with responsesInputItems: "request-input", lists only each request\'s own input (as some compatible servers do)', async () => {
+    await start({ responsesInputItems: 'request-input' });
+    const { third } = await chain();
+    const listed = (await openai.responses.inputItems.list(third.id, { order: 'asc' })).data;
+    expect(listed.map(text)).to.deep.equal(['thanks']);
+  });
+});

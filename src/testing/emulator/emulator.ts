@@ -10,7 +10,7 @@ import { EmulatedModel } from './emulated-model.js';
 import { FaultQueue, type Fault } from './fault.js';
 import { SseStream, sendError, sendJson, sendRawJson, type StreamSabotage } from './http-replies.js';
 import { IdGenerator } from './id-generator.js';
-import { registerResponsesRoutes } from './responses-routes.js';
+import { registerResponsesRoutes, type ResponsesInputItemsListing } from './responses-routes.js';
 import { Router, type RouteContext, type RouteHandler, type RouteRegistry, type RouteReply } from './router.js';
 
 export interface EmulatorOptions {
@@ -27,6 +27,13 @@ export interface EmulatorOptions {
    * Refused requests are not recorded in `requests`.
    */
   allowedHosts?: readonly string[];
+  /**
+   * What `GET /v1/responses/{id}/input_items` lists for a response that continues a chain or a
+   * conversation: `full-context` (default, as the service does) lists every item the model saw,
+   * the earlier turns' inputs and outputs included; `request-input` lists only that request's
+   * own input, as some compatible servers do. Run history tests against both.
+   */
+  responsesInputItems?: ResponsesInputItemsListing;
 }
 
 export interface RecordedRequest {
@@ -83,7 +90,7 @@ export class Emulator implements RouteRegistry {
     this.openaiBaseURL = `${this.url}/v1`;
     registerChatCompletionsRoutes(this);
     registerAssistantsRoutes(this);
-    registerResponsesRoutes(this);
+    registerResponsesRoutes(this, { inputItems: options.responsesInputItems });
     registerConversationsRoutes(this);
     registerFoundryRoutes(this);
   }

@@ -35,7 +35,14 @@ export {
 } from './router.js';
 export { registerChatCompletionsRoutes } from './chat-completions-routes.js';
 export { AssistantsState, registerAssistantsRoutes, type AssistantsRoutesOptions, type EmulatedRun } from './assistants-routes.js';
-export { registerResponsesRoutes, ResponsesState, responsesStateOf } from './responses-routes.js';
+export {
+  registerResponsesRoutes,
+  RESPONSES_INPUT_ITEMS_LISTINGS,
+  type ResponsesInputItemsListing,
+  type ResponsesRoutesOptions,
+  ResponsesState,
+  responsesStateOf,
+} from './responses-routes.js';
 export { registerConversationsRoutes } from './conversations-routes.js';
 export { FOUNDRY_DEFAULT_PROJECT, FOUNDRY_PROJECT_PREFIX, foundryProjectEndpoint, registerFoundryRoutes } from './foundry-routes.js';
 export {

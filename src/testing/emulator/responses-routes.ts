@@ -6,12 +6,35 @@ import { approvalRequestItem, callHostedTool, type HostedMcpServer, hostedMcpToo
 import type { RouteContext, RouteRegistry, RouteReply, RouteRequest } from './router.js';
 
 /**
+ * What `GET /v1/responses/{id}/input_items` lists for a response made with
+ * `previous_response_id` or in a conversation:
+ * - `full-context` (the service, and the default): every item the model saw as input, the
+ *   earlier turns' inputs AND outputs (each with the id it had when first stored), then the
+ *   request's own input. The API reference says a conversation's items "are prepended to
+ *   `input_items`", and the list's item union holds output messages and tool calls; llama-stack
+ *   (ogx-ai/ogx#2299, fixed by #2300) changed its store to keep the re-hydrated input for the
+ *   same reason.
+ * - `request-input`: only the items of that request's `input`, as some compatible servers
+ *   (llama-stack before that fix) list them.
+ */
+export type ResponsesInputItemsListing = 'full-context' | 'request-input';
+
+/** Both listings, for suites that run against each (`for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS)`). */
+export const RESPONSES_INPUT_ITEMS_LISTINGS: readonly ResponsesInputItemsListing[] = ['full-context', 'request-input'];
+
+export interface ResponsesRoutesOptions {
+  /** What input_items lists; `full-context` (the service's way) by default. */
+  inputItems?: ResponsesInputItemsListing;
+}
+
+/**
  * OpenAI Responses: POST /v1/responses (JSON or SSE), GET/DELETE /v1/responses/{id},
  * GET /v1/responses/{id}/input_items, POST /v1/responses/{id}/cancel. Stateful: stored
  * responses carry the history of `previous_response_id` chains, and a `conversation` carries
  * its items, so the model only knows what the server stored plus the new input.
  */
-export function registerResponsesRoutes(registry: RouteRegistry): void {
+export function registerResponsesRoutes(registry: RouteRegistry, options: ResponsesRoutesOptions = {}): void {
+  const listing = options.inputItems ?? 'full-context';
   const state = responsesStateOf(registry);
   registry.route('POST', '/v1/responses', (request, reply, context) => createResponse(state, request, reply, context));
   registry.route('POST', '/v1/responses/input_tokens', (request, reply, context) => countInputTokens(state, request, reply, context));
@@ -28,7 +51,7 @@ export function registerResponsesRoutes(registry: RouteRegistry): void {
   registry.route('GET', '/v1/responses/:id/input_items', (request, reply) => {
     const stored = state.responses.get(request.params.id!);
     if (!stored) return responseNotFound(reply, request.params.id!);
-    listPage(stored.inputItems, request, reply);
+    listPage(listing === 'full-context' ? stored.contextItems : stored.inputItems, request, reply);
   });
   registry.route('POST', '/v1/responses/:id/cancel', (request, reply) => {
     if (!state.responses.has(request.params.id!)) return responseNotFound(reply, request.params.id!);
@@ -43,6 +66,8 @@ export interface StoredResponse {
   response: ResponseObject;
   /** The items of the request's `input`, as stored (with ids). */
   inputItems: StoredItem[];
+  /** Every item the model saw as input (the stored history, then `inputItems`), as it was when the response was made. */
+  contextItems: StoredItem[];
 }
 
 export interface StoredConversation {
@@ -197,7 +222,7 @@ async function createResponse(state: ResponsesState, request: RouteRequest, repl
   };
   // Stored when created, as the real service does: a client that loses the reply (a cut
   // stream) still leaves the response (and the conversation items) on the server.
-  if (parsed.store) state.responses.set(response.id, { response, inputItems: parsed.input });
+  if (parsed.store) state.responses.set(response.id, { response, inputItems: parsed.input, contextItems: turn.items });
   if (conversation) conversation.items.push(...parsed.input, ...output);
 
   if (parsed.stream) {
@@ -641,27 +666,35 @@ function parseTools(tools: readonly unknown[]): ModelTool[] {
   });
 }
 
-/** A cursor page over items kept oldest first: `order` (default desc), `limit` (default 20), `after` (an item id). */
+/**
+ * A cursor page over items kept oldest first, as the OpenAI list endpoints page: `order`
+ * (default desc), `limit` 1..100 (default 20; anything else is a 400), `after` / `before` (an
+ * item id of the list: the items that follow / precede it in that order), `first_id`,
+ * `last_id` and `has_more` (more items after this page in that direction).
+ */
 export function listPage(items: readonly { id?: unknown }[], request: RouteRequest, reply: RouteReply, defaultOrder: 'asc' | 'desc' = 'desc'): void {
-  const ordered = (request.query.order ?? defaultOrder) === 'asc' ? [...items] : [...items].reverse();
-  const limit = Math.min(Math.max(Number.parseInt(request.query.limit ?? '20', 10) || 20, 1), 100);
-  let start = 0;
-  if (request.query.after !== undefined) {
-    const at = ordered.findIndex((item) => item.id === request.query.after);
-    if (at < 0) {
-      reply.error(400, `No item with id '${request.query.after}' to page after.`, { param: 'after' });
-      return;
-    }
-    start = at + 1;
+  const page = withInvalidRequest(reply, () => pageOf(items, request.query, defaultOrder));
+  if (page) reply.json(200, { object: 'list', ...page });
+}
+
+function pageOf(items: readonly { id?: unknown }[], query: Record<string, string>, defaultOrder: 'asc' | 'desc') {
+  const order = query.order ?? defaultOrder;
+  if (order !== 'asc' && order !== 'desc') throw new InvalidRequestError(`Invalid 'order': expected 'asc' or 'desc', got ${JSON.stringify(order)}.`, 'order');
+  const limit = query.limit === undefined ? 20 : Number(query.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+    throw new InvalidRequestError(`Invalid 'limit': expected an integer from 1 to 100, got ${JSON.stringify(query.limit)}.`, 'limit');
   }
-  const data = ordered.slice(start, start + limit);
-  reply.json(200, {
-    object: 'list',
-    data,
-    first_id: data[0]?.id ?? null,
-    last_id: data.at(-1)?.id ?? null,
-    has_more: start + limit < ordered.length,
-  });
+  const ordered = order === 'asc' ? [...items] : [...items].reverse();
+  const at = (param: 'after' | 'before') => {
+    const index = ordered.findIndex((item) => item.id === query[param]);
+    if (index < 0) throw new InvalidRequestError(`No item with id '${query[param]}' in this list to page ${param}.`, param);
+    return index;
+  };
+  const from = query.after === undefined ? 0 : at('after') + 1;
+  const window = ordered.slice(from, query.before === undefined ? undefined : Math.max(from, at('before')));
+  // Before a cursor (the previous page), the page is the `limit` items nearest to it.
+  const data = query.before !== undefined && query.after === undefined ? window.slice(-limit) : window.slice(0, limit);
+  return { data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: window.length > data.length };
 }
 
 function responseNotFound(reply: RouteReply, id: string): void {
