@@ -29,7 +29,10 @@ export const { AgentEvent, DefaultPushNotificationSender, DefaultRequestHandler,
   loadPeer<typeof A2AServer>(A2A_ENTRY_POINT, '@a2a-js/sdk/server');
 export type DefaultRequestHandler = A2AServer.DefaultRequestHandler;
 export type InMemoryTaskStore = A2AServer.InMemoryTaskStore;
-export const { A2AError, RequestMalformedError, TaskNotFoundError } = loadPeer<typeof A2AErrors>(A2A_ENTRY_POINT, '@a2a-js/sdk/errors');
+export const { A2AError, ContentTypeNotSupportedError, RequestMalformedError, TaskNotFoundError, restStatusFor, toJsonRpcError, toRestErrorBody } = loadPeer<typeof A2AErrors>(
+  A2A_ENTRY_POINT,
+  '@a2a-js/sdk/errors',
+);
 
 /**
  * OpenTelemetry's API when the app has it (an optional peer): trace context goes out and comes in

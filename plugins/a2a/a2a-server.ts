@@ -19,6 +19,7 @@ import {
 } from './a2a-peers.js';
 import { UserBuilder, agentCardHandler, express, jsonRpcHandler, legacyAgentCardRouter, restHandler } from './express-peers.js';
 import { OwnedRequestHandler } from './owned-request-handler.js';
+import { sendBindingRefusal } from './binding-refusal.js';
 import { LeasedTaskStore, type TaskLeaseOptions } from './leased-task-store.js';
 import { type A2AGrpcTls, type A2AGrpcUserBuilder, GrpcBinding } from './a2a-grpc-server.js';
 import { type A2AServerLogger, SkeinAgentExecutor, defaultA2AServerLogger } from './skein-agent-executor.js';
@@ -199,8 +200,13 @@ export class A2AServer {
     const userBuilder = this.#userBuilder(options.userBuilder);
     this.#allowedHosts = options.allowedHosts ?? [];
     this.app = this.#app = express();
-    // Skein's shared request checks (Host allowlist, Origin, no CORS, JSON bodies) once `listen` knows the port.
-    this.#app.use((req, res, next) => (this.#guard ? this.#guard.middleware()(req, res, next) : next()));
+    // Skein's shared request checks (Host allowlist, Origin, no CORS, JSON bodies) once `listen` knows the port;
+    // a wrong content type on a binding is answered in that binding's error format.
+    this.#app.use((req, res, next) => {
+      const refusal = this.#guard?.check(req);
+      if (refusal) sendBindingRefusal(req, res, refusal, { jsonRpc: A2A_JSONRPC_PATH, rest: A2A_REST_PATH });
+      else next();
+    });
     this.#app.use(`/${AGENT_CARD_PATH}`, (_req, res, next) => {
       if (this.#url) return next();
       res.status(503).json({ error: this.#noUrlMessage() });
