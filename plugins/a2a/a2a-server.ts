@@ -10,6 +10,7 @@ import type { AIAgent, ChatMessageStoreFactory, SerializationRegistry } from 'sk
 import { type A2AContextStore, InMemoryA2AContextStore } from './a2a-context-store.js';
 import {
   A2A_CONTENT_TYPE,
+  A2A_VERSION_HEADER,
   AGENT_CARD_PATH,
   agentCardToJson,
   DefaultPushNotificationSender,
@@ -429,7 +430,6 @@ export class A2AServer {
 }
 
 const USER_KEY = 'skeinA2AUser';
-const A2A_VERSION_HEADER = 'A2A-Version';
 
 function unversionedCardOption(value: string | undefined): '1.0' | '0.3' {
   if (value === undefined || value === '1.0' || value === '0.3') return value ?? '1.0';
