@@ -88,7 +88,7 @@ function checkTableName(table: string): void {
 /** What `prepareSchema` uses of Kysely's `Migrator` (its class lives in `kysely/migration` from 0.29, in `kysely` before). */
 type KyselyMigrator = new (props: {
   db: unknown;
-  provider: { getMigrations(): Promise<Record<string, never>> };
+  provider: { getMigrations(): Promise<Record<string, { up(db: unknown): Promise<void> }>> };
   migrationTableSchema: string;
   migrationTableName: string;
   migrationLockTableName: string;
@@ -114,7 +114,7 @@ function kyselyMigrator(): KyselyMigrator {
  * one schema (or `public`) holds them, `a2a-db` in another schema skips creating its own, then
  * fails with "relation a2a_migrations_lock does not exist" (or, with that schema on its
  * search_path, reads another schema's ledger and migrates nothing). Kysely's own `Migrator`, given
- * the schema and no migrations, creates exactly the tables (and lock row) it would, in that schema.
+ * the schema and no migration to run, creates exactly the tables (and lock row) it would, in that schema.
  */
 async function prepareSchema(url: string, given: string | undefined, ledgers: string[]): Promise<string> {
   const { Kysely, PostgresDialect, CompiledQuery } = loadPeer<typeof KyselyModule>(A2A_ENTRY_POINT, 'kysely');
@@ -127,13 +127,17 @@ async function prepareSchema(url: string, given: string | undefined, ledgers: st
     schema ??= (await db.executeQuery<{ schema: string | null }>(CompiledQuery.raw('SELECT current_schema() AS schema'))).rows[0]?.schema ?? undefined;
     if (!schema) throw new ConfigurationError("migrateA2ADatabase: the connection's search_path names no existing schema; pass { schema } or create one.");
     const Migrator = kyselyMigrator();
-    // A ledger already there is left alone (Kysely's migrator would call its rows missing migrations).
     const present = await db.executeQuery<{ name: string }>(
       CompiledQuery.raw('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 AND table_name = ANY($2)', [schema, [...ledgers, MIGRATION_LOCK_TABLE]]),
     );
     const found = new Set(present.rows.map((row) => row.name));
-    for (const ledger of ledgers.filter((name) => !found.has(name) || !found.has(MIGRATION_LOCK_TABLE))) {
-      const migrator = new Migrator({ db, provider: { getMigrations: async () => ({}) }, migrationTableSchema: schema, migrationTableName: ledger, migrationLockTableName: MIGRATION_LOCK_TABLE });
+    for (const ledger of ledgers) {
+      if (found.has(ledger) && found.has(MIGRATION_LOCK_TABLE)) continue;
+      // A ledger without the lock table (an `a2a-db upgrade --sql` script makes none): Kysely
+      // refuses a ledger naming migrations it does not know, so the applied ones are named, as no-ops.
+      const applied = found.has(ledger) ? (await db.executeQuery<{ name: string }>(CompiledQuery.raw(`SELECT name FROM ${quoted(schema)}.${quoted(ledger)}`))).rows : [];
+      const known = Object.fromEntries(applied.map(({ name }) => [name, { up: async () => {} }]));
+      const migrator = new Migrator({ db, provider: { getMigrations: async () => known }, migrationTableSchema: schema, migrationTableName: ledger, migrationLockTableName: MIGRATION_LOCK_TABLE });
       const { error } = await migrator.migrateToLatest();
       if (error) throw error;
     }
@@ -144,6 +148,10 @@ async function prepareSchema(url: string, given: string | undefined, ledgers: st
   } finally {
     await db.destroy().catch(() => {});
   }
+}
+
+function quoted(identifier: string): string {
+  return `"${identifier.replaceAll('"', '""')}"`;
 }
 
 /** The SDK's `a2a-db` command, from its package.json `bin`. */

@@ -283,6 +283,24 @@ withService("A2A scale-out on the SDK's DatabaseTaskStore and DatabasePushNotifi
     expect(status).to.match(/push-notification-configs\s+0001_create_push_notification_configs\s+applied/);
   });
 
+  it("a schema made by the SDK's offline script (a2a-db upgrade --sql: tables and ledgers, no lock table) is then migrated as already up to date", async () => {
+    const scripted = `${RUN_ID}_a2a_sqlscript`;
+    const script = await a2aDb(['upgrade', '--sql', '--dialect', 'postgres']);
+    try {
+      await withClient(async (client) => {
+        await client.query(`CREATE SCHEMA "${scripted}"`);
+        await client.query(`SET search_path TO "${scripted}"`);
+        await client.query(script);
+      });
+      expect(await sdkTablesIn(scripted)).to.have.members(SDK_TABLES.filter((table) => table !== 'a2a_migrations_lock'));
+      await migrateA2ADatabase({ url: DATABASE_URL, schema: scripted });
+      expect(await sdkTablesIn(scripted)).to.have.members(SDK_TABLES);
+      expect(await a2aDb(['status'], scripted)).to.match(/0001_create_tasks\s+applied/);
+    } finally {
+      await dropSchema(scripted);
+    }
+  });
+
   it("a plain a2a-db upgrade in public still works beside the schemas (public has its own lock and ledgers)", async () => {
     expect(await a2aDb(['upgrade'])).to.contain('tasks: up to date');
     expect(await sdkTablesIn('public')).to.have.members(SDK_TABLES);
