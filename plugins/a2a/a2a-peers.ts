@@ -12,7 +12,7 @@ export const A2A_ENTRY_POINT = 'skein/a2a';
 requirePeers(A2A_ENTRY_POINT, ['@a2a-js/sdk', 'express']);
 
 const a2a = loadPeer<typeof A2A>(A2A_ENTRY_POINT, '@a2a-js/sdk');
-export const { A2A_CONTENT_TYPE, AGENT_CARD_PATH, Role, TaskState } = a2a;
+export const { A2A_CONTENT_TYPE, A2A_VERSION_HEADER, AGENT_CARD_PATH, Role, TaskState } = a2a;
 export type Role = A2A.Role;
 /** The protocol's JSON form of a card, as 1.0 servers publish it. */
 export const agentCardToJson = (card: A2A.AgentCard): unknown => a2a.AgentCard.toJSON(card);
@@ -29,7 +29,10 @@ export const { AgentEvent, DefaultPushNotificationSender, DefaultRequestHandler,
   loadPeer<typeof A2AServer>(A2A_ENTRY_POINT, '@a2a-js/sdk/server');
 export type DefaultRequestHandler = A2AServer.DefaultRequestHandler;
 export type InMemoryTaskStore = A2AServer.InMemoryTaskStore;
-export const { A2AError, RequestMalformedError, TaskNotFoundError } = loadPeer<typeof A2AErrors>(A2A_ENTRY_POINT, '@a2a-js/sdk/errors');
+export const { A2AError, ContentTypeNotSupportedError, RequestMalformedError, TaskNotFoundError, restStatusFor, toJsonRpcError, toRestErrorBody } = loadPeer<typeof A2AErrors>(
+  A2A_ENTRY_POINT,
+  '@a2a-js/sdk/errors',
+);
 
 /**
  * OpenTelemetry's API when the app has it (an optional peer): trace context goes out and comes in

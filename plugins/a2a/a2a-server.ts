@@ -10,6 +10,7 @@ import type { AIAgent, ChatMessageStoreFactory, SerializationRegistry } from 'sk
 import { type A2AContextStore, InMemoryA2AContextStore } from './a2a-context-store.js';
 import {
   A2A_CONTENT_TYPE,
+  A2A_VERSION_HEADER,
   AGENT_CARD_PATH,
   agentCardToJson,
   DefaultPushNotificationSender,
@@ -19,6 +20,7 @@ import {
 } from './a2a-peers.js';
 import { UserBuilder, agentCardHandler, express, jsonRpcHandler, legacyAgentCardRouter, restHandler } from './express-peers.js';
 import { OwnedRequestHandler } from './owned-request-handler.js';
+import { sendBindingRefusal } from './binding-refusal.js';
 import { LeasedTaskStore, type TaskLeaseOptions } from './leased-task-store.js';
 import { type A2AGrpcTls, type A2AGrpcUserBuilder, GrpcBinding } from './a2a-grpc-server.js';
 import { type A2AServerLogger, SkeinAgentExecutor, defaultA2AServerLogger } from './skein-agent-executor.js';
@@ -91,6 +93,15 @@ export interface A2AServerOptions {
   allowedHosts?: string[];
   /** Serve A2A 0.3 clients too, through the SDK's compatibility layer (default true). */
   legacyCompat?: boolean;
+  /**
+   * The card a request that names no protocol version (no `A2A-Version` header, no
+   * `?A2A-Version=` parameter) gets: `'1.0'` (default), the A2A 1.0 card, valid against the 1.0
+   * JSON schema; or `'0.3'`, the SDK's 0.3 card (with the 1.0 interfaces embedded), for 0.3
+   * clients that only know the base URL; it does not validate against the 1.0 schema (see
+   * "Versions of the card" in docs/a2a.md). Whatever the choice, a request asking for 0.3 gets the
+   * 0.3 card and one asking for 1.0 the 1.0 card. `'0.3'` needs `legacyCompat`.
+   */
+  unversionedCard?: '1.0' | '0.3';
   /** Where failures (with their error id) and notices go; see `A2AServerLogger`. */
   logger?: A2AServerLogger;
   /**
@@ -199,15 +210,29 @@ export class A2AServer {
     const userBuilder = this.#userBuilder(options.userBuilder);
     this.#allowedHosts = options.allowedHosts ?? [];
     this.app = this.#app = express();
-    // Skein's shared request checks (Host allowlist, Origin, no CORS, JSON bodies) once `listen` knows the port.
-    this.#app.use((req, res, next) => (this.#guard ? this.#guard.middleware()(req, res, next) : next()));
+    // Skein's shared request checks (Host allowlist, Origin, no CORS, JSON bodies) once `listen` knows the port;
+    // a wrong content type on a binding is answered in that binding's error format.
+    this.#app.use((req, res, next) => {
+      const refusal = this.#guard?.check(req);
+      if (refusal) sendBindingRefusal(req, res, refusal, { jsonRpc: A2A_JSONRPC_PATH, rest: A2A_REST_PATH });
+      else next();
+    });
     this.#app.use(`/${AGENT_CARD_PATH}`, (_req, res, next) => {
       if (this.#url) return next();
       res.status(503).json({ error: this.#noUrlMessage() });
     });
+    const unversioned = unversionedCardOption(options.unversionedCard);
     if (this.#legacy) {
-      // The SDK's compat card router serves a 0.3 card to requests without A2A-Version 1.0.
-      this.#app.use(`/${AGENT_CARD_PATH}`, legacyAgentCardRouter({ agentCardProvider: this.requestHandler }));
+      // The SDK's compat card router serves the 0.3 card to every request that does not ask for
+      // 1.0; only those that ask for 0.3 (or name no version, when unversionedCard is '0.3') reach it.
+      const legacyCard = legacyAgentCardRouter({ agentCardProvider: this.requestHandler });
+      this.#app.use(`/${AGENT_CARD_PATH}`, (req, res, next) => {
+        if (asksForLegacyCard(req, unversioned)) return legacyCard(req, res, next);
+        res.append('Vary', A2A_VERSION_HEADER);
+        next();
+      });
+    } else if (unversioned === '0.3') {
+      throw new ConfigurationError("A2AServer: unversionedCard '0.3' serves the A2A 0.3 card, which needs legacyCompat (on by default); remove legacyCompat: false or unversionedCard.");
     }
     // The card as the protocol's JSON (security schemes keyed by kind), not the SDK's in-memory shape.
     this.#app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: async () => agentCardToJson(this.card) as AgentCard }));
@@ -405,6 +430,21 @@ export class A2AServer {
 }
 
 const USER_KEY = 'skeinA2AUser';
+
+function unversionedCardOption(value: string | undefined): '1.0' | '0.3' {
+  if (value === undefined || value === '1.0' || value === '0.3') return value ?? '1.0';
+  throw new ConfigurationError(`A2AServer unversionedCard: expected '1.0' or '0.3', found ${JSON.stringify(value)}.`);
+}
+
+/**
+ * Whether a card request asks for the 0.3 card: `A2A-Version: 0.x`, or (A2A 1.0 lets clients put
+ * the version in the query instead) `?A2A-Version=0.x`, the URL to give 0.3 clients that cannot
+ * send the header; with neither, `unversioned` decides.
+ */
+function asksForLegacyCard(req: Request, unversioned: '1.0' | '0.3'): boolean {
+  const asked = req.header(A2A_VERSION_HEADER)?.trim() || new URL(req.originalUrl, 'http://card').searchParams.get(A2A_VERSION_HEADER)?.trim();
+  return asked ? /^0\./.test(asked) : unversioned === '0.3';
+}
 const UNAUTHENTICATED = { error: { code: 401, message: "Authentication required (HTTP 401): send the credentials the agent card's securitySchemes ask for." } };
 
 /**

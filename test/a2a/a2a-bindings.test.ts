@@ -47,8 +47,8 @@ describe('A2AServer bindings: JSON-RPC, HTTP+JSON, and v0.3 clients through the 
     expect(text).to.contain('Ada');
   });
 
-  it('a v0.3 JSON-RPC client (message/send, no A2A-Version header) reads a 0.3 card and keeps a conversation', async () => {
-    const card = await (await fetch(server.agentCardUrl!)).json();
+  it('a v0.3 JSON-RPC client (message/send, no A2A-Version header) reads the 0.3 card (?A2A-Version=0.3) and keeps a conversation', async () => {
+    const card = await (await fetch(`${server.agentCardUrl!}?A2A-Version=0.3`)).json();
     expect(card.protocolVersion).to.equal('0.3');
     expect(card.url).to.equal(`${server.url}/a2a/jsonrpc`);
     const call = async (text: string, contextId?: string) => {

@@ -5,7 +5,9 @@ import { ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
 import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import { Kysely, PostgresDialect } from 'kysely';
 import { expect } from 'chai';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { ConfigurationError, StoreError, ThreadConflictError } from 'skein';
@@ -204,6 +206,42 @@ for (const store of ['redis', 'postgres'] as const) {
   });
 }
 
+/** The tables `a2a-db upgrade` makes with the default names: the stores', their ledgers, Kysely's lock. */
+const SDK_TABLES = ['tasks', 'push_notification_configs', 'a2a_tasks_migrations', 'a2a_push_notification_configs_migrations', 'a2a_migrations_lock'];
+
+async function withClient<T>(use: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function sdkTablesIn(schema: string): Promise<string[]> {
+  const { rows } = await withClient((client) =>
+    client.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name = ANY($2)', [schema, SDK_TABLES]),
+  );
+  return rows.map((r) => r.table_name);
+}
+
+async function dropPublicTables(tables: string[]): Promise<void> {
+  await withClient(async (client) => {
+    for (const table of tables) await client.query(`DROP TABLE IF EXISTS public."${table}"`);
+  });
+}
+
+/** The SDK's own `a2a-db` command, on the test database (in `schema` through search_path, else the connection's default). */
+async function a2aDb(args: string[], schema?: string): Promise<string> {
+  const root = new URL('../', import.meta.resolve('@a2a-js/sdk'));
+  const manifest = JSON.parse(await readFile(new URL('package.json', root), 'utf8')) as { bin: Record<string, string> };
+  const url = new URL(DATABASE_URL);
+  if (schema) url.searchParams.set('options', `-c search_path=${schema}`);
+  const { stdout } = await promisify(execFile)(process.execPath, [fileURLToPath(new URL(manifest.bin['a2a-db']!, root)), ...args], { env: { ...process.env, DATABASE_URL: url.toString() } });
+  return stdout;
+}
+
 withService("A2A scale-out on the SDK's DatabaseTaskStore and DatabasePushNotificationStore (Kysely, PostgreSQL), two processes", postgresUp, 'start PostgreSQL (see test/stores/services.ts)', () => {
   const prefix = `${RUN_ID}_a2a_sdkdb`;
   const children: ChildProcess[] = [];
@@ -214,24 +252,58 @@ withService("A2A scale-out on the SDK's DatabaseTaskStore and DatabasePushNotifi
 
   let pair: Pair | undefined;
 
+  // Another schema, and public, hold the SDK's tables before this run's schema is migrated: the
+  // suite must not depend on being the only one (the SDK's a2a-db alone fails then).
+  const other = `${RUN_ID}_a2a_other`;
+  let createdInPublic: string[] = [];
+
   before(async () => {
+    const before = await sdkTablesIn('public');
+    await migrateA2ADatabase({ url: DATABASE_URL });
+    createdInPublic = (await sdkTablesIn('public')).filter((table) => !before.includes(table));
+    await migrateA2ADatabase({ url: DATABASE_URL, schema: other });
     // The SDK's stores do not create their tables: its migrations do.
     await migrateA2ADatabase({ url: DATABASE_URL, schema: prefix });
     pair = await startPair({ STORE: 'postgres', TASKS: 'sdk', PUSH: '1', PREFIX: prefix, DATABASE_URL }, children);
     ({ emulator, instances, a, b } = pair);
   });
-  after(() => stopPair(pair, children, prefix));
+  after(async () => {
+    await stopPair(pair, children, prefix);
+    await dropSchema(other);
+    // Only the public tables this run created: another user of the database may own the rest.
+    await dropPublicTables(createdInPublic);
+  });
 
-  it('migrateA2ADatabase made the SDK tables, and running it again is a no-op', async () => {
+  it('migrateA2ADatabase made the SDK tables in each schema (public, another, this one), and running it again is a no-op', async () => {
     await migrateA2ADatabase({ url: DATABASE_URL, schema: prefix });
-    const client = new pg.Client({ connectionString: DATABASE_URL });
-    await client.connect();
+    for (const schema of [prefix, other, 'public']) expect(await sdkTablesIn(schema), schema).to.have.members(SDK_TABLES);
+    // The SDK's own status command, run in this schema, reads this schema's ledger.
+    const status = await a2aDb(['status'], prefix);
+    expect(status).to.match(/tasks\s+0001_create_tasks\s+applied/);
+    expect(status).to.match(/push-notification-configs\s+0001_create_push_notification_configs\s+applied/);
+  });
+
+  it("a schema made by the SDK's offline script (a2a-db upgrade --sql: tables and ledgers, no lock table) is then migrated as already up to date", async () => {
+    const scripted = `${RUN_ID}_a2a_sqlscript`;
+    const script = await a2aDb(['upgrade', '--sql', '--dialect', 'postgres']);
     try {
-      const { rows } = await client.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name', [prefix]);
-      expect(rows.map((r) => r.table_name)).to.include.members(['tasks', 'push_notification_configs', 'a2a_tasks_migrations', 'a2a_push_notification_configs_migrations']);
+      await withClient(async (client) => {
+        await client.query(`CREATE SCHEMA "${scripted}"`);
+        await client.query(`SET search_path TO "${scripted}"`);
+        await client.query(script);
+      });
+      expect(await sdkTablesIn(scripted)).to.have.members(SDK_TABLES.filter((table) => table !== 'a2a_migrations_lock'));
+      await migrateA2ADatabase({ url: DATABASE_URL, schema: scripted });
+      expect(await sdkTablesIn(scripted)).to.have.members(SDK_TABLES);
+      expect(await a2aDb(['status'], scripted)).to.match(/0001_create_tasks\s+applied/);
     } finally {
-      await client.end();
+      await dropSchema(scripted);
     }
+  });
+
+  it("a plain a2a-db upgrade in public still works beside the schemas (public has its own lock and ledgers)", async () => {
+    expect(await a2aDb(['upgrade'])).to.contain('tasks: up to date');
+    expect(await sdkTablesIn('public')).to.have.members(SDK_TABLES);
   });
 
   it('migrateA2ADatabase says what is wrong: a schema that is not an identifier, a database that does not answer', async () => {
@@ -240,7 +312,10 @@ withService("A2A scale-out on the SDK's DatabaseTaskStore and DatabasePushNotifi
     expect(badSchema.message).to.contain('schema must be a lower-case SQL identifier');
     const down = await rejection(migrateA2ADatabase({ url: 'postgres://postgres@127.0.0.1:1/test' }));
     expect(down).to.be.instanceOf(StoreError);
-    expect(down.message).to.match(/^The SDK's a2a-db upgrade failed: .*ECONNREFUSED/s);
+    expect(down.message).to.match(/^migrateA2ADatabase could not prepare schema .*ECONNREFUSED/s);
+    const long = await rejection(migrateA2ADatabase({ url: DATABASE_URL, schema: prefix, taskTable: 'a'.repeat(38) }));
+    expect(long).to.be.instanceOf(ConfigurationError);
+    expect(long.message).to.contain('at most 37 characters');
   });
 
   it('a push config registered on A is listed on B and delivered by B, which continues the task A started', async () => {

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { type Message, type Task, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
+import { ContentTypeNotSupportedError, fromJsonRpcErrorResponse, fromRestErrorBody } from '@a2a-js/sdk/errors';
 import type { User } from '@a2a-js/sdk/server';
 import { expect } from 'chai';
 import express from 'express';
@@ -151,7 +152,82 @@ describe("A2AServer: Skein's shared request checks when it listens", () => {
     expect((await rawRequest(at, card, { headers: { origin: 'https://evil.example' } })).status).to.equal(403);
     expect((await rawRequest(at, '/a2a/jsonrpc', { method: 'OPTIONS', headers: { origin: 'https://evil.example' } })).status).to.equal(403);
     const form = await rawRequest(at, '/a2a/jsonrpc', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{}}' });
-    expect(form.status).to.equal(415);
+    expect(JSON.parse(form.body).error.code).to.equal(-32005);
+    expect(emulator.requests).to.deep.equal([]);
+  });
+});
+
+describe("A2AServer: a wrong content type is refused in the binding's own error format (A2A TCK JSONRPC-SSE-002, HTTP_JSON-STATUS-001)", () => {
+  let emulator: Emulator;
+  let server: A2AServer;
+  beforeEach(async () => {
+    emulator = await Emulator.start();
+    server = new A2AServer({ agent: chatAgent(emulator), ...quietLogger() });
+    await server.listen();
+  });
+  afterEach(async () => {
+    await server.close();
+    await emulator.stop();
+  });
+
+  const sendMessage = { message: { role: 'ROLE_USER', parts: [{ text: 'content type test' }], messageId: 'ct-1' } };
+  const errorInfo = { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'CONTENT_TYPE_NOT_SUPPORTED', domain: 'a2a-protocol.org' };
+
+  it('JSON-RPC: a JSON-RPC error envelope, code -32005 with its ErrorInfo, naming the content type; the SDK reads it as ContentTypeNotSupportedError; nothing runs', async () => {
+    for (const [type, body] of [
+      ['text/plain', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: sendMessage })],
+      ['application/x-www-form-urlencoded', 'a=1'],
+    ]) {
+      const response = await fetch(`${server.url}/a2a/jsonrpc`, { method: 'POST', headers: { 'content-type': type!, 'A2A-Version': '1.0' }, body });
+      expect(response.headers.get('content-type')).to.match(/^application\/json/);
+      expect(response.status).to.equal(200);
+      const envelope = (await response.json()) as { jsonrpc: string; id: unknown; error: { code: number; message: string; data: unknown[] } };
+      expect(envelope).to.deep.include({ jsonrpc: '2.0', id: null });
+      expect(envelope.error.code).to.equal(-32005);
+      expect(envelope.error.message).to.contain(`got ${type}`).and.contain('application/json');
+      expect(envelope.error.data).to.deep.equal([errorInfo]);
+      expect(fromJsonRpcErrorResponse(envelope as Parameters<typeof fromJsonRpcErrorResponse>[0])).to.be.instanceOf(ContentTypeNotSupportedError);
+    }
+    expect(emulator.requests).to.deep.equal([]);
+  });
+
+  it("HTTP+JSON: an AIP-193 body {error: {code, status, message, details}}, HTTP 400 (A2A 1.0.1's table, the SDK's), naming the content type; the SDK reads it as ContentTypeNotSupportedError; nothing runs", async () => {
+    for (const path of ['/a2a/rest/message:send', '/a2a/rest/message:stream', '/a2a/rest/tasks/t-1:cancel']) {
+      const response = await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'text/plain', 'A2A-Version': '1.0' }, body: JSON.stringify(sendMessage) });
+      expect(response.status, path).to.equal(400);
+      const body = (await response.json()) as { error: { code: number; status: string; message: string; details: Record<string, unknown>[] } };
+      expect(Object.keys(body)).to.deep.equal(['error']);
+      expect(body.error).to.deep.include({ code: 400, status: 'INVALID_ARGUMENT', details: [errorInfo] });
+      expect(body.error.message).to.contain('got text/plain');
+      expect(fromRestErrorBody(body.error, { statusCode: response.status })).to.be.instanceOf(ContentTypeNotSupportedError);
+    }
+    expect(emulator.requests).to.deep.equal([]);
+  });
+
+  it("the SDK's own clients (JSON-RPC and HTTP+JSON) whose requests carry text/plain get ContentTypeNotSupportedError", async () => {
+    // A client (or a proxy in front of it) that labels the JSON body text/plain.
+    const fetchImpl: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      if (init?.method === 'POST') headers.set('content-type', 'text/plain');
+      return fetch(input, { ...init, headers });
+    };
+    for (const binding of ['JSONRPC', 'HTTP+JSON']) {
+      const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+        preferredTransports: [binding],
+      });
+      const client = await new ClientFactory(options).createFromUrl(server.url!);
+      const refused = await rejection(client.sendMessage({ tenant: '', message: userMessage('hello'), configuration: undefined, metadata: undefined }));
+      expect(refused, binding).to.be.instanceOf(ContentTypeNotSupportedError);
+      expect(refused.message, binding).to.contain('got text/plain');
+    }
+    expect(emulator.requests).to.deep.equal([]);
+  });
+
+  it('the same requests with a JSON content type go through (the check is on the type, not the path)', async () => {
+    const response = await fetch(`${server.url}/a2a/rest/message:send`, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' }, body: JSON.stringify(sendMessage) });
+    expect(response.status).to.equal(200);
+    expect(emulator.requests.length).to.be.greaterThan(0);
   });
 });
 
