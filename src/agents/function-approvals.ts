@@ -76,11 +76,11 @@ export async function settlePendingApprovals(
   return Promise.all(
     pending.map(async (call) => {
       const answer = answers.get(call.callId);
-      if (!answer) return notRun(call, 'not run: the user did not approve this call before sending a new message.');
-      if (!answer.approved) return rejected(call, answer);
+      if (!answer) return namingCall(notRun(call, 'not run: the user did not approve this call before sending a new message.'), call);
+      if (!answer.approved) return namingCall(rejected(call, answer), call);
       const tool = tools.get(call.name);
-      if (!tool) return notRun(call, `unknown tool "${call.name}".`);
-      return runToolCall({ call, tool, approval: answer, invoke: () => invoke(call, tool) });
+      if (!tool) return namingCall(notRun(call, `unknown tool "${call.name}".`), call);
+      return namingCall(await runToolCall({ call, tool, approval: answer, invoke: () => invoke(call, tool) }), call);
     }),
   );
 }
@@ -93,10 +93,13 @@ export async function settlePendingApprovals(
 export function heldResultsOf(thread: AgentThread): FunctionResultContent[] {
   const held = thread.state[HELD_KEY];
   if (!Array.isArray(held)) return [];
-  return held.filter(isHeldResult).map((r) => ({ kind: 'function-result', callId: r.callId, ...(r.error !== undefined ? { error: r.error } : { result: r.result ?? null }) }));
+  return held.filter(isHeldResult).map((r) => {
+    const result: FunctionResultContent = { kind: 'function-result', callId: r.callId, ...(r.error !== undefined ? { error: r.error } : { result: r.result ?? null }) };
+    return typeof r.name === 'string' ? namingCall(result, { name: r.name, arguments: typeof r.arguments === 'string' ? r.arguments : '' }) : result;
+  });
 }
 
-function isHeldResult(value: JsonValue): value is { callId: string; result?: JsonValue; error?: string } {
+function isHeldResult(value: JsonValue): value is { callId: string; result?: JsonValue; error?: string; name?: JsonValue; arguments?: JsonValue } {
   return !!value && typeof value === 'object' && !Array.isArray(value) && typeof value.callId === 'string' && (value.error === undefined || typeof value.error === 'string');
 }
 
@@ -104,7 +107,28 @@ export function withHeldResults(state: JsonObject, results: readonly FunctionRes
   if (!results?.length && !(HELD_KEY in state)) return state;
   const { [HELD_KEY]: _old, ...rest } = state;
   if (!results?.length) return rest;
-  return { ...rest, [HELD_KEY]: results.map((r): JsonObject => (r.error !== undefined ? { callId: r.callId, error: r.error } : { callId: r.callId, result: (r.result ?? null) as JsonValue })) };
+  return {
+    ...rest,
+    [HELD_KEY]: results.map((r): JsonObject => {
+      const call = settledCallOf(r);
+      const named: JsonObject = call ? { callId: r.callId, name: call.name, arguments: call.arguments } : { callId: r.callId };
+      return r.error !== undefined ? { ...named, error: r.error } : { ...named, result: (r.result ?? null) as JsonValue };
+    }),
+  };
+}
+
+/** Key of a settled result's `additionalProperties` naming its call (for a service that lost the run). */
+const SETTLED_CALL_KEY = 'settledCall';
+
+/** The result, naming the call it answers: a new service run that reads it as a note needs the name. */
+export function namingCall(result: FunctionResultContent, call: Pick<FunctionCallContent, 'name' | 'arguments'>): FunctionResultContent {
+  return { ...result, additionalProperties: { ...result.additionalProperties, [SETTLED_CALL_KEY]: { name: call.name, arguments: call.arguments } } };
+}
+
+export function settledCallOf(result: FunctionResultContent): { name: string; arguments: string } | undefined {
+  const call = result.additionalProperties?.[SETTLED_CALL_KEY];
+  if (!call || typeof call !== 'object' || Array.isArray(call) || typeof call.name !== 'string') return undefined;
+  return { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : '' };
 }
 
 /** Metadata key (value `tool-results`) of the message that carries settled tool results to a new service run. */
@@ -115,10 +139,9 @@ export const TOOL_RESULTS_MESSAGE_METADATA_KEY = 'skein_kind';
  * that ended without their outputs (cancelled while the user decided, or expired): the service
  * takes tool outputs only for a run waiting in `requires_action`, so a new run reads them this way.
  */
-export function toolResultsNote(calls: readonly FunctionCallContent[], results: readonly FunctionResultContent[]): string {
-  const byId = new Map(calls.map((c) => [c.callId, c]));
+export function toolResultsNote(results: readonly FunctionResultContent[]): string {
   const lines = results.map((r) => {
-    const call = byId.get(r.callId);
+    const call = settledCallOf(r);
     const what = call ? `${call.name} ${call.arguments || '{}'}` : 'a tool';
     return `- ${what} (call ${r.callId}): ${r.error !== undefined ? r.error : `returned ${functionResultText(r)}`}`;
   });

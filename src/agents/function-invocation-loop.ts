@@ -5,6 +5,7 @@ import type { ChatMessage } from '../messages/chat-message.js';
 import { type FunctionCallContent, type FunctionResultContent, type UsageDetails, addUsage } from '../messages/content.js';
 import type { AgentThread } from '../threads/agent-thread.js';
 import type { AITool } from '../tools/ai-tool.js';
+import { namingCall } from './function-approvals.js';
 import { partitionByApproval, runToolCall } from './tool-approval-gate.js';
 
 /** One model call: streaming or not, the loop does not care. `onUpdate` sees streamed updates (keepPartial). */
@@ -87,7 +88,7 @@ export async function runFunctionLoop(request: FunctionLoopRequest): Promise<Fun
     if (needApproval.length) {
       // Stop and ask: these calls stay open until the user answers in the next run.
       result.pendingApprovals = needApproval;
-      if (results.length) result.heldResults = results;
+      if (results.length) result.heldResults = results.map((r) => namingCall(r, calls.find((c) => c.callId === r.callId)!));
       return result;
     }
 
