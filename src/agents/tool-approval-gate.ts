@@ -42,8 +42,8 @@ export function partitionByApproval(calls: readonly FunctionCallContent[], tools
 /**
  * The one enforcement point of tool approvals: every place in Skein that executes a tool call
  * runs it through here, so a tool marked `requiresApproval` never runs without the user's
- * answer to that very call, and a rejected call never runs. The places (see docs/agent-chat.md,
- * "Approvals"):
+ * answer to that very call, and a rejected call never runs. The places (also listed in
+ * docs/approvals.md):
  * - the function-invocation loop of `ChatAgent` (src/agents/function-invocation-loop.ts) and its
  *   settling of answered approvals (src/agents/chat-agent.ts): every ChatAgent kind, among them
  *   Chat Completions, Responses and Foundry Agents (plugins/azure-ai-agents);
