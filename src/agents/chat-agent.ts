@@ -25,9 +25,8 @@ import { AgentRunResponse, type AgentRunResponseUpdate } from './agent-run-respo
 import { type AIContext, type ContextProvider, providerState, withProviderState } from './context-provider.js';
 import {
   approvalRequestsFor,
-  heldResultsOf,
   pendingApprovalsOf,
-  settlePendingApprovals,
+  settleThreadApprovals,
   splitApprovalAnswers,
   surfacedApprovalsIn,
   surfacedApprovalsOf,
@@ -420,13 +419,7 @@ export class ChatAgent extends AIAgent {
     const clientInput = forClient ? [forClient] : [];
     const { answers, rest } = splitApprovalAnswers(localInput);
     if (pending.length === 0 && answers.size === 0) return { turnInput: [...clientInput, ...localInput] };
-    // Results already known (calls that ran beside the pending ones, or approved calls of a turn
-    // that failed on a service thread) are sent as they are: a tool never runs twice.
-    const held = pending.length ? heldResultsOf(thread) : [];
-    const ran = new Set(held.map((r) => r.callId));
-    const waiting = ran.size ? pending.filter((c) => !ran.has(c.callId)) : pending;
-    for (const id of ran) answers.delete(id);
-    const results = await settlePendingApprovals(waiting, answers, tools, invokeTool);
+    const { held, settled: results } = await settleThreadApprovals(thread, answers, tools, invokeTool);
     if (results.length === 0 && held.length === 0) return { turnInput: [...clientInput, ...rest] };
     if (results.length) emit?.({ role: 'tool', contents: results });
     const message: ChatMessage = { role: 'tool', contents: [...held, ...results], createdAt: new Date().toISOString() };

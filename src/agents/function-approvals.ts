@@ -86,6 +86,27 @@ export async function settlePendingApprovals(
 }
 
 /**
+ * Settles what the thread waits for with the turn's answers: results already known (held:
+ * calls that ran beside the pending ones, or approved calls of a turn that failed on a service
+ * thread) are kept as they are, so a tool never runs twice; the other pending calls go through
+ * `settlePendingApprovals`. Answers to calls whose result is held are dropped. Used by every agent
+ * that keeps pending calls (ChatAgent, the Assistants run processor).
+ */
+export async function settleThreadApprovals(
+  thread: AgentThread,
+  answers: Map<string, FunctionApprovalResponseContent>,
+  tools: ReadonlyMap<string, AITool>,
+  invoke: (call: FunctionCallContent, tool: AITool) => Promise<FunctionResultContent>,
+): Promise<{ held: FunctionResultContent[]; settled: FunctionResultContent[] }> {
+  const pending = pendingApprovalsOf(thread);
+  const held = pending.length ? heldResultsOf(thread) : [];
+  const ran = new Set(held.map((r) => r.callId));
+  for (const id of ran) answers.delete(id);
+  const settled = await settlePendingApprovals(ran.size ? pending.filter((c) => !ran.has(c.callId)) : pending, answers, tools, invoke);
+  return { held, settled };
+}
+
+/**
  * Results of calls that ran in the turn that stopped for approval (tools that need none), kept
  * until they reach the service with the answered calls' results: a service thread holds no
  * tool message of Skein's own, so without this the model would never read them.

@@ -19,13 +19,12 @@ import {
   addUsage,
   approvalRequestsFor,
   functionResultText,
-  heldResultsOf,
   namingCall,
   partitionByApproval,
   pendingApprovalsOf,
   responseFromUpdates,
   runToolCall,
-  settlePendingApprovals,
+  settleThreadApprovals,
   splitApprovalAnswers,
   toolMap,
   TOOL_RESULTS_MESSAGE_METADATA_KEY,
@@ -471,15 +470,7 @@ export class AssistantRunProcessor {
     const pending = pendingApprovalsOf(thread);
     const { answers, rest } = splitApprovalAnswers(input);
     if (pending.length === 0 && answers.size === 0) return { input, note: [], delivered: () => {}, undelivered: () => {} };
-    const held = heldResultsOf(thread);
-    const ran = new Set(held.map((r) => r.callId));
-    for (const id of ran) answers.delete(id);
-    const settled = await settlePendingApprovals(
-      pending.filter((c) => !ran.has(c.callId)),
-      answers,
-      tools,
-      (call, tool) => this.invokeOne(call, tool, thread, signal),
-    );
+    const { held, settled } = await settleThreadApprovals(thread, answers, tools, (call, tool) => this.invokeOne(call, tool, thread, signal));
     if (settled.length) next?.({ text: '', role: 'tool', contents: settled });
     const results = [...held, ...settled];
     const note: MessageCreateParams = { role: 'user', content: toolResultsNote(results), metadata: { [TOOL_RESULTS_MESSAGE_METADATA_KEY]: 'tool-results' } };
