@@ -327,14 +327,16 @@ export class AzureAIAgentsChatClient implements ChatClient {
         throw new SkeinError('Tool results were given without the Foundry thread they belong to (ChatOptions.conversationId).');
       }
       const pending = await this.#findPendingRun(threadId, results, signal);
-      // The run still waits and nothing else was said: the outputs go to it, as the service expects.
-      if (pending && drafts.length === 0) {
+      // The run still waits, nothing else was said and every call it asked for has its output
+      // (the service takes a round's outputs all at once): the outputs go to it, as it expects.
+      const answered = new Set(results.map((r) => r.callId));
+      if (pending && drafts.length === 0 && requiredCalls(pending).every((c) => answered.has(c.callId))) {
         this.#forgetPendingRun(pending.id);
         return { threadId, agent, pendingRunId: pending.id, outputs: results.map(toToolOutput), runOptions: {} };
       }
-      // The run expired (or was cancelled) while the user decided, or the user sent a new message
-      // with the answer: a waiting run takes no message, so it is cancelled below and a new run
-      // reads the results as a note before the new message (see docs/azure-ai-agents.md).
+      // The run expired (or was cancelled) while the user decided, the user sent a new message with
+      // the answer, or some of its calls have no output here: a waiting run takes no message, so it
+      // is cancelled below and a new run reads the results as a note first (docs/azure-ai-agents.md).
       if (pending) this.#forgetPendingRun(pending.id);
       note = { role: 'user', content: toolResultsNote(results), metadata: { [TOOL_RESULTS_MESSAGE_METADATA_KEY]: 'tool-results' } };
     }
