@@ -1,5 +1,6 @@
 import type { AgentsClient } from '@azure/ai-agents';
 import { expect } from 'chai';
+import { lastValueFrom, toArray } from 'rxjs';
 import { type AIAgent, agentToken, approvalResponse, createContainer, tool } from 'skein';
 import { AzureAIAgent, azureAIAgentsPlugin, createEmulatorAgentsClient, emulatorConnection } from 'skein/azure-ai-agents';
 import { Emulator } from 'skein/testing';
@@ -68,6 +69,19 @@ describe('AzureAIAgent: tools that need approval (real @azure/ai-agents client, 
     expect(deleted).to.deep.equal(['/tmp/late']);
     expect(approved.text).to.equal('delete_file returned: deleted /tmp/late');
     expect(thread.state).to.not.have.property('pendingApprovals');
+  });
+
+  it('streamed: approved after the waiting run expired, the result streams back and the model reads it', async () => {
+    emulator.runExpirySeconds = 0;
+    const agent = newAgent();
+    const thread = agent.getNewThread();
+    const asked = await lastValueFrom(agent.runStream('call delete_file {"path":"/tmp/s"}', { thread }).pipe(toArray()));
+    const request = asked.flatMap((u) => u.contents).find((c) => c.kind === 'function-approval-request') as { callId: string } | undefined;
+    expect(request).to.not.equal(undefined);
+    expect(deleted).to.deep.equal([]);
+    const answered = await lastValueFrom(agent.runStream(approvalResponse(request!, true), { thread }).pipe(toArray()));
+    expect(deleted).to.deep.equal(['/tmp/s']);
+    expect(answered.map((u) => u.text).join('')).to.equal('delete_file returned: deleted /tmp/s');
   });
 
   it('a call beside the pending one: both results reach the service with the answer (the run takes all outputs at once)', async () => {
