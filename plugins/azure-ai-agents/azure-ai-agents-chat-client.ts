@@ -12,6 +12,7 @@ import type {
   RunStepDeltaChunk,
   RunStepDeltaToolCallObject,
   SubmitToolOutputsAction,
+  ThreadMessageOptions,
   ThreadRun,
   ToolDefinitionUnion,
   ToolOutput,
@@ -40,6 +41,8 @@ import {
   type ServiceThreadFork,
   SkeinError,
   type ThreadKind,
+  TOOL_RESULTS_MESSAGE_METADATA_KEY,
+  toolResultsNote,
   type UsageDetails,
   functionResultText,
 } from 'skein';
@@ -319,20 +322,31 @@ export class AzureAIAgentsChatClient implements ChatClient {
     const signal = options.signal;
     const results = functionResults(messages);
     // Checked before any request: content Foundry cannot carry fails the turn with nothing sent.
-    const drafts = results.length > 0 ? [] : foundryMessageDrafts(messages);
+    const drafts = foundryMessageDrafts(messages);
     const agent = await this.#agent(options);
+    let note: ThreadMessageOptions | undefined;
     if (results.length > 0) {
       const threadId = options.conversationId;
       if (threadId === undefined) {
         throw new SkeinError('Tool results were given without the Foundry thread they belong to (ChatOptions.conversationId).');
       }
       const pending = await this.#findPendingRun(threadId, results, signal);
-      this.#forgetPendingRun(pending.id);
-      return { threadId, agent, pendingRunId: pending.id, outputs: results.map(toToolOutput), runOptions: {} };
+      // The run still waits, nothing else was said and every call it asked for has its output
+      // (the service takes a round's outputs all at once): the outputs go to it, as it expects.
+      const answered = new Set(results.map((r) => r.callId));
+      if (pending && drafts.length === 0 && requiredCalls(pending).every((c) => answered.has(c.callId))) {
+        this.#forgetPendingRun(pending.id);
+        return { threadId, agent, pendingRunId: pending.id, outputs: results.map(toToolOutput), runOptions: {} };
+      }
+      // The run expired (or was cancelled) while the user decided, the user sent a new message with
+      // the answer, or some of its calls have no output here: a waiting run takes no message, so it
+      // is cancelled below and a new run reads the results as a note first (docs/azure-ai-agents.md).
+      if (pending) this.#forgetPendingRun(pending.id);
+      note = { role: 'user', content: toolResultsNote(results), metadata: { [TOOL_RESULTS_MESSAGE_METADATA_KEY]: 'tool-results' } };
     }
     // The turn's messages go with the run (additionalMessages), not posted first: a run that
     // fails to be created leaves nothing of the turn on the thread.
-    const additionalMessages = foundryMessages(drafts, agent.tools);
+    const additionalMessages = [...(note ? [note] : []), ...foundryMessages(drafts, agent.tools)];
     const threadId = options.conversationId ?? (await this.client.threads.create({ abortSignal: signal })).id;
     if (options.conversationId !== undefined) await this.#settleActiveRun(threadId, signal);
     const systemText = messages.filter((m) => m.role === 'system').map((m) => textOf(m.contents));
@@ -495,16 +509,14 @@ export class AzureAIAgentsChatClient implements ChatClient {
     return { messages: [], conversationId: run.threadId, responseId: run.id, finishReason: 'tool_calls' };
   }
 
-  /** The run in `requires_action` that asked for these calls (newest runs first). */
-  async #findPendingRun(threadId: string, results: FunctionResultContent[], signal: AbortSignal | undefined): Promise<ThreadRun> {
+  /** The run in `requires_action` that asked for these calls (newest runs first); none when it expired or was cancelled. */
+  async #findPendingRun(threadId: string, results: FunctionResultContent[], signal: AbortSignal | undefined): Promise<ThreadRun | undefined> {
     const wanted = new Set(results.map((r) => r.callId));
     for (const run of await listAll((o) => this.client.runs.list(threadId, { order: 'desc', limit: 20, abortSignal: signal, ...o }), 20)) {
       if (run.status !== 'requires_action') continue;
       if (requiredCalls(run).some((c) => wanted.has(c.callId))) return run;
     }
-    throw new SkeinError(
-      `No run on Foundry thread ${threadId} is waiting for tool outputs for ${[...wanted].join(', ')}; it may have been cancelled or expired. Run the turn again.`,
-    );
+    return undefined;
   }
 
   /** An active run of an earlier turn blocks new messages: cancel it (or wait for it) first. */

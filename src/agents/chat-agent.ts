@@ -26,16 +26,17 @@ import { type AIContext, type ContextProvider, providerState, withProviderState 
 import {
   approvalRequestsFor,
   pendingApprovalsOf,
-  settlePendingApprovals,
+  settleThreadApprovals,
   splitApprovalAnswers,
   surfacedApprovalsIn,
   surfacedApprovalsOf,
   takeSurfacedAnswers,
+  withHeldResults,
   withPendingApprovals,
   withSurfacedApprovals,
 } from './function-approvals.js';
 import { type AgentMiddleware, MiddlewarePipeline } from './middleware.js';
-import { type CallModel, type FunctionLoopResult, notRun, runFunctionLoop, throwIfAborted } from './function-invocation-loop.js';
+import { type CallModel, type FunctionLoopResult, runFunctionLoop, throwIfAborted } from './function-invocation-loop.js';
 import { PartialTurn } from './partial-turn.js';
 import { RunAbort } from './run-abort.js';
 
@@ -382,11 +383,10 @@ export class ChatAgent extends AIAgent {
     // The chat client's own requests (already in the reply, and streamed with it).
     const surfaced = surfacedApprovalsIn(produced);
     const approvalRequests = [...localRequests, ...surfaced];
-    const state = withSurfacedApprovals(
-      withPendingApprovals(this.#contextProviders.length ? await this.#notifyProviders(thread, turnInput, produced) : thread.state, result.pendingApprovals),
-      surfaced,
-    );
+    const withPending = withPendingApprovals(this.#contextProviders.length ? await this.#notifyProviders(thread, turnInput, produced) : thread.state, result.pendingApprovals);
     await this.#commit(thread, turnInput, produced, result);
+    // A store thread keeps those results in its tool message; a service thread holds them until the answer.
+    const state = withSurfacedApprovals(withHeldResults(withPending, thread.messageStore ? undefined : result.heldResults), surfaced);
     // Service threads keep what the provider needs to continue (e.g. the agent binding).
     thread.state = result.continuation && thread.serviceThreadId !== undefined ? { ...state, continuation: result.continuation as JsonObject } : state;
     return new AgentRunResponse(produced, {
@@ -419,23 +419,24 @@ export class ChatAgent extends AIAgent {
     const clientInput = forClient ? [forClient] : [];
     const { answers, rest } = splitApprovalAnswers(localInput);
     if (pending.length === 0 && answers.size === 0) return { turnInput: [...clientInput, ...localInput] };
-    const results = await settlePendingApprovals(pending, answers, (call) => {
-      const tool = tools.get(call.name);
-      return tool ? invokeTool(call, tool) : Promise.resolve(notRun(call, `unknown tool "${call.name}".`));
-    });
-    if (results.length === 0) return { turnInput: [...clientInput, ...rest] };
-    const message: ChatMessage = { role: 'tool', contents: results, createdAt: new Date().toISOString() };
-    emit?.({ role: 'tool', contents: results });
+    const { held, settled: results } = await settleThreadApprovals(thread, answers, tools, invokeTool);
+    if (results.length === 0 && held.length === 0) return { turnInput: [...clientInput, ...rest] };
+    if (results.length) emit?.({ role: 'tool', contents: results });
+    const message: ChatMessage = { role: 'tool', contents: [...held, ...results], createdAt: new Date().toISOString() };
     return { turnInput: [message, ...clientInput, ...rest], settled: message };
   }
 
   /**
    * The turn failed after approved tools already ran: their results are kept (and the calls no
-   * longer pending), so answering again can never run a tool twice. Service threads are left to
-   * the service: the results never reached it.
+   * longer pending), so answering again can never run a tool twice. A service thread never got
+   * them: they are held in its state, the calls stay pending, and the next answer or message
+   * sends the held results without running anything again.
    */
   async #keepSettledApprovals(thread: AgentThread, settled: ChatMessage, alreadyCommitted: boolean): Promise<void> {
-    if (!thread.messageStore) return;
+    if (!thread.messageStore) {
+      if (pendingApprovalsOf(thread).length) thread.state = withHeldResults(thread.state, settled.contents.filter((c): c is FunctionResultContent => c.kind === 'function-result'));
+      return;
+    }
     if (!alreadyCommitted) {
       try {
         await thread.messageStore.addMessages([settled]);
@@ -443,7 +444,7 @@ export class ChatAgent extends AIAgent {
         return; // the store failed too: the calls stay pending, as the thread says
       }
     }
-    thread.state = withPendingApprovals(thread.state, undefined);
+    thread.state = withHeldResults(withPendingApprovals(thread.state, undefined), undefined);
   }
 
   async #gatherContext(thread: AgentThread, input: readonly ChatMessage[]): Promise<Required<AIContext>> {

@@ -1,12 +1,15 @@
 import { SkeinError } from '../errors/skein-error.js';
 import type { ChatMessage } from '../messages/chat-message.js';
-import type { FunctionApprovalRequestContent, FunctionApprovalResponseContent, FunctionCallContent, FunctionResultContent } from '../messages/content.js';
+import { type FunctionApprovalRequestContent, type FunctionApprovalResponseContent, type FunctionCallContent, type FunctionResultContent, functionResultText } from '../messages/content.js';
 import type { JsonObject, JsonValue } from '../serialization/json.js';
 import type { AgentThread } from '../threads/agent-thread.js';
+import type { AITool } from '../tools/ai-tool.js';
 import { notRun } from './function-invocation-loop.js';
+import { rejected, runToolCall } from './tool-approval-gate.js';
 
 const STATE_KEY = 'pendingApprovals';
 const SURFACED_KEY = 'surfacedApprovals';
+const HELD_KEY = 'heldToolResults';
 
 /** Calls waiting for the user's approval, kept in the thread state so they survive a resume. */
 export function pendingApprovalsOf(thread: AgentThread): FunctionCallContent[] {
@@ -54,13 +57,15 @@ function takeAnswers(input: readonly ChatMessage[], wanted: (answer: FunctionApp
 }
 
 /**
- * Settles the pending calls: approved ones run, rejected or unanswered ones get an error result
- * (a new message means the user moved on; the model must not wait for a call forever).
+ * Settles the pending calls through the approval gate (`runToolCall`): approved ones run,
+ * rejected or unanswered ones get an error result (a new message means the user moved on; the
+ * model must not wait for a call forever).
  */
 export async function settlePendingApprovals(
   pending: readonly FunctionCallContent[],
   answers: ReadonlyMap<string, FunctionApprovalResponseContent>,
-  run: (call: FunctionCallContent) => Promise<FunctionResultContent>,
+  tools: ReadonlyMap<string, AITool>,
+  invoke: (call: FunctionCallContent, tool: AITool) => Promise<FunctionResultContent>,
 ): Promise<FunctionResultContent[]> {
   const unknown = [...answers.keys()].filter((id) => !pending.some((c) => c.callId === id));
   if (unknown.length) {
@@ -69,14 +74,103 @@ export async function settlePendingApprovals(
     );
   }
   return Promise.all(
-    pending.map((call) => {
+    pending.map(async (call) => {
       const answer = answers.get(call.callId);
-      if (answer?.approved) return run(call);
-      const why = answer ? `the user rejected this call${answer.reason ? `: ${answer.reason}` : ''}.` : 'the user did not approve this call before sending a new message.';
-      return notRun(call, `not run: ${why}`);
+      if (!answer) return namingCall(notRun(call, 'not run: the user did not approve this call before sending a new message.'), call);
+      if (!answer.approved) return namingCall(rejected(call, answer), call);
+      const tool = tools.get(call.name);
+      if (!tool) return namingCall(notRun(call, `unknown tool "${call.name}".`), call);
+      return namingCall(await runToolCall({ call, tool, approval: answer, invoke: () => invoke(call, tool) }), call);
     }),
   );
 }
+
+/**
+ * Settles what the thread waits for with the turn's answers: results already known (held:
+ * calls that ran beside the pending ones, or approved calls of a turn that failed on a service
+ * thread) are kept as they are, so a tool never runs twice; the other pending calls go through
+ * `settlePendingApprovals`. Answers to calls whose result is held are dropped. Used by every agent
+ * that keeps pending calls (ChatAgent, the Assistants run processor).
+ */
+export async function settleThreadApprovals(
+  thread: AgentThread,
+  answers: Map<string, FunctionApprovalResponseContent>,
+  tools: ReadonlyMap<string, AITool>,
+  invoke: (call: FunctionCallContent, tool: AITool) => Promise<FunctionResultContent>,
+): Promise<{ held: FunctionResultContent[]; settled: FunctionResultContent[] }> {
+  const pending = pendingApprovalsOf(thread);
+  const held = pending.length ? heldResultsOf(thread) : [];
+  const ran = new Set(held.map((r) => r.callId));
+  for (const id of ran) answers.delete(id);
+  const settled = await settlePendingApprovals(ran.size ? pending.filter((c) => !ran.has(c.callId)) : pending, answers, tools, invoke);
+  return { held, settled };
+}
+
+/**
+ * Results of calls that ran in the turn that stopped for approval (tools that need none), kept
+ * until they reach the service with the answered calls' results: a service thread holds no
+ * tool message of Skein's own, so without this the model would never read them.
+ */
+export function heldResultsOf(thread: AgentThread): FunctionResultContent[] {
+  const held = thread.state[HELD_KEY];
+  if (!Array.isArray(held)) return [];
+  return held.filter(isHeldResult).map((r) => {
+    const result: FunctionResultContent = { kind: 'function-result', callId: r.callId, ...(r.error !== undefined ? { error: r.error } : { result: r.result ?? null }) };
+    return typeof r.name === 'string' ? namingCall(result, { name: r.name, arguments: typeof r.arguments === 'string' ? r.arguments : '' }) : result;
+  });
+}
+
+function isHeldResult(value: JsonValue): value is { callId: string; result?: JsonValue; error?: string; name?: JsonValue; arguments?: JsonValue } {
+  return !!value && typeof value === 'object' && !Array.isArray(value) && typeof value.callId === 'string' && (value.error === undefined || typeof value.error === 'string');
+}
+
+export function withHeldResults(state: JsonObject, results: readonly FunctionResultContent[] | undefined): JsonObject {
+  if (!results?.length && !(HELD_KEY in state)) return state;
+  const { [HELD_KEY]: _old, ...rest } = state;
+  if (!results?.length) return rest;
+  return {
+    ...rest,
+    [HELD_KEY]: results.map((r): JsonObject => {
+      const call = settledCallOf(r);
+      const named: JsonObject = call ? { callId: r.callId, name: call.name, arguments: call.arguments } : { callId: r.callId };
+      return r.error !== undefined ? { ...named, error: r.error } : { ...named, result: (r.result ?? null) as JsonValue };
+    }),
+  };
+}
+
+/** Key of a settled result's `additionalProperties` naming its call (for a service that lost the run). */
+const SETTLED_CALL_KEY = 'settledCall';
+
+/** The result, naming the call it answers: a new service run that reads it as a note needs the name. */
+export function namingCall(result: FunctionResultContent, call: Pick<FunctionCallContent, 'name' | 'arguments'>): FunctionResultContent {
+  return { ...result, additionalProperties: { ...result.additionalProperties, [SETTLED_CALL_KEY]: { name: call.name, arguments: call.arguments } } };
+}
+
+export function settledCallOf(result: FunctionResultContent): { name: string; arguments: string } | undefined {
+  const call = result.additionalProperties?.[SETTLED_CALL_KEY];
+  if (!call || typeof call !== 'object' || Array.isArray(call) || typeof call.name !== 'string') return undefined;
+  return { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : '' };
+}
+
+/** Metadata key (value `tool-results`) of the message that carries settled tool results to a new service run. */
+export const TOOL_RESULTS_MESSAGE_METADATA_KEY = 'skein_kind';
+
+/**
+ * The text of a user message that tells the model what became of calls it made in a service run
+ * that ended without their outputs (cancelled while the user decided, or expired): the service
+ * takes tool outputs only for a run waiting in `requires_action`, so a new run reads them this way.
+ */
+export function toolResultsNote(results: readonly FunctionResultContent[]): string {
+  const lines = results.map((r) => {
+    const call = settledCallOf(r);
+    const what = call ? `${call.name} ${call.arguments || '{}'}` : 'a tool';
+    return `- ${what} (call ${r.callId}): ${r.error !== undefined ? r.error : `returned ${functionResultText(r)}`}`;
+  });
+  return `${TOOL_RESULTS_NOTE_HEADING}\n${lines.join('\n')}`;
+}
+
+/** The first line of `toolResultsNote`: how a reader (the emulator's model included) knows one. */
+export const TOOL_RESULTS_NOTE_HEADING = '[tool results] The tool calls you made earlier in this conversation were settled:';
 
 /**
  * Approval requests a chat client surfaced in the model's reply (e.g. a service that runs a

@@ -5,6 +5,8 @@ import type { ChatMessage } from '../messages/chat-message.js';
 import { type FunctionCallContent, type FunctionResultContent, type UsageDetails, addUsage } from '../messages/content.js';
 import type { AgentThread } from '../threads/agent-thread.js';
 import type { AITool } from '../tools/ai-tool.js';
+import { namingCall } from './function-approvals.js';
+import { partitionByApproval, runToolCall } from './tool-approval-gate.js';
 
 /** One model call: streaming or not, the loop does not care. `onUpdate` sees streamed updates (keepPartial). */
 export type CallModel = (messages: readonly ChatMessage[], options: ChatOptions, onUpdate?: (update: ChatResponseUpdate) => void) => Promise<ChatResponse>;
@@ -42,6 +44,8 @@ export interface FunctionLoopResult {
   continuation?: Record<string, unknown>;
   /** Calls of tools marked `requiresApproval`: the run stopped to ask the user about them. */
   pendingApprovals?: FunctionCallContent[];
+  /** With `pendingApprovals`: the results of the other calls of that round (they ran; the model has not read them yet). */
+  heldResults?: FunctionResultContent[];
 }
 
 /**
@@ -70,8 +74,8 @@ export async function runFunctionLoop(request: FunctionLoopRequest): Promise<Fun
     if (allCalls.length === 0) return result;
 
     const limitReached = round >= request.maxIterations;
-    const needApproval = limitReached ? [] : allCalls.filter((call) => request.tools.get(call.name)?.requiresApproval);
-    const calls = needApproval.length ? allCalls.filter((call) => !needApproval.includes(call)) : allCalls;
+    // The approval gate decides which calls wait for the user; at the limit none runs at all.
+    const { runNow: calls, awaitApproval: needApproval } = limitReached ? { runNow: allCalls, awaitApproval: [] } : partitionByApproval(allCalls, request.tools);
     const results = limitReached
       ? calls.map((call) => notRun(call, `not run: the limit of ${request.maxIterations} tool rounds for one run was reached.`))
       : await invokeAll(calls, request);
@@ -84,6 +88,7 @@ export async function runFunctionLoop(request: FunctionLoopRequest): Promise<Fun
     if (needApproval.length) {
       // Stop and ask: these calls stay open until the user answers in the next run.
       result.pendingApprovals = needApproval;
+      if (results.length) result.heldResults = results.map((r) => namingCall(r, calls.find((c) => c.callId === r.callId)!));
       return result;
     }
 
@@ -117,9 +122,12 @@ async function invokeAll(calls: FunctionCallContent[], request: FunctionLoopRequ
         const known = [...request.tools.keys()];
         return notRun(call, `unknown tool "${call.name}"; available tools: ${known.length ? known.join(', ') : 'none'}.`);
       }
-      return request.invokeTool
-        ? request.invokeTool(call, tool)
-        : tool.invoke({ call, signal: toolSignal(request.signal), thread: request.thread });
+      // Through the approval gate: a tool that needs approval never gets here without one.
+      return runToolCall({
+        call,
+        tool,
+        invoke: () => (request.invokeTool ? request.invokeTool(call, tool) : tool.invoke({ call, signal: toolSignal(request.signal), thread: request.thread })),
+      });
     }),
   ).then((results) => {
     throwIfAborted(request.signal);

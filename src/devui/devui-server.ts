@@ -12,6 +12,7 @@ import type { ChatOptions } from '../clients/chat-options.js';
 import type { AITool, ToolSource } from '../tools/ai-tool.js';
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
 import { waitingApprovalsOf } from '../agents/function-approvals.js';
+import { runToolCall, ToolApprovalRequiredError } from '../agents/tool-approval-gate.js';
 import { responseFromUpdates } from '../clients/chat-response.js';
 import { agentToken } from '../container/agent-token.js';
 import { readConfigFile } from '../container/config-file.js';
@@ -499,8 +500,9 @@ class DevUIServer {
   }
 
   /**
-   * Runs one of the agent's tools by hand, outside any conversation: no thread, no model. The
-   * click is the user's own decision, so a tool that asks for approval in a conversation runs too.
+   * Runs one of the agent's tools by hand, outside any conversation: no thread, no model. Through
+   * the approval gate like every other path: a tool that needs approval runs only when the request
+   * says `"approved": true` (the page's "I approve" box); `false` answers it as rejected.
    */
   async #runTool(req: IncomingMessage, res: ServerResponse, agentName: string | undefined, toolName: string): Promise<void> {
     const controller = new AbortController();
@@ -516,12 +518,17 @@ class DevUIServer {
     const body = asObject(await readJsonBody(req), 'The request body');
     const args = body.arguments ?? {};
     asObject(args, '"arguments"');
+    if (body.approved !== undefined && typeof body.approved !== 'boolean') throw new HttpError(400, `"approved" must be true or false; found ${JSON.stringify(body.approved)}.`);
     const started = performance.now();
     const call = { kind: 'function-call' as const, callId: `devui_${randomUUID()}`, name: toolName, arguments: JSON.stringify(args) };
+    const approval = typeof body.approved === 'boolean' ? { kind: 'function-approval-response' as const, callId: call.callId, approved: body.approved } : undefined;
     let outcome: Awaited<ReturnType<AITool['invoke']>>;
     try {
-      outcome = await tool.invoke({ signal: controller.signal, call });
+      outcome = await runToolCall({ call, tool, approval, invoke: () => tool.invoke({ signal: controller.signal, call }) });
     } catch (error) {
+      if (error instanceof ToolApprovalRequiredError) {
+        throw new HttpError(409, `Tool "${toolName}" needs the user's approval; it was not run. Send "approved": true (the "I approve" box) to run it by hand.`, error.name);
+      }
       // A tool reports its own failures as an error result; a throw is its server failing
       // (an MCP server that died or timed out): a bad gateway, not a Dev UI fault.
       if (error instanceof SkeinError) throw new HttpError(502, error.message, error.constructor.name);

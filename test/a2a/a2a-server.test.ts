@@ -7,9 +7,10 @@ import { expect } from 'chai';
 import express from 'express';
 import { type IncomingMessage, type Server, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ChatAgent, ConfigurationError, approvalResponse } from 'skein';
+import OpenAI from 'openai';
+import { type AIAgent, type AITool, ChatAgent, ConfigurationError, approvalResponse } from 'skein';
 import { A2AAgent, A2ARunResponse, A2AServer, InMemoryA2AContextStore, partsText } from 'skein/a2a';
-import { OpenAIChatClient } from 'skein/openai';
+import { OpenAIAssistantAgent, OpenAIChatClient } from 'skein/openai';
 import { Emulator } from 'skein/testing';
 import { rejection } from '../support/async-expectations.js';
 import { userMessage } from './remote-fixtures.js';
@@ -231,7 +232,17 @@ describe("A2AServer: a wrong content type is refused in the binding's own error 
   });
 });
 
-describe('A2AServer: approvals are input-required', () => {
+/** The agent kinds served: a ChatAgent's tool loop and the Assistants run processor (issue 28 §2: both ask first). */
+const approvalAgents: [string, (emulator: Emulator, tool: AITool) => Promise<AIAgent>][] = [
+  ['a Chat Completions agent', async (emulator, tool) => chatAgent(emulator, [tool])],
+  [
+    'an openai-assistants agent',
+    (emulator, tool) =>
+      OpenAIAssistantAgent.create(new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 }), { model: 'gpt-test', name: 'ops', description: 'Runs operations.' }, { tools: [tool], polling: { intervalMs: 1 } }),
+  ],
+];
+
+for (const [kind, makeAgent] of approvalAgents) describe(`A2AServer: approvals are input-required (${kind})`, () => {
   let emulator: Emulator;
   let server: A2AServer;
   const deleted: string[] = [];
@@ -240,7 +251,7 @@ describe('A2AServer: approvals are input-required', () => {
     deleted.length = 0;
     emulator = await Emulator.start();
     const deleteFile = deleteFileTool(deleted);
-    server = new A2AServer({ agent: chatAgent(emulator, [deleteFile]), ...quietLogger() });
+    server = new A2AServer({ agent: await makeAgent(emulator, deleteFile), ...quietLogger() });
     await server.listen();
   });
   afterEach(async () => {

@@ -35,6 +35,7 @@ describe('skein chat: approvals pending across processes (the real process again
         `  weather: { module: "${WEATHER_PLUGIN}", export: weatherToolPlugin, log: "${log}" }`,
         'agents:',
         '  helper: { client: openai-chat, model: emu, tools: [get_weather, delete_file] }',
+        '  ops: { client: openai-assistants, model: emu, tools: [get_weather, delete_file], polling: { intervalMs: 1 } }',
         '',
       ].join('\n'),
     );
@@ -112,5 +113,34 @@ describe('skein chat: approvals pending across processes (the real process again
     expect(third.stderr).to.contain('No tool call is waiting for approval.');
     expect(third.stdout).to.contain('helper: ');
     expect(await runs()).to.equal(1);
+  });
+
+  describe('an openai-assistants agent (issue 28 §2: the run processor asks too)', () => {
+    const chatOps = (thread: string, input: string) => runSkein(['chat', '--config', config, '--agent', 'ops', '--thread', thread], { cwd: dir, input });
+
+    it('stops at the call in one process; /approve in the next runs the tool exactly once and the model reads its result', async () => {
+      const threadFile = path.join(dir, 'ops.json');
+      const first = await chatOps(threadFile, 'call delete_file {"path":"notes.txt"}\n');
+      expect(first.code, first.stderr).to.equal(0);
+      expect(first.stdout).to.contain(WAITING);
+      expect(await runs()).to.equal(0);
+
+      const second = await chatOps(threadFile, '/approve\n');
+      expect(second.code, second.stderr).to.equal(0);
+      expect(second.stdout.split('\n')).to.include('ops: delete_file returned: deleted notes.txt');
+      expect(await runs()).to.equal(1);
+      const third = await chatOps(threadFile, '/approve\n');
+      expect(third.stderr).to.contain('No tool call is waiting for approval.');
+      expect(await runs()).to.equal(1);
+    });
+
+    it('/reject never runs the tool; the model reads the rejection', async () => {
+      const threadFile = path.join(dir, 'ops-reject.json');
+      await chatOps(threadFile, 'call delete_file {"path":"notes.txt"}\n');
+      const second = await chatOps(threadFile, '/reject not that file\n');
+      expect(second.code, second.stderr).to.equal(0);
+      expect(second.stdout).to.contain('ops: delete_file returned: not run: the user rejected this call: not that file.');
+      expect(await runs()).to.equal(0);
+    });
   });
 });

@@ -620,6 +620,12 @@ describe('Dev UI in headless Chromium', function () {
       await dialog.getByLabel('restaurant (required)').fill(restaurant);
       await dialog.getByLabel('time (required)').fill('13:00');
       await dialog.getByLabel('people (required)').fill('5');
+      // A tool that needs approval runs only with the box ticked: the approval gate refuses it otherwise.
+      await dialog.getByRole('button', { name: 'Run tool' }).click();
+      await page.waitForSelector('#tool-output[data-outcome="error"]');
+      expect(await page.textContent('#tool-output')).to.match(/^ToolApprovalRequiredError: Tool "book_table" needs the user's approval; it was not run\./);
+      expect(tableBookings().filter((b) => b.restaurant === restaurant)).to.deep.equal([]);
+      await dialog.getByLabel('In a conversation this tool asks for approval first: I approve running it now.').check();
       await dialog.getByRole('button', { name: 'Run tool' }).click();
       await page.waitForSelector('#tool-output[data-outcome="ok"]');
       const [booking] = tableBookings().filter((b) => b.restaurant === restaurant);

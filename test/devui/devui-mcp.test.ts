@@ -55,7 +55,8 @@ describe('Dev UI with MCP tools (HTTP API, server-everything and a stdio countin
     const response = await fx.fetch('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     return readSse(response);
   };
-  const runTool = (agent: string, tool: string, args: unknown) => json<{ result?: unknown; error?: string }>(`/api/agents/${agent}/tools/${tool}`, { method: 'POST', body: JSON.stringify({ arguments: args }) });
+  const runTool = (agent: string, tool: string, args: unknown, answer: { approved?: boolean } = {}) =>
+    json<{ result?: unknown; error?: string }>(`/api/agents/${agent}/tools/${tool}`, { method: 'POST', body: JSON.stringify({ arguments: args, ...answer }) });
   const textOf = (events: SseEvent[]) => events.filter((e) => e.event === 'delta').map((e) => e.data.text).join('');
   const pidCalls = async () => (await marks(markFile)).filter((m) => m === 'call pid').length;
 
@@ -151,7 +152,7 @@ describe('Dev UI with MCP tools (HTTP API, server-everything and a stdio countin
     expect(await pidCalls()).to.equal(0);
   });
 
-  it('runs MCP tools by hand like local ones: result, the server\'s refusal as the tool error, approval tools at once; no model call', async () => {
+  it('runs MCP tools by hand like local ones: result, the server\'s refusal as the tool error, approval tools only when approved; no model call', async () => {
     const echo = await runTool('helper', 'echo', { message: 'by hand' });
     expect(echo.status).to.equal(200);
     expect(echo.body).to.deep.include({ tool: 'echo', result: 'Echo: by hand' });
@@ -160,7 +161,10 @@ describe('Dev UI with MCP tools (HTTP API, server-everything and a stdio countin
     expect(refused.status).to.equal(200);
     expect(refused.body.error).to.match(/expected number/);
 
-    const pid = await runTool('helper', 'c_pid', {});
+    const unapproved = await runTool('helper', 'c_pid', {});
+    expect(unapproved.status).to.equal(409);
+    expect(await pidCalls()).to.equal(0);
+    const pid = await runTool('helper', 'c_pid', {}, { approved: true });
     expect(pid.body.result).to.match(/^\d+$/);
     expect(await pidCalls()).to.equal(1);
 
@@ -184,12 +188,12 @@ describe('Dev UI with MCP tools (HTTP API, server-everything and a stdio countin
   });
 
   it('closing the Dev UI stops the MCP servers its agents started', async () => {
-    const pid = Number((await runTool('helper', 'c_pid', {})).body.result);
+    const pid = Number((await runTool('helper', 'c_pid', {}, { approved: true })).body.result);
     expect(() => process.kill(pid, 0)).to.not.throw();
     await fx.restart();
     expect(() => process.kill(pid, 0)).to.throw();
     // The new Dev UI starts the server again on first use.
-    expect(Number((await runTool('helper', 'c_pid', {})).body.result)).to.not.equal(pid);
+    expect(Number((await runTool('helper', 'c_pid', {}, { approved: true })).body.result)).to.not.equal(pid);
   });
 
   it('the calls the service made on a hosted MCP server stream, and are kept, as a call and its result naming the server', async () => {

@@ -45,16 +45,28 @@ describe('Dev UI: running a tool by hand (HTTP API)', () => {
     expect(await fx.devui.threads.list()).to.deep.equal([]);
   });
 
-  it('a tool that needs approval in a conversation runs when run by hand (the click is the decision)', async () => {
+  it('a tool that needs approval runs by hand only with "approved": true, exactly once; without it a 409 says how, and nothing runs', async () => {
     const restaurant = `Hand ${Math.random().toString(36).slice(2, 8)}`;
-    const reply = (await (await run('assistant', 'book_table', { arguments: { restaurant, time: '12:00', people: 3 } })).json()) as { result: { bookingId: string } };
+    const args = { restaurant, time: '12:00', people: 3 };
+    const refused = await run('assistant', 'book_table', { arguments: args });
+    expect(refused.status).to.equal(409);
+    const error = ((await refused.json()) as { error: { name: string; message: string } }).error;
+    expect(error.name).to.equal('ToolApprovalRequiredError');
+    expect(error.message).to.equal('Tool "book_table" needs the user\'s approval; it was not run. Send "approved": true (the "I approve" box) to run it by hand.');
+    const rejected = (await (await run('assistant', 'book_table', { arguments: args, approved: false })).json()) as { error?: string };
+    expect(rejected.error).to.equal('not run: the user rejected this call.');
+    const badAnswer = await run('assistant', 'book_table', { arguments: args, approved: 'yes' });
+    expect(badAnswer.status).to.equal(400);
+    expect(tableBookings().filter((b) => b.restaurant === restaurant)).to.deep.equal([]);
+
+    const reply = (await (await run('assistant', 'book_table', { arguments: args, approved: true })).json()) as { result: { bookingId: string } };
     expect(tableBookings().filter((b) => b.restaurant === restaurant)).to.have.length(1);
     expect(reply.result.bookingId).to.be.a('string');
   });
 
   it('arguments the schema refuses come back as the tool\'s error; unknown tools and bad bodies are typed 4xx errors', async () => {
     const restaurant = `Bad ${Math.random().toString(36).slice(2, 8)}`;
-    const bad = (await (await run('assistant', 'book_table', { arguments: { restaurant, time: '12:00', people: 'two' } })).json()) as { error?: string };
+    const bad = (await (await run('assistant', 'book_table', { arguments: { restaurant, time: '12:00', people: 'two' }, approved: true })).json()) as { error?: string };
     expect(bad.error).to.be.a('string').and.match(/people/);
     expect(tableBookings().filter((b) => b.restaurant === restaurant)).to.deep.equal([]);
 

@@ -8,7 +8,8 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Container } from 'inversify';
 import { type AIAgent, ChatAgent, ConfigurationError, agentToken, createContainer, messageText, tool } from 'skein';
-import { OpenAIChatClient, openaiPlugin } from 'skein/openai';
+import OpenAI from 'openai';
+import { OpenAIAssistantAgent, OpenAIChatClient, openaiPlugin } from 'skein/openai';
 import { z } from 'zod';
 import { InMemoryMcpThreadStore, McpAgentServer } from 'skein/mcp';
 import { Emulator } from 'skein/testing';
@@ -348,5 +349,52 @@ describe('skein/mcp: Skein agents served over MCP (McpAgentServer, skein mcp ser
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).to.equal(1);
     expect(stderr).to.contain('agents.nobody').and.contain('defines no agent named "nobody"');
+  });
+});
+
+/** Issue 28 §2: an Assistants agent served over MCP asks first too; the tool runs once when approved, never when rejected. */
+describe('skein/mcp: approvals over MCP for an openai-assistants agent', () => {
+  let emulator: Emulator;
+  let client: Client;
+  let server: McpAgentServer;
+  let opened: number;
+  type Asked = AskResult & { structuredContent: { reply: string; thread: string; approvalRequests?: { callId: string; name: string }[] } };
+
+  beforeEach(async () => {
+    opened = 0;
+    emulator = await Emulator.start();
+    const secret = tool({ name: 'open_vault', parameters: z.object({}), requiresApproval: true, execute: () => `opened ${++opened}` });
+    const openai = new OpenAI({ apiKey: 'k', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
+    const agent = await OpenAIAssistantAgent.create(openai, { model: 'gpt-4.1', name: 'vault' }, { tools: [secret], polling: { intervalMs: 1 } });
+    server = new McpAgentServer({ agents: { vault: agent } });
+    const url = await server.listenHttp();
+    client = new Client({ name: 'test', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  });
+  afterEach(async () => {
+    await client.close();
+    await server.close();
+    await emulator.stop();
+  });
+
+  it('asks instead of running; approved, the tool runs exactly once and the model reads its result', async () => {
+    const asked = (await ask(client, { input: 'call open_vault' }, 'ask_vault')) as Asked;
+    expect(opened).to.equal(0);
+    const callId = asked.structuredContent.approvalRequests![0]!.callId;
+    const answered = (await ask(client, { input: '', thread: asked.structuredContent.thread, approvals: [{ callId, approved: true }] }, 'ask_vault')) as Asked;
+    expect(answered.isError).to.not.equal(true);
+    expect(opened).to.equal(1);
+    expect(answered.structuredContent.reply).to.equal('open_vault returned: opened 1');
+    const again = await ask(client, { input: '', thread: asked.structuredContent.thread, approvals: [{ callId, approved: true }] }, 'ask_vault');
+    expect(again.isError).to.equal(true);
+    expect(opened).to.equal(1);
+  });
+
+  it('rejected, the tool never runs and the model reads why', async () => {
+    const asked = (await ask(client, { input: 'call open_vault' }, 'ask_vault')) as Asked;
+    const callId = asked.structuredContent.approvalRequests![0]!.callId;
+    const rejected = (await ask(client, { input: '', thread: asked.structuredContent.thread, approvals: [{ callId, approved: false, reason: 'not today' }] }, 'ask_vault')) as Asked;
+    expect(opened).to.equal(0);
+    expect(rejected.structuredContent.reply).to.equal('open_vault returned: not run: the user rejected this call: not today.');
   });
 });

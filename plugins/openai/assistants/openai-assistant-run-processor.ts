@@ -17,9 +17,20 @@ import {
   type ThreadConcurrency,
   type UsageDetails,
   addUsage,
+  approvalRequestsFor,
   functionResultText,
+  namingCall,
+  partitionByApproval,
+  pendingApprovalsOf,
   responseFromUpdates,
+  runToolCall,
+  settleThreadApprovals,
+  splitApprovalAnswers,
   toolMap,
+  TOOL_RESULTS_MESSAGE_METADATA_KEY,
+  toolResultsNote,
+  withHeldResults,
+  withPendingApprovals,
 } from 'skein';
 import { toSkeinError } from '../openai-errors.js';
 import { call, OPENAI_ASSISTANTS_CLIENT_ID, pause, pollHint, throwIfAborted } from './openai-assistant-calls.js';
@@ -55,6 +66,17 @@ interface PreparedInput {
   plan: PlannedThreadMessage[];
   system: string[];
   responseFormat: OpenAIAssistantResponseFormatJson | undefined;
+}
+
+/** A turn's approval answers, settled: the input left, the note for the new run, and what to record when. */
+interface AnsweredApprovals {
+  input: ChatMessage[];
+  /** The thread message carrying the settled results (none when nothing was pending). */
+  note: MessageCreateParams[];
+  /** The run carrying the note was created: nothing is pending any more. */
+  delivered: () => void;
+  /** The turn failed before that: the results are held in the thread, never run again. */
+  undelivered: () => void;
 }
 
 /** What a run in progress knows of itself on the service, for cancelling it when aborted. */
@@ -106,15 +128,21 @@ export class AssistantRunProcessor {
       throwIfAborted(signal);
       const context = { agent: host.agent, thread, messages: input, options, streaming: false };
       const { response } = await host.middleware.runAgent(context, async (messages) => {
-        const prepared = prepareInput(messages, options);
-        const assistant = await host.ensureAssistant();
-        threadId = await host.threads.ensure(thread, signal, assistant.id);
-        const previousRunId = await host.threads.settleActiveRun(threadId, signal);
-        const additional = await this.upload(thread, prepared, signal);
-        const { params, tools, behavior } = this.runParams(assistant, thread, prepared, additional, options);
-        const collected: ChatMessage[] = [];
-        const run = await this.processRun(thread, threadId, params, tools, behavior.maxToolRounds, signal, (m) => collected.push(m), previousRunId);
-        return new AgentRunResponse(collected, { responseId: run.id, conversationId: threadId, usage: usageOf(run), agentName: host.name });
+        const answered = await this.settleApprovals(thread, messages, this.toolsFor(options), signal);
+        try {
+          const prepared = prepareInput(answered.input, options);
+          const assistant = await host.ensureAssistant();
+          threadId = await host.threads.ensure(thread, signal, assistant.id);
+          const previousRunId = await host.threads.settleActiveRun(threadId, signal);
+          const additional = [...answered.note, ...(await this.upload(thread, prepared, signal))];
+          const { params, tools, behavior } = this.runParams(assistant, thread, prepared, additional, options);
+          const collected: ChatMessage[] = [];
+          const { run, pending } = await this.processRun(thread, threadId, params, tools, behavior.maxToolRounds, signal, (m) => collected.push(m), previousRunId, answered.delivered);
+          return new AgentRunResponse(collected, { responseId: run.id, conversationId: threadId, usage: usageOf(run), agentName: host.name, approvalRequests: approvalRequestsFor(pending) });
+        } catch (error) {
+          answered.undelivered();
+          throw error;
+        }
       });
       return response;
     } finally {
@@ -190,12 +218,14 @@ export class AssistantRunProcessor {
     signal: AbortSignal,
     emit: (message: ChatMessage) => void,
     previousRunId: string | undefined,
-  ): Promise<Run> {
+    onCreated: () => void,
+  ): Promise<{ run: Run; pending: FunctionCallContent[] }> {
     const runs = this.host.client.beta.threads.runs;
     const polling = this.host.polling;
     const created = await call(() => runs.create(threadId, params, { signal }).withResponse(), signal).catch(async (error: unknown) => {
       throw await this.unacknowledged(error, threadId, previousRunId, params.assistant_id, signal);
     });
+    onCreated();
     let run = created.data;
     let hint = pollHint(created.response);
     const emitted = new Set<string>();
@@ -216,14 +246,18 @@ export class AssistantRunProcessor {
         }
         if (FAILED.has(run.status)) throw this.runError(run);
         await this.emitSteps(run, emitted, results, signal, emit);
-        if (run.status === 'completed') return run;
-        // requires_action: every requested call runs, all outputs go back in one call.
+        if (run.status === 'completed') return { run, pending: [] };
+        // requires_action: every requested call runs (unless it waits for approval), all outputs go back in one call.
         const calls = requiredCalls(run);
         rounds++;
-        const outputs =
-          maxToolRounds !== undefined && rounds > maxToolRounds
-            ? calls.map((c) => notRun(c, `not run: the limit of ${maxToolRounds} tool rounds for one run was reached.`))
-            : await this.invokeTools(calls, tools, thread, signal);
+        const { outputs, pending } = await this.answerCalls(calls, tools, maxToolRounds, rounds, thread, signal);
+        if (pending.length) {
+          await this.stopForApproval(thread, threadId, run.id, pending, calls, outputs);
+          const at = new Date().toISOString();
+          emit(this.authored({ role: 'assistant', contents: calls, createdAt: at }));
+          if (outputs.length) emit({ role: 'tool', contents: outputs, createdAt: at });
+          return { run, pending };
+        }
         for (const r of outputs) results.set(r.callId, r);
         const submitted = await runs
           .submitToolOutputs(run.id, { thread_id: threadId, tool_outputs: outputs.map((r) => ({ tool_call_id: r.callId, output: functionResultText(r) })) }, { signal })
@@ -288,16 +322,42 @@ export class AssistantRunProcessor {
       updates.push(update);
       emit(update);
     };
-    const folded = () => {
+    const folded = (pending?: FunctionCallContent[]) => {
       const { messages, usage } = responseFromUpdates(updates);
-      return new AgentRunResponse(messages.map((m) => this.authored(m)), { responseId: live.runId, conversationId: live.threadId, usage, agentName: host.name });
+      return new AgentRunResponse(messages.map((m) => this.authored(m)), {
+        responseId: live.runId,
+        conversationId: live.threadId,
+        usage,
+        agentName: host.name,
+        approvalRequests: approvalRequestsFor(pending),
+      });
     };
-    const prepared = prepareInput(input, options);
+    const answered = await this.settleApprovals(thread, input, this.toolsFor(options), signal, next);
+    try {
+      return await this.streamAnswered(thread, answered, options, signal, live, next, folded);
+    } catch (error) {
+      answered.undelivered();
+      throw error;
+    }
+  }
+
+  /** The streamed run of a turn whose approval answers are settled. */
+  private async streamAnswered(
+    thread: AgentThread,
+    answered: AnsweredApprovals,
+    options: OpenAIAssistantRunOptions,
+    signal: AbortSignal,
+    live: LiveRun,
+    next: (update: AgentRunResponseUpdate) => void,
+    folded: (approvalRequests?: FunctionCallContent[]) => AgentRunResponse,
+  ): Promise<AgentRunResponse> {
+    const host = this.host;
+    const prepared = prepareInput(answered.input, options);
     const assistant = await host.ensureAssistant();
     const threadId = await host.threads.ensure(thread, signal, assistant.id);
     live.threadId = threadId;
     const previousRunId = await host.threads.settleActiveRun(threadId, signal);
-    const additional = await this.upload(thread, prepared, signal);
+    const additional = [...answered.note, ...(await this.upload(thread, prepared, signal))];
     const { params, tools, behavior } = this.runParams(assistant, thread, prepared, additional, options);
     const runs = host.client.beta.threads.runs;
     // Until `thread.run.created` names the run, an abort or a lost connection leaves it unknown.
@@ -306,6 +366,7 @@ export class AssistantRunProcessor {
       throw await this.unacknowledged(error, threadId, previousRunId, params.assistant_id, signal);
     };
     let stream: AsyncIterable<StreamEvent> = await runs.create(threadId, { ...params, stream: true }, { signal }).catch(unacknowledged);
+    answered.delivered();
     let rounds = 0;
     for (;;) {
       let requires: Run | undefined;
@@ -329,11 +390,13 @@ export class AssistantRunProcessor {
       const calls = requiredCalls(requires);
       next({ text: '', role: 'assistant', contents: calls, responseId: requires.id, ...(host.name ? { authorName: host.name } : {}) });
       rounds++;
-      const outputs =
-        behavior.maxToolRounds !== undefined && rounds > behavior.maxToolRounds
-          ? calls.map((c) => notRun(c, `not run: the limit of ${behavior.maxToolRounds} tool rounds for one run was reached.`))
-          : await this.invokeTools(calls, tools, thread, signal);
-      next({ text: '', role: 'tool', contents: outputs, responseId: requires.id });
+      const { outputs, pending } = await this.answerCalls(calls, tools, behavior.maxToolRounds, rounds, thread, signal);
+      if (outputs.length) next({ text: '', role: 'tool', contents: outputs, responseId: requires.id });
+      if (pending.length) {
+        await this.stopForApproval(thread, threadId, requires.id, pending, calls, outputs);
+        next({ text: '', role: 'assistant', contents: approvalRequestsFor(pending), responseId: requires.id, ...(host.name ? { authorName: host.name } : {}) });
+        return folded(pending);
+      }
       stream = await runs.submitToolOutputs(
         requires.id,
         { thread_id: threadId, stream: true, tool_outputs: outputs.map((r) => ({ tool_call_id: r.callId, output: functionResultText(r) })) },
@@ -342,17 +405,93 @@ export class AssistantRunProcessor {
     }
   }
 
-  /** Runs the requested calls (each through the function-call middleware); unknown tools are answered as not run. */
+  /** Runs the requested calls (each through the approval gate and the function-call middleware); unknown tools are answered as not run. */
   private async invokeTools(calls: FunctionCallContent[], tools: ReadonlyMap<string, AITool>, thread: AgentThread, signal: AbortSignal): Promise<FunctionResultContent[]> {
     const results = await Promise.all(
       calls.map((call) => {
         const tool = tools.get(call.name);
         if (!tool) return notRun(call, `unknown tool "${call.name}"; available tools: ${[...tools.keys()].join(', ') || 'none'}.`);
-        return this.host.middleware.callTool({ agent: this.host.agent, thread, call, tool }, () => tool.invoke({ call, signal, thread }));
+        return runToolCall({ call, tool, invoke: () => this.invokeOne(call, tool, thread, signal) });
       }),
     );
     throwIfAborted(signal);
     return results;
+  }
+
+  private invokeOne(call: FunctionCallContent, tool: AITool, thread: AgentThread, signal: AbortSignal): Promise<FunctionResultContent> {
+    return this.host.middleware.callTool({ agent: this.host.agent, thread, call, tool }, () => tool.invoke({ call, signal, thread }));
+  }
+
+  /** One round of calls: those that need approval wait (`pending`), the others run; past the round limit none runs. */
+  private async answerCalls(
+    calls: FunctionCallContent[],
+    tools: ReadonlyMap<string, AITool>,
+    maxToolRounds: number | undefined,
+    rounds: number,
+    thread: AgentThread,
+    signal: AbortSignal,
+  ): Promise<{ outputs: FunctionResultContent[]; pending: FunctionCallContent[] }> {
+    if (maxToolRounds !== undefined && rounds > maxToolRounds) {
+      return { outputs: calls.map((c) => notRun(c, `not run: the limit of ${maxToolRounds} tool rounds for one run was reached.`)), pending: [] };
+    }
+    const { runNow, awaitApproval } = partitionByApproval(calls, tools);
+    return { outputs: await this.invokeTools(runNow, tools, thread, signal), pending: awaitApproval };
+  }
+
+  /**
+   * The turn stops to ask the user. The waiting run is cancelled at once: it would expire on the
+   * service (about 10 minutes after it was created) long before most answers, and while it waits
+   * the thread takes no message. The calls stay pending in the thread's state (they survive
+   * serialize and resume); the results of the calls that ran beside them are held there too, and
+   * the answer's turn sends them all to a new run (see `settleApprovals`).
+   */
+  private async stopForApproval(thread: AgentThread, threadId: string, runId: string, pending: FunctionCallContent[], calls: FunctionCallContent[], outputs: FunctionResultContent[]): Promise<void> {
+    await this.cancelQuietly(threadId, runId);
+    const held = outputs.map((r) => namingCall(r, calls.find((c) => c.callId === r.callId)!));
+    thread.state = withHeldResults(withPendingApprovals(thread.state, pending), held);
+  }
+
+  /**
+   * The turn's approval answers, settled through the approval gate before anything is sent:
+   * approved calls run, rejected ones (and, when the user sent a new message instead, unanswered
+   * ones) do not. The results reach the model as a note at the head of the new run's messages:
+   * the run that asked for them was cancelled, and the service takes tool outputs only for a
+   * run in `requires_action`. `delivered` is called once the run carrying the note exists; until
+   * then a failed turn keeps the results held in the thread (the calls stay pending), so
+   * answering again never runs a tool twice.
+   */
+  private async settleApprovals(
+    thread: AgentThread,
+    input: ChatMessage[],
+    tools: ReadonlyMap<string, AITool>,
+    signal: AbortSignal,
+    next?: (update: AgentRunResponseUpdate) => void,
+  ): Promise<AnsweredApprovals> {
+    const pending = pendingApprovalsOf(thread);
+    const { answers, rest } = splitApprovalAnswers(input);
+    if (pending.length === 0 && answers.size === 0) return { input, note: [], delivered: () => {}, undelivered: () => {} };
+    const { held, settled } = await settleThreadApprovals(thread, answers, tools, (call, tool) => this.invokeOne(call, tool, thread, signal));
+    if (settled.length) next?.({ text: '', role: 'tool', contents: settled });
+    const results = [...held, ...settled];
+    const note: MessageCreateParams = { role: 'user', content: toolResultsNote(results), metadata: { [TOOL_RESULTS_MESSAGE_METADATA_KEY]: 'tool-results' } };
+    let done = false;
+    return {
+      input: rest,
+      note: [note],
+      delivered: () => {
+        done = true;
+        thread.state = withHeldResults(withPendingApprovals(thread.state, undefined), undefined);
+      },
+      undelivered: () => {
+        if (!done) thread.state = withHeldResults(thread.state, results);
+      },
+    };
+  }
+
+  /** The agent's tools, with the run's own. */
+  private toolsFor(options: OpenAIAssistantRunOptions): ReadonlyMap<string, AITool> {
+    const ownTools = this.host.tools;
+    return options.tools?.length ? new Map([...ownTools, ...toolMap(options.tools)]) : ownTools;
   }
 
   /** Translates one SSE event; throws on a failed run; says when the run waits for tool outputs. */
@@ -410,8 +549,7 @@ export class AssistantRunProcessor {
     // Precedence: invocation > thread > assistant.
     const merged: OpenAIAssistantExecutionOptions = mergeExecutionOptions(assistant.executionOptions, own.executionOptions, { ...invocation, responseFormat: prepared.responseFormat });
     const additional = [merged.additionalInstructions, ...prepared.system].filter((s): s is string => !!s);
-    const ownTools = this.host.tools;
-    const tools = options.tools?.length ? new Map([...ownTools, ...toolMap(options.tools)]) : ownTools;
+    const tools = this.toolsFor(options);
     const params: RunCreateParams = {
       // A thread keeps running on the assistant it was made with (recorded in its state).
       assistant_id: own.assistantId ?? assistant.id!,

@@ -624,6 +624,7 @@ function showToolForm(tool: ToolInfo): void {
   source.hidden = !tool.source;
   source.textContent = tool.source ? `Runs on ${describeSource(tool.source, tool.name)}.` : '';
   $('tool-approval-note').hidden = !tool.requiresApproval;
+  ($('tool-approve') as HTMLInputElement).checked = false;
   const required = new Set(tool.parameters.required ?? []);
   toolFields.replaceChildren(...Object.entries(tool.parameters.properties ?? {}).map(([name, schema]) => fieldFor(name, schema, required.has(name))));
   toolOutput.hidden = true;
@@ -669,7 +670,8 @@ async function runTool(): Promise<void> {
   try {
     const reply = await api<{ result?: unknown; error?: string; durationMs: number }>(`/api/agents/${encodeURIComponent(agentSelect.value)}/tools/${encodeURIComponent(tool.name)}`, {
       method: 'POST',
-      body: JSON.stringify({ arguments: readToolArguments() }),
+      // The box is the approval a tool that needs one must have (without it the server refuses, saying so).
+      body: JSON.stringify({ arguments: readToolArguments(), ...(tool.requiresApproval && ($('tool-approve') as HTMLInputElement).checked ? { approved: true } : {}) }),
     });
     toolOutput.dataset.outcome = reply.error !== undefined ? 'error' : 'ok';
     toolOutput.textContent = `${reply.error !== undefined ? `Error: ${reply.error}` : `Result: ${stringify(reply.result)}`}\n(${formatMs(reply.durationMs)})`;

@@ -72,7 +72,7 @@ export const PAGE_HTML = `<!doctype html>
     <h2 id="tool-title"></h2>
     <p id="tool-description" class="muted"></p>
     <p id="tool-source" class="muted" hidden></p>
-    <p id="tool-approval-note" class="muted" hidden>In a conversation this tool asks for approval first; running it here runs it now.</p>
+    <label id="tool-approval-note" class="muted" hidden><input type="checkbox" id="tool-approve"> In a conversation this tool asks for approval first: I approve running it now.</label>
     <div id="tool-fields"></div>
     <div class="actions">
       <button type="submit" id="tool-run" value="run">Run tool</button>

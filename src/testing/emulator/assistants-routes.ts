@@ -55,6 +55,8 @@ export interface EmulatedRun {
   /** Tool results submitted during this run, by tool call id. */
   outputs: Map<string, string>;
   steps: Json[];
+  /** `expires_at` in milliseconds (the wire field is whole seconds). */
+  expiresAtMs: number;
 }
 
 interface EmulatedThread {
@@ -272,7 +274,25 @@ class AssistantsService {
   thread(id: string): EmulatedThread {
     const found = this.state.threads.get(id);
     if (!found) throw new BadRequest(`No thread found with id '${id}'.`, 404);
+    for (const run of found.runs) this.expireIfDue(run);
     return found;
+  }
+
+  /**
+   * A run waiting for tool outputs past its `expires_at` is `expired`, as the run lifecycle of the
+   * Assistants deep dive says ("If the outputs are not provided before the expires_at timestamp
+   * passes (roughly 10 mins past creation), the run will move to an expired status"). Checked
+   * whenever a request reads the run's thread; a run still working is not expired here.
+   */
+  private expireIfDue(run: EmulatedRun): void {
+    if (run.object.status !== 'requires_action' || Date.now() < run.expiresAtMs) return;
+    run.object.status = 'expired';
+    run.object.required_action = null;
+    for (const step of run.steps) {
+      if (step.status !== 'in_progress') continue;
+      step.status = 'expired';
+      step.expired_at = now();
+    }
   }
 
   deleteThread(id: string): Json {
@@ -407,6 +427,7 @@ class AssistantsService {
     const marker = lastUserText(thread.messages);
     const polls = /\[emulator:polls=(\d+)\]/.exec(marker)?.[1];
     const outcome = /\[emulator:(failed|expired|incomplete|cancelled)\]/.exec(marker)?.[1] as EmulatedRun['outcome'];
+    const expiresAtMs = Date.now() + context.runExpirySeconds * 1000;
     const object: Json = {
       id: context.ids.next('run_'),
       object: 'thread.run',
@@ -416,7 +437,7 @@ class AssistantsService {
       status: 'queued',
       required_action: null,
       last_error: null,
-      expires_at: now() + 600,
+      expires_at: Math.floor(expiresAtMs / 1000),
       started_at: null,
       cancelled_at: null,
       failed_at: null,
@@ -443,6 +464,7 @@ class AssistantsService {
       outcome,
       outputs: new Map(),
       steps: [],
+      expiresAtMs,
     };
     thread.runs.unshift(run);
     if (b.stream === true) {

@@ -1,3 +1,5 @@
+import { TOOL_RESULTS_NOTE_HEADING } from '../../agents/function-approvals.js';
+
 /**
  * A small deterministic "model" shared by every emulated service. It answers only from the
  * messages it is sent, so whether a caller really sends the conversation history is observable.
@@ -52,6 +54,7 @@ export class EmulatedModel {
     const after = userIndex >= 0 ? messages.slice(userIndex + 1) : [];
 
     return (
+      this.answerToolResultsNote(userText) ??
       this.answerToolResults(userText, messages, after, tools) ??
       this.explicitToolCalls(userText, tools) ??
       this.naturalToolCalls(userText, tools) ??
@@ -92,6 +95,22 @@ export class EmulatedModel {
       const name = (result.toolCallId !== undefined && callNames.get(result.toolCallId)) || 'unknown_tool';
       return `${name} returned: ${result.text}`;
     });
+    return { text: sentences.join('\n') };
+  }
+
+  /**
+   * Skein's note of settled tool calls (see `toolResultsNote`), the way a service run reads the
+   * results of calls whose own run ended without them: answered like tool results, never as a
+   * request to call the tools again.
+   */
+  private answerToolResultsNote(userText: string): ModelReply | undefined {
+    if (!userText.startsWith(TOOL_RESULTS_NOTE_HEADING)) return undefined;
+    const sentences = userText
+      .split('\n')
+      .slice(1)
+      .map((line) => /^- (\S+) .*? \(call [^)\s]+\): (?:returned )?(.*)$/s.exec(line))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => `${m[1]} returned: ${m[2]}`);
     return { text: sentences.join('\n') };
   }
 

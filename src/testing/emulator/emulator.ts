@@ -11,7 +11,7 @@ import { FaultQueue, type Fault } from './fault.js';
 import { SseStream, sendError, sendJson, sendRawJson, type StreamSabotage } from './http-replies.js';
 import { IdGenerator } from './id-generator.js';
 import { registerResponsesRoutes, type ResponsesInputItemsListing } from './responses-routes.js';
-import { Router, type RouteContext, type RouteHandler, type RouteRegistry, type RouteReply } from './router.js';
+import { DEFAULT_RUN_EXPIRY_SECONDS, Router, type RouteContext, type RouteHandler, type RouteRegistry, type RouteReply } from './router.js';
 
 export interface EmulatorOptions {
   /** 0 (the default) picks a free port. */
@@ -34,6 +34,12 @@ export interface EmulatorOptions {
    * own input, as some compatible servers do. Run history tests against both.
    */
   responsesInputItems?: ResponsesInputItemsListing;
+  /**
+   * Seconds from a run's creation to its `expires_at` on the Assistants and Foundry routes
+   * (default 600, as on the services). A run still waiting in `requires_action` past it turns
+   * `expired` and refuses tool outputs; 0 expires a waiting run at the next request that reads it.
+   */
+  runExpirySeconds?: number;
 }
 
 export interface RecordedRequest {
@@ -64,7 +70,7 @@ export class Emulator implements RouteRegistry {
   private readonly router = new Router();
   private readonly faults = new FaultQueue();
   private readonly ids = new IdGenerator();
-  private readonly context: RouteContext = { model: this.model, ids: this.ids };
+  private readonly context: RouteContext = { model: this.model, ids: this.ids, runExpirySeconds: DEFAULT_RUN_EXPIRY_SECONDS };
   /** Aborts pending delays on stop, so nothing outlives the server. */
   private readonly lifetime = new AbortController();
   private readonly guard: LocalRequestGuard;
@@ -88,6 +94,7 @@ export class Emulator implements RouteRegistry {
       contentTypeRule: 'browser-bodies',
     });
     this.openaiBaseURL = `${this.url}/v1`;
+    if (options.runExpirySeconds !== undefined) this.runExpirySeconds = options.runExpirySeconds;
     registerChatCompletionsRoutes(this);
     registerAssistantsRoutes(this);
     registerResponsesRoutes(this, { inputItems: options.responsesInputItems });
@@ -115,6 +122,16 @@ export class Emulator implements RouteRegistry {
       emulator.handle(request, response).catch((error: unknown) => emulator.failRequest(response, error));
     });
     return emulator;
+  }
+
+  /** Seconds from a run's creation to its `expires_at` for runs created from now on (see `EmulatorOptions.runExpirySeconds`). */
+  get runExpirySeconds(): number {
+    return this.context.runExpirySeconds;
+  }
+
+  set runExpirySeconds(seconds: number) {
+    if (!Number.isFinite(seconds) || seconds < 0) throw new RangeError(`runExpirySeconds must be a number of seconds >= 0; found ${seconds}.`);
+    this.context.runExpirySeconds = seconds;
   }
 
   /** Streaming responses whose client closed the connection before the server finished. */

@@ -107,6 +107,8 @@ interface RunState {
   inputCount: number;
   /** Set while a held stream waits for the run to be cancelled. */
   onCancel?: () => void;
+  /** `expires_at` in milliseconds (the wire field is whole seconds). */
+  expiresAtMs: number;
 }
 
 interface ThreadState {
@@ -289,7 +291,20 @@ function createThread(state: FoundryState, context: RouteContext, messages: unkn
 function threadOf(state: FoundryState, id: string): ThreadState {
   const thread = state.threads.get(id);
   if (!thread) throw new FoundryRouteError(404, `No thread found with id '${id}'.`, 'thread_id', 'not_found');
+  for (const run of thread.runs) expireIfDue(run);
   return thread;
+}
+
+/**
+ * A run waiting for tool outputs past its `expires_at` is `expired` (the Foundry run object's
+ * `expires_at`, "the Unix timestamp, in seconds, representing when this item expires", and run
+ * status `expired`, "a run that expired before it could otherwise finish"; Assistants semantics,
+ * about 10 minutes). Checked whenever a request reads the run's thread.
+ */
+function expireIfDue(run: RunState): void {
+  if (run.wire.status !== 'requires_action' || Date.now() < run.expiresAtMs) return;
+  run.wire.status = 'expired';
+  run.wire.required_action = null;
 }
 
 function activeRun(thread: ThreadState): RunState | undefined {
@@ -427,6 +442,7 @@ async function startRun(state: FoundryState, thread: ThreadState, input: unknown
     .join('\n');
   const lastUser = [...thread.messages].reverse().find((m) => m.role === 'user');
   const directive = DIRECTIVE.exec(lastUser ? messageText(lastUser) : '')?.[1]?.toLowerCase() as Directive | undefined;
+  const expiresAtMs = Date.now() + context.runExpirySeconds * 1000;
   const run: RunState = {
     wire: {
       id: context.ids.next('run_'),
@@ -440,7 +456,7 @@ async function startRun(state: FoundryState, thread: ThreadState, input: unknown
       instructions,
       tools,
       created_at: now(),
-      expires_at: now() + 600,
+      expires_at: Math.floor(expiresAtMs / 1000),
       started_at: null,
       completed_at: null,
       cancelled_at: null,
@@ -462,6 +478,7 @@ async function startRun(state: FoundryState, thread: ThreadState, input: unknown
     offerTools: body.tool_choice !== 'none',
     rounds: [],
     inputCount: thread.messages.length,
+    expiresAtMs,
   };
   thread.runs.push(run);
   if (body.stream === true) {

@@ -33,7 +33,12 @@ export interface RouteReply {
 export interface RouteContext {
   model: EmulatedModel;
   ids: IdGenerator;
+  /** Seconds from a run's creation to its `expires_at` (600 on the services; see `Emulator.runExpirySeconds`). */
+  runExpirySeconds: number;
 }
+
+/** What the Assistants v2 and Foundry Agents run lifecycles say: runs expire 10 minutes after creation. */
+export const DEFAULT_RUN_EXPIRY_SECONDS = 600;
 
 export type RouteHandler = (request: RouteRequest, reply: RouteReply, context: RouteContext) => void | Promise<void>;
 
