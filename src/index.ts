@@ -46,6 +46,8 @@ export * from './tools/tool-map.js';
 export * from './agent-chat/index.js';
 export * from './errors/secret-scrubbing.js';
 export * from './threads/store-support.js';
+export * from './threads/versioned-chat-message-store.js';
+export * from './threads/versioned-store-factory.js';
 export * from './container/store-plugin.js';
 export * from './http/index.js';
 export * from './peers/optional-peer.js';

@@ -1,30 +1,19 @@
-import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { pg } from './postgres-peers.js';
 import {
-  type ChatMessage,
-  type ChatMessageStore,
-  type ChatMessageStoreFactory,
-  type ChatReducer,
+  type AppendOutcome,
   type JsonObject,
-  type ListMessagesOptions,
-  SerializationError,
-  type SerializationRegistry,
-  SkeinError,
-  type StoreRestoreContext,
-  StoreError,
-  defaultSerializationRegistry,
-  checkRetentionOptions,
-  DurabilityCheckOnce,
-  processWarningStoreLogger,
-  redactUrl,
-  type StoreDurabilityReport,
-  type StoreLogger,
   readStoreKey,
-  scrubSecrets,
-  scrubbedCause,
-  storeConflictError,
+  redactUrl,
+  ServerStoreFactory,
+  type ServerStoreOptions,
+  SkeinError,
+  type StoreDurabilityReport,
+  type StoredTail,
+  StoreError,
+  type StoreRestoreContext,
   UNKNOWN_APPEND_OUTCOME,
+  VersionedChatMessageStore,
 } from 'skein';
 
 export const POSTGRES_STORE_ID = 'postgres';
@@ -50,21 +39,15 @@ export interface PostgresQueryResult<R> {
   rowCount: number | null;
 }
 
-export interface PostgresStoreOptions {
+export interface PostgresStoreOptions extends ServerStoreOptions {
   /** `postgres://user[:password]@host:port/db`. The password never appears in state or errors. */
   connectionString?: string;
   /** Use this pool instead of making one (the caller ends it). */
   pool?: PostgresPool;
   /** The schema holding skein's tables (created by `migrate()`). Default `skein`. */
   schema?: string;
-  /** Keep only the newest N messages of each thread (trimmed on append). */
-  maxMessages?: number;
   /** Threads not written for this long are deleted by `prune()`. */
   ttlSeconds?: number;
-  /** Applied to every history read (`listMessages`); the stored messages are unchanged. */
-  reducer?: ChatReducer;
-  /** Validates messages read back; by default the container's registry (or the core kinds). */
-  serializationRegistry?: SerializationRegistry;
   /** Pool size. Default 10. */
   maxConnections?: number;
   /** Connect timeout in ms. Default 5000. */
@@ -75,8 +58,6 @@ export interface PostgresStoreOptions {
    * acknowledged turns could be lost on a server crash or power loss. Default true.
    */
   durabilityCheck?: boolean;
-  /** Where warnings go; default: the container's bound StoreLogger, else a Node process warning. */
-  logger?: StoreLogger;
 }
 
 export interface MigrationResult {
@@ -122,34 +103,24 @@ export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;
  * await factory.close();
  * ```
  */
-export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory {
+export class PostgresChatMessageStoreFactory extends ServerStoreFactory<PostgresChatMessageStore, PostgresStoreOptions> {
   readonly type = POSTGRES_STORE_ID;
-  readonly version = 1;
-  /** The options given, with the password in `connectionString` masked. */
-  readonly options: Readonly<PostgresStoreOptions>;
   readonly schema: string;
-  serializationRegistry: SerializationRegistry;
-  /** Where this factory's warnings go (the `logger` option, the container's StoreLogger, or a process warning). */
-  logger: StoreLogger;
   readonly #connectionString: string;
   #pool: Pool | undefined;
-  readonly #durability = new DurabilityCheckOnce(
-    () => this.checkDurability(),
-    () => this.logger,
-  );
 
   constructor(options: PostgresStoreOptions = {}) {
     const schema = options.schema ?? 'skein';
     if (!SCHEMA_PATTERN.test(schema)) {
       throw new StoreError(POSTGRES_STORE_ID, `schema must be a lower-case SQL identifier (letters, digits, "_"), found "${schema}".`);
     }
-    checkRetentionOptions(POSTGRES_STORE_ID, options);
+    // `options` is public and easily logged: keep the address, never the password.
+    super(POSTGRES_STORE_ID, options, {
+      ...options,
+      ...(options.connectionString === undefined ? {} : { connectionString: redactUrl(options.connectionString, '(unparseable connection string)') }),
+    });
     this.schema = schema;
     this.#connectionString = options.connectionString ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-    // Public and easily logged: keep the address, never the password.
-    this.options = { ...options, ...(options.connectionString === undefined ? {} : { connectionString: redactUrl(options.connectionString, '(unparseable connection string)') }) };
-    this.serializationRegistry = options.serializationRegistry ?? defaultSerializationRegistry();
-    this.logger = options.logger ?? processWarningStoreLogger;
   }
 
   /** The server address with any password masked: safe for logs and messages. */
@@ -205,18 +176,18 @@ export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory 
     });
   }
 
-  create(): PostgresChatMessageStore {
-    return new PostgresChatMessageStore(this, randomUUID(), 0);
-  }
-
   async restore(state: JsonObject, context: StoreRestoreContext): Promise<PostgresChatMessageStore> {
     const key = readStoreKey(state, context.path);
-    const store = new PostgresChatMessageStore(this, key, 0);
-    store.seenVersion = await this.run(async (pool) => {
+    const version = await this.run(async (pool) => {
       const { rows } = await pool.query<{ version: string }>(`SELECT version FROM "${this.schema}".skein_threads WHERE key = $1`, [key]);
       return Number(rows[0]?.version ?? 0);
     });
-    return store;
+    return this.storeFor(key, version);
+  }
+
+  /** @internal */
+  storeFor(key: string, version: number): PostgresChatMessageStore {
+    return new PostgresChatMessageStore(this, key, version);
   }
 
   /** Deletes threads (and their messages) not written for `ttlSeconds` as of `now`; returns how many. No-op without a TTL. */
@@ -239,9 +210,7 @@ export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory 
    * `write`: the call appends a turn, so a failure whose outcome is unknown says so.
    */
   async run<T>(fn: (pool: PostgresPool) => Promise<T>, write = false): Promise<T> {
-    const result = await this.#call(fn, write);
-    if (this.options.durabilityCheck !== false) await this.#durability.afterSuccess();
-    return result;
+    return this.afterSuccess(await this.#call(fn, write));
   }
 
   async #call<T>(fn: (pool: PostgresPool) => Promise<T>, write = false): Promise<T> {
@@ -259,9 +228,7 @@ export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory 
             : '';
       // A server-reported error (SQLSTATE) rolled the statement back; a refused connection sent nothing.
       const unknown = write && !(typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) && code !== 'ECONNREFUSED' && code !== 'ENOTFOUND' && !/timeout exceeded when trying to connect/i.test(raw);
-      throw new StoreError(POSTGRES_STORE_ID, `PostgreSQL store at ${this.redactedConnectionString} failed: ${scrubSecrets(raw, this.#connectionString)}.${hint}${unknown ? ` ${UNKNOWN_OUTCOME}` : ''}`, {
-        cause: scrubbedCause(error, this.#connectionString),
-      });
+      throw this.storeFailure(error, { server: `PostgreSQL store at ${this.redactedConnectionString}`, secret: this.#connectionString, hint: `.${hint}`, outcomeUnknown: unknown });
     }
   }
 
@@ -280,23 +247,12 @@ export class PostgresChatMessageStoreFactory implements ChatMessageStoreFactory 
   }
 }
 
-/** One thread's history in PostgreSQL. Remembers the version it last saw to guard its appends. */
-export class PostgresChatMessageStore implements ChatMessageStore {
+/** One thread's history in PostgreSQL: the statements of a version-checked store. */
+export class PostgresChatMessageStore extends VersionedChatMessageStore<PostgresChatMessageStore, PostgresChatMessageStoreFactory> {
   readonly type = POSTGRES_STORE_ID;
-  /** @internal The thread version (messages ever appended) this instance last read or wrote. */
-  seenVersion: number;
 
-  constructor(
-    private readonly factory: PostgresChatMessageStoreFactory,
-    readonly key: string,
-    version: number,
-  ) {
-    this.seenVersion = version;
-  }
-
-  async listMessages(options: ListMessagesOptions = {}): Promise<ChatMessage[]> {
+  protected async readTail(last: number | undefined): Promise<StoredTail> {
     const s = `"${this.factory.schema}"`;
-    const last = options.last === undefined ? null : Math.max(0, Math.floor(options.last));
     // One statement: the version and the messages come from one snapshot.
     const rows = await this.factory.run(async (pool) =>
       (
@@ -304,21 +260,18 @@ export class PostgresChatMessageStore implements ChatMessageStore {
           `SELECT t.version, m.seq, m.body FROM ${s}.skein_threads t
            LEFT JOIN LATERAL (SELECT seq, body FROM ${s}.skein_messages WHERE thread_key = t.key ORDER BY seq DESC LIMIT $2) m ON true
            WHERE t.key = $1 ORDER BY m.seq`,
-          [this.key, last],
+          [this.key, last ?? null],
         )
       ).rows,
     );
-    this.seenVersion = Number(rows[0]?.version ?? 0);
-    const messages = rows.filter((r) => r.body !== null).map((r) => this.#read(r.body!, r.seq!));
-    return this.factory.options.reducer ? this.factory.options.reducer.reduce(messages) : messages;
+    return {
+      version: Number(rows[0]?.version ?? 0),
+      rows: rows.filter((r) => r.body !== null).map((r) => ({ body: r.body!, at: `#${r.seq!}` })),
+    };
   }
 
-  async addMessages(messages: readonly ChatMessage[]): Promise<void> {
-    if (messages.length === 0) return;
-    // Serialize first: a message that cannot be stored fails the turn before anything is sent.
-    const bodies = messages.map((m) => JSON.stringify(m));
+  protected async appendBodies(bodies: readonly string[], expected: number): Promise<AppendOutcome> {
     const s = `"${this.factory.schema}"`;
-    const expected = this.seenVersion;
     // One statement, so one round trip and one transaction: bump the version only if it is the
     // one this instance saw, insert the turn after it, trim. A lost race changes nothing.
     const rows = await this.factory.run(async (pool) =>
@@ -348,61 +301,41 @@ export class PostgresChatMessageStore implements ChatMessageStore {
       ).rows,
       true,
     );
-    if (rows.length === 0) {
-      const actual = await this.factory.run(async (pool) => {
-        const found = await pool.query<{ version: string }>(`SELECT version FROM ${s}.skein_threads WHERE key = $1`, [this.key]);
-        return Number(found.rows[0]?.version ?? 0);
-      });
-      throw storeConflictError(this.key, expected, actual);
-    }
-    this.seenVersion = Number(rows[0]!.version);
+    if (rows.length > 0) return { appended: true, version: Number(rows[0]!.version) };
+    const actual = await this.factory.run(async (pool) => {
+      const found = await pool.query<{ version: string }>(`SELECT version FROM ${s}.skein_threads WHERE key = $1`, [this.key]);
+      return Number(found.rows[0]?.version ?? 0);
+    });
+    return { appended: false, version: actual };
   }
 
-  async serialize(): Promise<JsonObject> {
-    return { key: this.key };
-  }
-
-  /** A new thread (a new key) with a copy of the first `count` messages, in one statement; this one is unchanged. */
-  async fork(count: number): Promise<PostgresChatMessageStore> {
+  protected async copyFirst(count: number, to: string): Promise<number> {
     const s = `"${this.factory.schema}"`;
-    const key = randomUUID();
-    const limit = Math.max(0, Math.floor(count));
-    const rows =
-      limit === 0
-        ? []
-        : await this.factory.run(async (pool) =>
-            (
-              await pool.query<{ version: string }>(
-                `WITH src AS (
-                   SELECT body, row_number() OVER (ORDER BY seq) AS ord FROM ${s}.skein_messages WHERE thread_key = $1 ORDER BY seq LIMIT $3
-                 ), thread AS (
-                   INSERT INTO ${s}.skein_threads (key, version, updated_at)
-                   SELECT $2, n, now() FROM (SELECT count(*) AS n FROM src) c WHERE n > 0 RETURNING version
-                 ), msgs AS (
-                   INSERT INTO ${s}.skein_messages (thread_key, seq, body) SELECT $2, src.ord, src.body FROM src, thread RETURNING 1
-                 )
-                 SELECT version FROM thread`,
-                [this.key, key, limit],
-              )
-            ).rows,
-          );
-    return new PostgresChatMessageStore(this.factory, key, Number(rows[0]?.version ?? 0));
+    const rows = await this.factory.run(async (pool) =>
+      (
+        await pool.query<{ version: string }>(
+          `WITH src AS (
+             SELECT body, row_number() OVER (ORDER BY seq) AS ord FROM ${s}.skein_messages WHERE thread_key = $1 ORDER BY seq LIMIT $3
+           ), thread AS (
+             INSERT INTO ${s}.skein_threads (key, version, updated_at)
+             SELECT $2, n, now() FROM (SELECT count(*) AS n FROM src) c WHERE n > 0 RETURNING version
+           ), msgs AS (
+             INSERT INTO ${s}.skein_messages (thread_key, seq, body) SELECT $2, src.ord, src.body FROM src, thread RETURNING 1
+           )
+           SELECT version FROM thread`,
+          [this.key, to, count],
+        )
+      ).rows,
+    );
+    return Number(rows[0]?.version ?? 0);
   }
 
-  async clear(): Promise<void> {
+  protected async deleteThread(): Promise<void> {
     await this.factory.run((pool) => pool.query(`DELETE FROM "${this.factory.schema}".skein_threads WHERE key = $1`, [this.key]));
-    this.seenVersion = 0;
   }
 
-  #read(body: string, seq: string): ChatMessage {
-    const path = `postgres:${this.key}#${seq}`;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body);
-    } catch (error) {
-      throw new SerializationError(path, 'stored message is not valid JSON; the database was changed outside skein.', { cause: error });
-    }
-    return this.factory.serializationRegistry.readMessage(parsed, path);
+  protected open(key: string, version: number): PostgresChatMessageStore {
+    return new PostgresChatMessageStore(this.factory, key, version);
   }
 }
 

@@ -1,4 +1,4 @@
-import { type SkeinPlugin, storePlugin, withStoreLogger } from 'skein';
+import { type SkeinPlugin, versionedStorePlugin } from 'skein';
 import type { ZodType } from 'zod';
 import { POSTGRES_STORE_ID, PostgresChatMessageStoreFactory, type PostgresStoreOptions } from './postgres-chat-message-store.js';
 
@@ -20,14 +20,7 @@ import { POSTGRES_STORE_ID, PostgresChatMessageStoreFactory, type PostgresStoreO
  * ```
  */
 export function postgresStorePlugin(options: PostgresStoreOptions): SkeinPlugin {
-  const plugin = storePlugin({
-    id: POSTGRES_STORE_ID,
-    factoryType: PostgresChatMessageStoreFactory,
-    create: () => new PostgresChatMessageStoreFactory(options),
-    // Messages read back are checked against every content kind the container knows.
-    adoptRegistry: options.serializationRegistry ? undefined : (factory, registry) => (factory.serializationRegistry = registry),
-  });
-  return options.logger ? plugin : withStoreLogger(plugin, PostgresChatMessageStoreFactory, (factory, logger) => (factory.logger = logger));
+  return versionedStorePlugin({ id: POSTGRES_STORE_ID, factoryType: PostgresChatMessageStoreFactory, create: () => new PostgresChatMessageStoreFactory(options), options });
 }
 
 /** Settings a config file may give the plugin (checked, with their paths, before anything is built). */

@@ -1,48 +1,32 @@
-import { randomUUID } from 'node:crypto';
 import { Redis } from './redis-peers.js';
 import {
-  type ChatMessage,
-  type ChatMessageStore,
-  type ChatMessageStoreFactory,
-  type ChatReducer,
+  type AppendOutcome,
   type JsonObject,
-  type ListMessagesOptions,
-  SerializationError,
-  type SerializationRegistry,
-  SkeinError,
-  type StoreRestoreContext,
-  StoreError,
-  defaultSerializationRegistry,
-  checkRetentionOptions,
-  DurabilityCheckOnce,
-  processWarningStoreLogger,
-  redactUrl,
-  type StoreDurabilityReport,
-  type StoreLogger,
   readStoreKey,
+  redactUrl,
   scrubSecrets,
-  scrubbedCause,
-  storeConflictError,
+  ServerStoreFactory,
+  type ServerStoreOptions,
+  SkeinError,
+  type StoreDurabilityReport,
+  type StoredTail,
+  StoreError,
+  type StoreRestoreContext,
   UNKNOWN_APPEND_OUTCOME,
+  VersionedChatMessageStore,
 } from 'skein';
 
 export const REDIS_STORE_ID = 'redis';
 
-export interface RedisStoreOptions {
+export interface RedisStoreOptions extends ServerStoreOptions {
   /** `redis://[user:password@]host:port[/db]`; default `redis://127.0.0.1:6379`. The password never leaves the client. */
   url?: string;
   /** Use this ioredis client instead of connecting (the caller closes it). */
   client?: Redis;
   /** Prefix of every key this store writes. Default `skein:`. */
   keyPrefix?: string;
-  /** Keep only the newest N messages of each thread (trimmed on append). */
-  maxMessages?: number;
   /** Redis expires a thread this many seconds after its last append. */
   ttlSeconds?: number;
-  /** Applied to every history read (`listMessages`); the stored messages are unchanged. */
-  reducer?: ChatReducer;
-  /** Validates messages read back; by default the container's registry (or the core kinds). */
-  serializationRegistry?: SerializationRegistry;
   /** Connect timeout in ms, covering TCP, AUTH and the ready check. Default 5000. */
   connectTimeoutMs?: number;
   /**
@@ -57,8 +41,6 @@ export interface RedisStoreOptions {
    * service that forbids CONFIG, which is reported as "could not read").
    */
   durabilityCheck?: boolean;
-  /** Where warnings go; default: the container's bound StoreLogger, else a Node process warning. */
-  logger?: StoreLogger;
 }
 
 
@@ -129,29 +111,16 @@ type AppendCommand = (listKey: string, versionKey: string, ...args: string[]) =>
  * await factory.close();
  * ```
  */
-export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
+export class RedisChatMessageStoreFactory extends ServerStoreFactory<RedisChatMessageStore, RedisStoreOptions> {
   readonly type = REDIS_STORE_ID;
-  readonly version = 1;
-  /** The options given, with the password in `url` masked. */
-  readonly options: Readonly<RedisStoreOptions>;
-  serializationRegistry: SerializationRegistry;
-  /** Where this factory's warnings go (the `logger` option, the container's StoreLogger, or a process warning). */
-  logger: StoreLogger;
   readonly #url: string;
   #redis: Redis | undefined;
   #connecting: Promise<void> | undefined;
-  readonly #durability = new DurabilityCheckOnce(
-    () => this.checkDurability(),
-    () => this.logger,
-  );
 
   constructor(options: RedisStoreOptions = {}) {
-    checkRetentionOptions(REDIS_STORE_ID, options, 'integer'); // EXPIRE takes whole seconds
+    // `options` is public and easily logged: keep the address, never the password. EXPIRE takes whole seconds.
+    super(REDIS_STORE_ID, options, { ...options, ...(options.url === undefined ? {} : { url: redactUrl(options.url) }) }, 'integer');
     this.#url = options.url ?? 'redis://127.0.0.1:6379';
-    // Public and easily logged: keep the address, never the password.
-    this.options = { ...options, ...(options.url === undefined ? {} : { url: redactUrl(options.url) }) };
-    this.serializationRegistry = options.serializationRegistry ?? defaultSerializationRegistry();
-    this.logger = options.logger ?? processWarningStoreLogger;
   }
 
   /** The server address with any password masked: safe for logs and messages. */
@@ -183,16 +152,15 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
     return { settings, warning: redisPersistenceWarning(this.redactedUrl, settings) };
   }
 
-  create(): RedisChatMessageStore {
-    return new RedisChatMessageStore(this, randomUUID(), 0);
-  }
-
   async restore(state: JsonObject, context: StoreRestoreContext): Promise<RedisChatMessageStore> {
     const key = readStoreKey(state, context.path);
-    const store = new RedisChatMessageStore(this, key, 0);
     const version = await this.run(async (redis) => redis.get(this.versionKey(key)));
-    store.seenVersion = Number(version ?? 0);
-    return store;
+    return this.storeFor(key, Number(version ?? 0));
+  }
+
+  /** @internal */
+  storeFor(key: string, version: number): RedisChatMessageStore {
+    return new RedisChatMessageStore(this, key, version);
   }
 
   /** Redis expires threads itself; nothing to prune. Returns 0. */
@@ -234,9 +202,7 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
    * `write`: the call appends a turn, so a failure whose outcome is unknown says so.
    */
   async run<T>(fn: (redis: Redis) => Promise<T>, write = false): Promise<T> {
-    const result = await this.#call(fn, write);
-    if (this.options.durabilityCheck !== false) await this.#durability.afterSuccess();
-    return result;
+    return this.afterSuccess(await this.#call(fn, write));
   }
 
   async #call<T>(fn: (redis: Redis) => Promise<T>, write = false): Promise<T> {
@@ -248,10 +214,7 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
   }
 
   #storeError(error: unknown, write = false): SkeinError {
-    if (error instanceof SkeinError) return error;
-    const message = scrubSecrets(error instanceof Error ? error.message : String(error), this.#url);
-    const hint = write && !neverSent(error) ? ` ${UNKNOWN_OUTCOME}` : '';
-    return new StoreError(REDIS_STORE_ID, `Redis store at ${this.redactedUrl} failed: ${message}${hint}`, { cause: scrubbedCause(error, this.#url) });
+    return this.storeFailure(error, { server: `Redis store at ${this.redactedUrl}`, secret: this.#url, outcomeUnknown: write && !neverSent(error) });
   }
 
   async #client(): Promise<Redis> {
@@ -317,22 +280,15 @@ export class RedisChatMessageStoreFactory implements ChatMessageStoreFactory {
   }
 }
 
-/** One thread's history in Redis. Remembers the version it last saw to guard its appends. */
-export class RedisChatMessageStore implements ChatMessageStore {
+/** One thread's history in Redis: the commands of a version-checked store. */
+export class RedisChatMessageStore extends VersionedChatMessageStore<RedisChatMessageStore, RedisChatMessageStoreFactory> {
   readonly type = REDIS_STORE_ID;
-  /** @internal The thread version (messages ever appended) this instance last read or wrote. */
-  seenVersion: number;
 
-  constructor(
-    private readonly factory: RedisChatMessageStoreFactory,
-    readonly key: string,
-    version: number,
-  ) {
-    this.seenVersion = version;
+  protected override get storage(): string {
+    return 'the key';
   }
 
-  async listMessages(options: ListMessagesOptions = {}): Promise<ChatMessage[]> {
-    const last = options.last === undefined ? undefined : Math.max(0, Math.floor(options.last));
+  protected async readTail(last: number | undefined): Promise<StoredTail> {
     const f = this.factory;
     const [version, bodies] = await f.run(async (redis) => {
       if (last === 0) return [await redis.get(f.versionKey(this.key)), [] as string[]] as const;
@@ -346,53 +302,28 @@ export class RedisChatMessageStore implements ChatMessageStore {
       for (const [error] of replies) if (error) throw error;
       return [replies[0]![1] as string | null, replies[1]![1] as string[]] as const;
     });
-    this.seenVersion = Number(version ?? 0);
-    const messages = bodies.map((body, i) => this.#read(body, i));
-    return f.options.reducer ? f.options.reducer.reduce(messages) : messages;
+    return { version: Number(version ?? 0), rows: bodies.map((body, i) => ({ body, at: `[${i}]` })) };
   }
 
-  async addMessages(messages: readonly ChatMessage[]): Promise<void> {
-    if (messages.length === 0) return;
-    // Serialize first: a message that cannot be stored fails the turn before anything is sent.
-    const bodies = messages.map((m) => JSON.stringify(m));
+  protected async appendBodies(bodies: readonly string[], expected: number): Promise<AppendOutcome> {
     const f = this.factory;
-    const expected = this.seenVersion;
     const [ok, version] = await f.run((redis) =>
       f.append(redis, f.listKey(this.key), f.versionKey(this.key), String(expected), String(f.options.maxMessages ?? 0), String(f.options.ttlSeconds ?? 0), ...bodies),
     true);
-    if (Number(ok) !== 1) {
-      throw storeConflictError(this.key, expected, Number(version));
-    }
-    this.seenVersion = Number(version);
+    return { appended: Number(ok) === 1, version: Number(version) };
   }
 
-  async serialize(): Promise<JsonObject> {
-    return { key: this.key };
+  protected async copyFirst(count: number, to: string): Promise<number> {
+    // One script; LRANGE 0 -1 would be everything, so the base never asks for 0.
+    return Number(await this.factory.run((redis) => this.factory.forkCommand(redis, this.key, to, count)));
   }
 
-  /** A new thread (a new key) with a copy of the first `count` messages, in one script; this one is unchanged. */
-  async fork(count: number): Promise<RedisChatMessageStore> {
-    const key = randomUUID();
-    const limit = Math.max(0, Math.floor(count));
-    // LRANGE 0 -1 would be everything: an empty fork writes nothing at all.
-    const copied = limit === 0 ? 0 : Number(await this.factory.run((redis) => this.factory.forkCommand(redis, this.key, key, limit)));
-    return new RedisChatMessageStore(this.factory, key, copied);
-  }
-
-  async clear(): Promise<void> {
+  protected async deleteThread(): Promise<void> {
     await this.factory.run((redis) => redis.del(this.factory.listKey(this.key), this.factory.versionKey(this.key)));
-    this.seenVersion = 0;
   }
 
-  #read(body: string, index: number): ChatMessage {
-    const path = `redis:${this.key}[${index}]`;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body);
-    } catch (error) {
-      throw new SerializationError(path, 'stored message is not valid JSON; the key was changed outside skein.', { cause: error });
-    }
-    return this.factory.serializationRegistry.readMessage(parsed, path);
+  protected open(key: string, version: number): RedisChatMessageStore {
+    return new RedisChatMessageStore(this.factory, key, version);
   }
 }
 

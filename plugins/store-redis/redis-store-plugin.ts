@@ -1,4 +1,4 @@
-import { type SkeinPlugin, storePlugin, withStoreLogger } from 'skein';
+import { type SkeinPlugin, versionedStorePlugin } from 'skein';
 import type { ZodType } from 'zod';
 import { REDIS_STORE_ID, RedisChatMessageStoreFactory, type RedisStoreOptions } from './redis-chat-message-store.js';
 
@@ -18,14 +18,7 @@ import { REDIS_STORE_ID, RedisChatMessageStoreFactory, type RedisStoreOptions } 
  * ```
  */
 export function redisStorePlugin(options: RedisStoreOptions = {}): SkeinPlugin {
-  const plugin = storePlugin({
-    id: REDIS_STORE_ID,
-    factoryType: RedisChatMessageStoreFactory,
-    create: () => new RedisChatMessageStoreFactory(options),
-    // Messages read back are checked against every content kind the container knows.
-    adoptRegistry: options.serializationRegistry ? undefined : (factory, registry) => (factory.serializationRegistry = registry),
-  });
-  return options.logger ? plugin : withStoreLogger(plugin, RedisChatMessageStoreFactory, (factory, logger) => (factory.logger = logger));
+  return versionedStorePlugin({ id: REDIS_STORE_ID, factoryType: RedisChatMessageStoreFactory, create: () => new RedisChatMessageStoreFactory(options), options });
 }
 
 /** Settings a config file may give the plugin (checked, with their paths, before anything is built). */

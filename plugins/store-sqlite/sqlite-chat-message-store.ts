@@ -1,23 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
-  type ChatMessage,
-  type ChatMessageStore,
-  type ChatMessageStoreFactory,
-  type ChatReducer,
-  type JsonObject,
-  type ListMessagesOptions,
-  SerializationError,
-  type SerializationRegistry,
-  SkeinError,
-  type StoreRestoreContext,
+  type AppendOutcome,
   ConfigurationError,
-  StoreError,
-  defaultSerializationRegistry,
-  checkRetentionOptions,
+  type JsonObject,
   readStoreKey,
-  storeConflictError,
+  SkeinError,
+  type StoredTail,
+  StoreError,
+  type StoreRestoreContext,
+  VersionedChatMessageStore,
+  VersionedStoreFactory,
+  type VersionedStoreOptions,
 } from 'skein';
 import { type SqliteConnection, type SqliteDriverName, type SqliteDriverOption, type SqliteStatement, isSqliteBusy, openSqlite, resolveSqliteDriver } from './sqlite-driver.js';
 
@@ -34,19 +28,15 @@ export type SqliteDurability = 'full' | 'normal';
 
 const SYNCHRONOUS: Readonly<Record<SqliteDurability, number>> = { normal: 1, full: 2 };
 
-export interface SqliteStoreOptions {
+export interface SqliteStoreOptions extends VersionedStoreOptions {
   /** The database file (its folder is created), or `:memory:` for a database that lives with the process. */
   path: string;
   /** Keep only the newest N messages of each thread (older ones are deleted on append). */
   maxMessages?: number;
   /** Threads not written for this long are deleted by `prune()`. */
   ttlSeconds?: number;
-  /** Applied to every history read (`listMessages`); the stored messages are unchanged. */
-  reducer?: ChatReducer;
   /** How long a writer waits for another process's write lock, in ms. Default 5000. */
   busyTimeoutMs?: number;
-  /** Validates messages read back; by default the container's registry (or the core kinds). */
-  serializationRegistry?: SerializationRegistry;
   /** What an acknowledged turn survives: `full` (default: power loss too) or `normal` (faster; see SqliteDurability). */
   durability?: SqliteDurability;
   /** `auto` (default): Node's built-in `node:sqlite` when present (Node >= 22.13), else `better-sqlite3`. */
@@ -79,15 +69,12 @@ interface Statements {
  * factory.close();
  * ```
  */
-export class SqliteChatMessageStoreFactory implements ChatMessageStoreFactory {
+export class SqliteChatMessageStoreFactory extends VersionedStoreFactory<SqliteChatMessageStore, SqliteStoreOptions> {
   readonly type = SQLITE_STORE_ID;
-  readonly version = 1;
-  readonly options: Readonly<SqliteStoreOptions>;
   /** The driver this factory runs on (chosen when it is made, from the `driver` option). */
   readonly driver: SqliteDriverName;
   /** The durability in effect (`PRAGMA synchronous` FULL or NORMAL on every connection). */
   readonly durability: SqliteDurability;
-  serializationRegistry: SerializationRegistry;
   #db: SqliteConnection | undefined;
   #statements: Statements | undefined;
 
@@ -95,26 +82,23 @@ export class SqliteChatMessageStoreFactory implements ChatMessageStoreFactory {
     if (typeof options?.path !== 'string' || options.path === '') {
       throw new StoreError(SQLITE_STORE_ID, 'sqliteStorePlugin / SqliteChatMessageStoreFactory needs a `path` (a file, or ":memory:").');
     }
-    checkRetentionOptions(SQLITE_STORE_ID, options);
+    super(SQLITE_STORE_ID, options);
     const durability = options.durability ?? 'full';
     if (!Object.hasOwn(SYNCHRONOUS, durability)) {
       throw new ConfigurationError(`sqlite store: durability must be "full" or "normal", found ${JSON.stringify(durability)}.`);
     }
     this.durability = durability;
     this.driver = resolveSqliteDriver(options.driver ?? 'auto');
-    this.options = { ...options };
-    this.serializationRegistry = options.serializationRegistry ?? defaultSerializationRegistry();
-  }
-
-  create(): SqliteChatMessageStore {
-    return new SqliteChatMessageStore(this, randomUUID(), 0);
   }
 
   restore(state: JsonObject, context: StoreRestoreContext): SqliteChatMessageStore {
     const key = readStoreKey(state, context.path);
-    const store = new SqliteChatMessageStore(this, key, 0);
-    store.seenVersion = this.run(() => this.statements.version.get(key)?.version ?? 0);
-    return store;
+    return this.storeFor(key, this.run(() => this.statements.version.get(key)?.version ?? 0));
+  }
+
+  /** @internal */
+  storeFor(key: string, version: number): SqliteChatMessageStore {
+    return new SqliteChatMessageStore(this, key, version);
   }
 
   /** Deletes threads not written for `ttlSeconds` (as of `now`); returns how many. No-op without a TTL. */
@@ -221,80 +205,52 @@ export class SqliteChatMessageStoreFactory implements ChatMessageStoreFactory {
   }
 }
 
-/** One thread's history in SQLite. Remembers the version it last saw to guard its appends. */
-export class SqliteChatMessageStore implements ChatMessageStore {
+/** One thread's history in SQLite: the statements of a version-checked store. */
+export class SqliteChatMessageStore extends VersionedChatMessageStore<SqliteChatMessageStore, SqliteChatMessageStoreFactory> {
   readonly type = SQLITE_STORE_ID;
-  /** @internal The thread version (messages ever appended) this instance last read or wrote. */
-  seenVersion: number;
 
-  constructor(
-    private readonly factory: SqliteChatMessageStoreFactory,
-    readonly key: string,
-    version: number,
-  ) {
-    this.seenVersion = version;
-  }
-
-  async listMessages(options: ListMessagesOptions = {}): Promise<ChatMessage[]> {
-    const limit = options.last === undefined ? -1 : Math.max(0, Math.floor(options.last));
-    if (limit === 0) {
-      this.seenVersion = this.factory.run(() => this.factory.statements.version.get(this.key)?.version ?? 0);
-      return [];
-    }
+  protected async readTail(last: number | undefined): Promise<StoredTail> {
+    if (last === 0) return { version: this.factory.run(() => this.factory.statements.version.get(this.key)?.version ?? 0), rows: [] };
     const { rows, version } = this.factory.run(() => {
       const s = this.factory.statements;
       // One read transaction, so the version and the messages are of the same moment.
-      return this.factory.transaction('DEFERRED', () => ({ version: s.version.get(this.key)?.version ?? 0, rows: s.tail.all(this.key, limit) }));
+      return this.factory.transaction('DEFERRED', () => ({ version: s.version.get(this.key)?.version ?? 0, rows: s.tail.all(this.key, last ?? -1) }));
     });
-    this.seenVersion = version;
-    const messages = rows.reverse().map((row) => this.#read(row.body, row.seq));
-    return this.factory.options.reducer ? this.factory.options.reducer.reduce(messages) : messages;
+    return { version, rows: rows.reverse().map((row) => ({ body: row.body, at: `#${row.seq}` })) };
   }
 
-  async addMessages(messages: readonly ChatMessage[]): Promise<void> {
-    if (messages.length === 0) return;
-    // Serialize first: a message that cannot be stored fails the turn before anything is written.
-    const bodies = messages.map((m) => JSON.stringify(m));
-    const expected = this.seenVersion;
+  protected async appendBodies(bodies: readonly string[], expected: number): Promise<AppendOutcome> {
     const next = expected + bodies.length;
     const max = this.factory.options.maxMessages;
-    this.factory.run(() => {
+    return this.factory.run(() => {
       const s = this.factory.statements;
-      this.factory.transaction('IMMEDIATE', () => {
+      return this.factory.transaction('IMMEDIATE', () => {
         const actual = s.version.get(this.key)?.version ?? 0;
-        if (actual !== expected) throw storeConflictError(this.key, expected, actual);
+        if (actual !== expected) return { appended: false, version: actual };
         bodies.forEach((body, i) => {
           if (max === undefined || expected + i + 1 > next - max) s.insert.run(this.key, expected + i + 1, body);
         });
         s.upsert.run(this.key, next, Date.now());
         if (max !== undefined) s.trim.run(this.key, next - max);
+        return { appended: true, version: next };
       });
     });
-    this.seenVersion = next;
   }
 
-  async serialize(): Promise<JsonObject> {
-    return { key: this.key };
-  }
-
-  /** A new thread (a new key) with a copy of the first `count` messages, in one transaction; this one is unchanged. */
-  async fork(count: number): Promise<SqliteChatMessageStore> {
-    const key = randomUUID();
-    const limit = Math.max(0, Math.floor(count));
-    const copied = limit === 0 ? 0 : this.factory.run(() =>
+  protected async copyFirst(count: number, to: string): Promise<number> {
+    return this.factory.run(() =>
       this.factory.transaction('IMMEDIATE', (db) => {
         const changes = Number(
           db.prepare('INSERT INTO skein_messages (thread_key, seq, body) SELECT ?, ROW_NUMBER() OVER (ORDER BY seq), body FROM skein_messages WHERE thread_key = ? ORDER BY seq LIMIT ?')
-            .run(key, this.key, limit).changes,
+            .run(to, this.key, count).changes,
         );
-        if (changes > 0) this.factory.statements.upsert.run(key, changes, Date.now());
+        if (changes > 0) this.factory.statements.upsert.run(to, changes, Date.now());
         return changes;
       }),
     );
-    return new SqliteChatMessageStore(this.factory, key, copied);
   }
 
-  async clear(): Promise<void> {
+  protected async deleteThread(): Promise<void> {
     this.factory.run(() => {
       const s = this.factory.statements;
       this.factory.transaction('IMMEDIATE', () => {
@@ -302,18 +258,10 @@ export class SqliteChatMessageStore implements ChatMessageStore {
         s.deleteThread.run(this.key);
       });
     });
-    this.seenVersion = 0;
   }
 
-  #read(body: string, seq: number): ChatMessage {
-    const path = `sqlite:${this.key}#${seq}`;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body);
-    } catch (error) {
-      throw new SerializationError(path, 'stored message is not valid JSON; the database was changed outside skein.', { cause: error });
-    }
-    return this.factory.serializationRegistry.readMessage(parsed, path);
+  protected open(key: string, version: number): SqliteChatMessageStore {
+    return new SqliteChatMessageStore(this.factory, key, version);
   }
 }
 

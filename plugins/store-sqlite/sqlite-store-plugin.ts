@@ -1,4 +1,4 @@
-import { type SkeinPlugin, storePlugin } from 'skein';
+import { type SkeinPlugin, versionedStorePlugin } from 'skein';
 import type { ZodType } from 'zod';
 import { SQLITE_STORE_ID, SqliteChatMessageStoreFactory, type SqliteStoreOptions } from './sqlite-chat-message-store.js';
 import { SQLITE_DRIVER_OPTIONS, resolveSqliteDriver } from './sqlite-driver.js';
@@ -19,13 +19,7 @@ import { SQLITE_DRIVER_OPTIONS, resolveSqliteDriver } from './sqlite-driver.js';
  */
 export function sqliteStorePlugin(options: SqliteStoreOptions): SkeinPlugin {
   resolveSqliteDriver(options?.driver ?? 'auto');
-  return storePlugin({
-    id: SQLITE_STORE_ID,
-    factoryType: SqliteChatMessageStoreFactory,
-    create: () => new SqliteChatMessageStoreFactory(options),
-    // Messages read back are checked against every content kind the container knows.
-    adoptRegistry: options.serializationRegistry ? undefined : (factory, registry) => (factory.serializationRegistry = registry),
-  });
+  return versionedStorePlugin({ id: SQLITE_STORE_ID, factoryType: SqliteChatMessageStoreFactory, create: () => new SqliteChatMessageStoreFactory(options), options });
 }
 
 /** Settings a config file may give the plugin (checked, with their paths, before anything is built). */

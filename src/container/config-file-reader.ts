@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ConfigurationError } from '../errors/skein-error.js';
 import { agentKeyType } from './agent-config-rules.js';
 import { BUILTIN_PLUGINS } from './builtin-plugins.js';
-import type { PluginFactory, SkeinConfigFile } from './config-file.js';
+import type { PluginFactory, SkeinConfigFile } from './skein-config-file.js';
 import { ConfigProblems, type FailedPlugin } from './config-problems.js';
 import { coerceSubstitutions, type ConfigPath, formatPath, substituteEnv, substitutionsUnder, type WholeSubstitution } from './env-substitution.js';
 import { importPlugin } from './plugin-import.js';

@@ -2,7 +2,9 @@ import type { Newable } from 'inversify';
 import { SerializationRegistry } from '../serialization/serialization-registry.js';
 import { StoreThreadSerializer } from '../serialization/core-thread-serializers.js';
 import { ThreadSerializer } from '../serialization/thread-serializer.js';
-import { ChatMessageStoreFactory } from '../threads/chat-message-store.js';
+import { type ChatMessageStore, ChatMessageStoreFactory } from '../threads/chat-message-store.js';
+import { type StoreLogger, withStoreLogger } from '../threads/store-logger.js';
+import { ServerStoreFactory, type VersionedStoreFactory, type VersionedStoreOptions } from '../threads/versioned-store-factory.js';
 import type { SkeinPlugin } from './skein-plugin.js';
 import { containerModule } from './inversify-runtime.js';
 
@@ -41,4 +43,32 @@ export function storePlugin<F extends ChatMessageStoreFactory>(spec: StorePlugin
       }
     }),
   };
+}
+
+export interface VersionedStorePluginSpec<F extends VersionedStoreFactory<ChatMessageStore, VersionedStoreOptions>> {
+  id: string;
+  factoryType: Newable<F>;
+  create: () => F;
+  /** The options the factory is made with: what they name wins over the container's bindings. */
+  options: VersionedStoreOptions & { logger?: StoreLogger };
+}
+
+/**
+ * The plugin of a database store (a VersionedStoreFactory): `storePlugin`, with the factory
+ * taking the container's registry unless its options name one, and, for a server store, the
+ * container's StoreLogger unless they name a logger.
+ */
+export function versionedStorePlugin<F extends VersionedStoreFactory<ChatMessageStore, VersionedStoreOptions>>(spec: VersionedStorePluginSpec<F>): SkeinPlugin {
+  const { id, factoryType, create, options } = spec;
+  const plugin = storePlugin({
+    id,
+    factoryType,
+    create,
+    // Messages read back are checked against every content kind the container knows.
+    adoptRegistry: options.serializationRegistry ? undefined : (factory, registry) => (factory.serializationRegistry = registry),
+  });
+  if (options.logger || !(factoryType.prototype instanceof ServerStoreFactory)) return plugin;
+  return withStoreLogger(plugin, factoryType, (factory, logger) => {
+    if (factory instanceof ServerStoreFactory) factory.logger = logger;
+  });
 }

@@ -6,34 +6,10 @@ import { CORE_CONTENT_KINDS, type ContentKindSerializer } from './content-kind-s
 import { ServiceThreadSerializer, StoreThreadSerializer, UnstartedThreadSerializer } from './core-thread-serializers.js';
 import { type JsonObject } from './json.js';
 import { checkShape, expectObject } from './shape.js';
-import type { ThreadReadContext, ThreadSerializer } from './thread-serializer.js';
+import type { SerializationRegistry, ThreadReadContext, ThreadSerializer } from './restore-contracts.js';
 import { DEFAULT_SERIALIZATION_LIMITS, type SerializationLimits, assertUntrustedJson, describe } from './untrusted-json.js';
 
-/**
- * The discriminator registry: maps a thread `$type` to its ThreadSerializer and a content `kind`
- * to its ContentKindSerializer. Every discriminator is checked here before anything else reads
- * the data, and every input is treated as untrusted.
- */
-export const SerializationRegistry = Symbol('SerializationRegistry');
-export interface SerializationRegistry {
-  readonly limits: SerializationLimits;
-  registerThreadSerializer(serializer: ThreadSerializer): void;
-  registerContentKind(serializer: ContentKindSerializer): void;
-  threadTypes(): string[];
-  /**
-   * Declares the `$type`s (and versions) of another kind of discriminated state — group chats,
-   * their channels, a plugin's own — so it is checked here like threads are.
-   */
-  registerStateType(kind: string, type: string, versions: readonly number[]): void;
-  /** Checks a `kind` of state's `$type` and `version` against the declared ones (SerializationError at `path`). */
-  checkStateType(kind: string, type: unknown, version: unknown, path: string): void;
-  /** Reads a serialized thread (untrusted) back into an AgentThread. */
-  readThread(input: unknown, context?: Omit<ThreadReadContext, 'registry'>): Promise<AgentThread>;
-  /** Reads a message array whose JSON was already checked by `assertUntrustedJson`. */
-  readMessages(input: unknown, path: string): ChatMessage[];
-  /** Checks and reads one untrusted message. */
-  readMessage(input: unknown, path?: string): ChatMessage;
-}
+export { SerializationRegistry } from './restore-contracts.js';
 
 const ENVELOPE_SPEC = {
   required: { $type: 'string', version: 'number', provider: 'string' },

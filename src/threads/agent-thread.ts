@@ -1,6 +1,6 @@
 import { ThreadBusyError, ThreadCompatibilityError } from '../errors/skein-error.js';
 import type { JsonObject } from '../serialization/json.js';
-import type { ChatMessageStore } from './chat-message-store.js';
+import type { ChatMessageStore } from './chat-message-store-contract.js';
 
 /** Which provider (client id) and agent made a thread. */
 export interface ThreadOrigin {

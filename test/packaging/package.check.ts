@@ -26,11 +26,16 @@ async function npm(cwd: string, ...args: string[]): Promise<string> {
   return stdout;
 }
 
-/** The first `count` ```ts blocks of the README, as a user would paste them. */
-async function readmeExamples(count: number): Promise<string[]> {
-  const readme = await readFile(join(repo, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  return blocks.slice(0, count);
+/** The first ```ts block of a markdown file in the repo, as a user would paste it. */
+async function firstExample(file: string): Promise<string | undefined> {
+  const text = await readFile(join(repo, file), 'utf8');
+  return /```ts\n([\s\S]*?)```/.exec(text)?.[1];
+}
+
+/** The examples a newcomer pastes first: the README's, then the one without a container in the getting-started guide. */
+async function firstExamples(): Promise<string[]> {
+  const found = await Promise.all(['README.md', 'docs/getting-started.md'].map(firstExample));
+  return found.filter((code): code is string => code !== undefined);
 }
 
 function tsconfig(module: 'nodenext' | 'bundler', files: string[], outDir?: string): string {
@@ -83,7 +88,7 @@ describe('the published package, installed from its tarball into a fresh app', f
     await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'skein-pack-check-app', private: true, type: 'module' }));
     // First exactly what an OpenAI-only app runs: the tarball, nothing else.
     await npm(app, 'install', tarball);
-    examples = await readmeExamples(2);
+    examples = await firstExamples();
     emulator = await Emulator.start();
   });
 
@@ -140,14 +145,14 @@ console.log(JSON.stringify(results));`,
     }
   });
 
-  describe('the README examples (pasted as they are)', () => {
+  describe('the first examples of the README and the getting-started guide (pasted as they are)', () => {
     before(async () => {
       // What a TypeScript app adds: the compiler and Node's types (neither runs an install script).
       await npm(app, 'install', '--save-dev', 'typescript@5.9', '@types/node@22');
       for (const [i, code] of examples.entries()) await writeFile(join(app, `src/example-${i + 1}.ts`), code);
     });
 
-    it('found both first examples', () => {
+    it('found both examples', () => {
       expect(examples).to.have.length(2);
       expect(examples[0]).to.include('createContainer');
       expect(examples[1]).to.include('new ChatAgent');
