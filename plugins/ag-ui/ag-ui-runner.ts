@@ -42,6 +42,7 @@ export interface PreparedRun {
   plan: ReconcilePlan;
 }
 
+const ABORT_GRACE_MS = 5000;
 const THREAD_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 
 /**
@@ -151,8 +152,18 @@ export class AgUiRunner {
     const answers = [...plan.answers, ...plan.results.map((r) => ({ kind: 'function-approval-response' as const, callId: r.callId, approved: true }))];
     const input: ChatMessage[] = answers.length ? [{ role: 'user', contents: answers }, ...plan.input] : plan.input;
     return new Promise<void>((resolve, reject) => {
+      // The signal aborts the run (the agent leaves the thread whole and the stream errors), so the
+      // turn lock is released only once the agent is done with the thread.
       const subscription = this.agent.runStream(input, { thread, tools, signal, keepPartial: this.keepPartial }).subscribe({ next: onUpdate, error: reject, complete: resolve });
-      signal.addEventListener('abort', () => subscription.unsubscribe(), { once: true });
+      // An agent that ignores the signal is unsubscribed (which aborts a cold stream) after a grace period.
+      const onAbort = () => {
+        setTimeout(() => {
+          if (subscription.closed) return;
+          subscription.unsubscribe();
+          reject(signal.reason instanceof Error ? signal.reason : new Error('The client disconnected.'));
+        }, ABORT_GRACE_MS).unref();
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
     });
   }
 
