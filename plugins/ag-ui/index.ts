@@ -8,3 +8,5 @@ export * from './ag-ui-runner.js';
 export * from './ag-ui-server.js';
 export { reconcile, type ReconcilePlan, type ReconcileRequest } from './ag-ui-reconcile.js';
 export { jsonDiff } from './json-patch.js';
+export * from './ag-ui-plugin.js';
+export * from './ag-ui-agent.js';
