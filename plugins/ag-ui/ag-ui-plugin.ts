@@ -22,13 +22,13 @@ export interface AgUiServeSettings {
   keepPartial?: boolean;
 }
 
-export interface AgUiPluginOptions {
+/** The `plugins.ag-ui` settings, bound in the container for `skein ag-ui serve` and apps to read. */
+export const AgUiPluginSettings = Symbol('AgUiPluginSettings');
+export interface AgUiPluginSettings {
   server?: AgUiServeSettings;
 }
 
-/** The `plugins.ag-ui` settings, bound in the container for `skein ag-ui serve` and apps to read. */
-export const AgUiPluginSettings = Symbol('AgUiPluginSettings');
-export interface AgUiPluginSettings extends AgUiPluginOptions {}
+export type AgUiPluginOptions = AgUiPluginSettings;
 
 /**
  * The AG-UI plugin: `client: ag-ui` agents (a remote AG-UI agent at `url`) and the settings of
