@@ -41,6 +41,13 @@ export interface AgUiServerOptions {
   logger?: AgUiServerLogger;
 }
 
+export interface AgUiListenOptions {
+  /** Listen on a non-loopback host on purpose. */
+  expose?: boolean;
+  /** Answers requests for other paths (after the request guard), e.g. the static files of your page. */
+  fallback?: (request: IncomingMessage, response: ServerResponse) => void;
+}
+
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -61,6 +68,7 @@ export class AgUiServer {
   readonly #cors: Set<string>;
   #guard: LocalRequestGuard | undefined;
   #server: Server | undefined;
+  #fallback: AgUiListenOptions['fallback'];
   #warned = false;
 
   constructor(options: AgUiServerOptions) {
@@ -93,8 +101,9 @@ export class AgUiServer {
   };
 
   /** Listens on `host:port` (default 127.0.0.1, a free port) and resolves with the base URL. */
-  async listen(port = 0, host = '127.0.0.1', options: { expose?: boolean } = {}): Promise<string> {
+  async listen(port = 0, host = '127.0.0.1', options: AgUiListenOptions = {}): Promise<string> {
     if (this.#server) throw new Error('This AgUiServer is already listening; close it first.');
+    this.#fallback = options.fallback;
     assertBindable(host, options.expose ?? false, 'The AG-UI server', '--expose (expose: true)');
     const server = createServer(this.handler);
     await new Promise<void>((resolve, reject) => {
@@ -123,11 +132,6 @@ export class AgUiServer {
 
   async #handle(req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): Promise<void> {
     const path = trimSlash(new URL(req.url ?? '/', 'http://x').pathname) || '/';
-    const runner = this.#runners.get(path);
-    if (!runner) {
-      if (next) return next();
-      return sendError(res, new AgUiRequestError(404, `No agent at ${path}; agents are served at ${this.paths.join(', ')}.`));
-    }
     const origin = req.headers.origin;
     const corsOk = origin !== undefined && this.#cors.has(origin);
     if (corsOk) {
@@ -141,6 +145,12 @@ export class AgUiServer {
     // The local request guard (Host allowlist, Origin, no other CORS, JSON bodies) runs first; a configured origin passes its Origin check.
     const refusal = this.#guard?.check(corsOk ? withoutOrigin(req) : req);
     if (refusal) return sendRefusal(res, refusal);
+    const runner = this.#runners.get(path);
+    if (!runner) {
+      if (next) return next();
+      if (this.#fallback) return this.#fallback(req, res);
+      return sendError(res, new AgUiRequestError(404, `No agent at ${path}; agents are served at ${this.paths.join(', ')}.`));
+    }
     try {
       this.#warnOpen();
       if (req.method !== 'POST') throw new AgUiRequestError(405, `${req.method} ${path}: an AG-UI agent takes POST with a RunAgentInput JSON body.`);
