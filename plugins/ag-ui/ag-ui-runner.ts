@@ -43,6 +43,8 @@ export interface PreparedRun {
 }
 
 const ABORT_GRACE_MS = 5000;
+/** How many recently saved threads a runner keeps as objects (a bounded cache in front of the store). */
+const LIVE_THREADS = 1000;
 const THREAD_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 
 /**
@@ -51,6 +53,9 @@ const THREAD_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
  * Callers hold the thread's turn lock around both.
  */
 export class AgUiRunner {
+  /** Threads this runner saved last, by threadId, with the version saved: reused while the store still holds that version. */
+  readonly #live = new Map<string, { version: number; thread: AgentThread }>();
+
   constructor(
     readonly name: string,
     readonly agent: AIAgent,
@@ -68,7 +73,7 @@ export class AgUiRunner {
       // Another user's thread (or another agent's) is not there for this caller.
       throw new AgUiRequestError(404, `No thread "${input.threadId}" for agent "${this.name}"; start a new thread with a new threadId.`);
     }
-    const thread = stored ? await this.agent.deserializeThread(stored.thread) : this.agent.getNewThread();
+    const thread = stored ? await this.#threadOf(input.threadId, stored) : this.agent.getNewThread();
     const { view, source } = await this.#view(thread, stored);
     const plan = reconcile({ view, source, client: input.messages, resume: input.resume ?? [], waiting: stored ? waitingApprovalsOf(thread) : [] });
     return { input, stored, owner, thread, view, plan };
@@ -176,6 +181,18 @@ export class AgUiRunner {
     return agUiStateOf(thread);
   }
 
+  /**
+   * The stored thread, deserialized, or the object this runner saved it from when the store still
+   * holds that version (the store stays the only source: another instance's save changes the
+   * version, and the thread is read again).
+   */
+  async #threadOf(threadId: string, stored: StoredAgUiThread): Promise<AgentThread> {
+    const cached = this.#live.get(threadId);
+    this.#live.delete(threadId);
+    if (cached && cached.version === stored.version) return cached.thread;
+    return this.agent.deserializeThread(stored.thread);
+  }
+
   async #view(thread: AgentThread, stored: StoredAgUiThread | undefined): Promise<{ view: Message[]; source?: number[] }> {
     if (!stored) return { view: [], source: [] };
     if (thread.messageStore) {
@@ -187,11 +204,13 @@ export class AgUiRunner {
 
   async #save(run: PreparedRun, thread: AgentThread, branches: SerializedThread[] | undefined, known: Message[]): Promise<void> {
     const serialized = await thread.serialize();
-    await this.threads.save(
+    const version = await this.threads.save(
       run.input.threadId,
       { agent: this.name, owner: run.owner, thread: serialized, ...(branches?.length ? { branches } : {}), ...(thread.messageStore ? {} : { transcript: known }) },
       run.stored?.version,
     );
+    this.#live.set(run.input.threadId, { version, thread });
+    if (this.#live.size > LIVE_THREADS) this.#live.delete(this.#live.keys().next().value!);
   }
 
   /** RUN_FINISHED: an interrupt for calls waiting on approval, else success naming the frontend calls the client must answer. */

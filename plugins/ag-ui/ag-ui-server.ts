@@ -165,11 +165,20 @@ export class AgUiServer {
         });
         res.writeHead(200, { 'content-type': encoder.getContentType(), 'cache-control': 'no-cache', connection: 'keep-alive' });
         const binary = encoder.getContentType() !== 'text/event-stream';
+        // Events of one turn of the event loop go out in one write: a write per event costs a system call each.
+        let pending: (string | Uint8Array)[] = [];
+        const flush = () => {
+          if (pending.length === 0 || !res.writable) return;
+          const chunk = binary ? Buffer.concat(pending as Uint8Array[]) : (pending as string[]).join('');
+          pending = [];
+          res.write(chunk);
+        };
         const send = (event: BaseEvent) => {
-          if (!res.writable) return;
-          res.write(binary ? encoder.encodeBinary(event) : encoder.encodeSSE(event));
+          if (pending.length === 0) setImmediate(flush);
+          pending.push(binary ? encoder.encodeBinary(event) : encoder.encodeSSE(event));
         };
         await runner.execute(prepared, send, controller.signal);
+        flush();
         res.end();
       });
     } catch (error) {
