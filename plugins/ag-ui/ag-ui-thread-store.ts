@@ -52,18 +52,18 @@ function conflict(threadId: string, expected: number | undefined, found: number 
 
 /** The default: records in this process (JSON text, so callers never share objects with it). */
 export class InMemoryAgUiThreadStore implements AgUiThreadStore {
-  readonly #entries = new Map<string, string>();
+  readonly #entries = new Map<string, { json: string; version: number }>();
 
   async load(threadId: string): Promise<StoredAgUiThread | undefined> {
-    const json = this.#entries.get(threadId);
-    return json === undefined ? undefined : (JSON.parse(json) as StoredAgUiThread);
+    const entry = this.#entries.get(threadId);
+    return entry === undefined ? undefined : { ...(JSON.parse(entry.json) as AgUiThreadRecord), version: entry.version };
   }
 
   async save(threadId: string, record: AgUiThreadRecord, expectedVersion: number | undefined): Promise<number> {
-    const current = (await this.load(threadId))?.version;
+    const current = this.#entries.get(threadId)?.version;
     if (current !== expectedVersion) throw conflict(threadId, expectedVersion, current);
     const version = (current ?? 0) + 1;
-    this.#entries.set(threadId, JSON.stringify({ ...record, version }));
+    this.#entries.set(threadId, { json: JSON.stringify(record), version });
     return version;
   }
 }
