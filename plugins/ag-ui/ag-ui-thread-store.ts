@@ -42,7 +42,8 @@ export interface AgUiThreadStore {
   save(threadId: string, record: AgUiThreadRecord, expectedVersion: number | undefined): Promise<number>;
 }
 
-function conflict(threadId: string, expected: number | undefined, found: number | undefined): ThreadConflictError {
+/** The error a save throws when the stored version is not the one the run read. */
+export function conflictError(threadId: string, expected: number | undefined, found: number | undefined): ThreadConflictError {
   return new ThreadConflictError(
     `AG-UI thread ${threadId} changed since this run read it (expected version ${expected ?? 'none'}, found ${found ?? 'none'}); send the run again.`,
     expected,
@@ -61,7 +62,7 @@ export class InMemoryAgUiThreadStore implements AgUiThreadStore {
 
   async save(threadId: string, record: AgUiThreadRecord, expectedVersion: number | undefined): Promise<number> {
     const current = this.#entries.get(threadId)?.version;
-    if (current !== expectedVersion) throw conflict(threadId, expectedVersion, current);
+    if (current !== expectedVersion) throw conflictError(threadId, expectedVersion, current);
     const version = (current ?? 0) + 1;
     this.#entries.set(threadId, { json: JSON.stringify(record), version });
     return version;
@@ -87,7 +88,7 @@ export class FileAgUiThreadStore implements AgUiThreadStore {
 
   async save(threadId: string, record: AgUiThreadRecord, expectedVersion: number | undefined): Promise<number> {
     const current = (await this.load(threadId))?.version;
-    if (current !== expectedVersion) throw conflict(threadId, expectedVersion, current);
+    if (current !== expectedVersion) throw conflictError(threadId, expectedVersion, current);
     const version = (current ?? 0) + 1;
     await mkdir(this.directory, { recursive: true });
     const temp = `${this.#file(threadId)}.${process.pid}.${randomUUID()}.tmp`;

@@ -10,3 +10,4 @@ export { reconcile, type ReconcilePlan, type ReconcileRequest } from './ag-ui-re
 export { jsonDiff } from './json-patch.js';
 export * from './ag-ui-plugin.js';
 export * from './ag-ui-agent.js';
+export * from './postgres-ag-ui-thread-store.js';
