@@ -1,7 +1,7 @@
 import type { BaseEvent, RunAgentInput } from '@ag-ui/core';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type AIAgent, ALLOWED_HOSTS_ENV, LocalRequestGuard, SerialByKey, allowedHostsFromEnv, assertBindable, sendRefusal } from 'skein';
+import { type AIAgent, ALLOWED_HOSTS_ENV, type ThreadConcurrency, LocalRequestGuard, SerialByKey, allowedHostsFromEnv, assertBindable, sendRefusal } from 'skein';
 import { AgUiRequestError } from './ag-ui-errors.js';
 import { EventEncoder, RunAgentInputSchema } from './ag-ui-peers.js';
 import { type AgUiServerLogger, AgUiRunner, defaultAgUiServerLogger } from './ag-ui-runner.js';
@@ -38,6 +38,11 @@ export interface AgUiServerOptions {
   maxBodyBytes?: number;
   /** Keep what a run produced before the client disconnected or it failed (see AgentRunOptions.keepPartial). */
   keepPartial?: boolean;
+  /**
+   * A run on a thread that already runs one here: `queue` (default) waits for it; `reject` answers
+   * 409 at once. (Across instances, the thread store's version check decides.)
+   */
+  concurrency?: ThreadConcurrency;
   logger?: AgUiServerLogger;
 }
 
@@ -65,6 +70,8 @@ export class AgUiServer {
   readonly #options: AgUiServerOptions;
   readonly #logger: AgUiServerLogger;
   readonly #turns = new SerialByKey();
+  /** Thread ids with a run queued or running in this process. */
+  readonly #busy = new Map<string, number>();
   readonly #cors: Set<string>;
   #guard: LocalRequestGuard | undefined;
   #server: Server | undefined;
@@ -156,6 +163,11 @@ export class AgUiServer {
       if (req.method !== 'POST') throw new AgUiRequestError(405, `${req.method} ${path}: an AG-UI agent takes POST with a RunAgentInput JSON body.`);
       const owner = await this.#user(req);
       const input = parseInput(await readBody(req, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY));
+      const busy = this.#busy.get(input.threadId) ?? 0;
+      if (busy > 0 && this.#options.concurrency === 'reject') {
+        throw new AgUiRequestError(409, `Thread "${input.threadId}" is running another run; wait for it to finish and send this one again.`);
+      }
+      this.#busy.set(input.threadId, busy + 1);
       await this.#turns.run(input.threadId, async () => {
         const prepared = await runner.prepare(input, owner);
         const encoder = new EventEncoder({ accept: req.headers.accept });
@@ -180,6 +192,10 @@ export class AgUiServer {
         await runner.execute(prepared, send, controller.signal);
         flush();
         res.end();
+      }).finally(() => {
+        const left = (this.#busy.get(input.threadId) ?? 1) - 1;
+        if (left > 0) this.#busy.set(input.threadId, left);
+        else this.#busy.delete(input.threadId);
       });
     } catch (error) {
       if (error instanceof AgUiRequestError) return sendError(res, error);

@@ -251,4 +251,34 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     await runVerified(reload);
     expect(reload.messages.map((m) => m.content)).to.deep.equal(['My name is Ada.', 'Nice to meet you, Ada!']);
   });
+
+  it("two runs on one thread: queued by default; with concurrency 'reject' the second is a 409", async () => {
+    const rejecting = await serve({ concurrency: 'reject' });
+    const agent = new HttpAgent({ url: `${rejecting}/chat-sqlite` });
+    await say(agent, 'My name is Ada.');
+    emulator.injectFault({ kind: 'stall-stream', afterEvents: 2 });
+    const controller = new AbortController();
+    const first = new HttpAgent({ url: `${rejecting}/chat-sqlite`, threadId: agent.threadId, initialMessages: agent.messages });
+    first.addMessage({ id: 'u-first', role: 'user', content: 'What is my name?' });
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const run = first.runAgent({ abortController: controller }, { onTextMessageContentEvent: () => started() });
+    await running;
+    const second = await postRaw(`${rejecting}/chat-sqlite`, { threadId: agent.threadId, runId: 'r2', messages: [...agent.messages, { id: 'u-second', role: 'user', content: 'hi' }], tools: [], context: [], state: {}, forwardedProps: {} });
+    expect(second.status).to.equal(409);
+    expect(JSON.parse(second.text).error).to.equal(`Thread "${agent.threadId}" is running another run; wait for it to finish and send this one again.`);
+    controller.abort();
+    await run.catch(() => undefined);
+    // Queued (the default): a run sent while another runs waits for it, then continues the thread.
+    const page = new HttpAgent({ url: `${base}/chat-sqlite` });
+    await say(page, 'My name is Bob.');
+    const a = new HttpAgent({ url: `${base}/chat-sqlite`, threadId: page.threadId, initialMessages: page.messages });
+    const b = new HttpAgent({ url: `${base}/chat-sqlite`, threadId: page.threadId, initialMessages: page.messages });
+    const [ra, rb] = await Promise.allSettled([say(a, 'What is my name?'), say(b, 'What is my name?')]);
+    expect(ra.status).to.equal('fulfilled');
+    expect(rb.status).to.equal('fulfilled');
+    // The second run's history no longer matches the thread the first one extended: it is a branch.
+    expect(lastText(a)).to.equal('Your name is Bob.');
+    expect(lastText(b)).to.equal('Your name is Bob.');
+  });
 });
