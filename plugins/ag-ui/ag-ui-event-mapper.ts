@@ -18,6 +18,8 @@ interface CallState {
  */
 export class AgUiEventMapper {
   #text: string | undefined;
+  /** The open reasoning message's id. */
+  #reasoning: string | undefined;
   /** The id the last text message had, for tool calls that follow it in the same reply. */
   #lastTextId: string | undefined;
   readonly #calls = new Map<string, CallState>();
@@ -31,6 +33,7 @@ export class AgUiEventMapper {
 
   map(update: AgentRunResponseUpdate): BaseEvent[] {
     const out: BaseEvent[] = [];
+    for (const c of update.contents) if (c.kind === 'reasoning' && c.text) this.#appendReasoning(c.text, update.messageId, out);
     if (update.text && update.role !== 'tool') this.#appendText(update, out);
     const delta = update.toolCallDelta;
     if (delta && delta.serverLabel === undefined) {
@@ -57,6 +60,7 @@ export class AgUiEventMapper {
   /** Closes whatever is still open (a text message, tool calls whose end never came). */
   finish(): BaseEvent[] {
     const out: BaseEvent[] = [];
+    this.#closeReasoning(out);
     this.#closeText(out);
     for (const call of this.#calls.values()) this.#end(call, out);
     return out;
@@ -75,6 +79,7 @@ export class AgUiEventMapper {
       id = this.#text ?? this.newId();
       this.madeUpIds = true;
     }
+    this.#closeReasoning(out);
     if (this.#text !== id) {
       this.#closeText(out);
       this.#closeCalls(out);
@@ -86,6 +91,7 @@ export class AgUiEventMapper {
   }
 
   #start(callId: string, name: string, messageId: string | undefined, out: BaseEvent[]): CallState {
+    this.#closeReasoning(out);
     this.#closeText(out);
     const parent = messageId ?? this.#lastTextId;
     out.push({ type: EventType.TOOL_CALL_START, toolCallId: callId, toolCallName: name, ...(parent !== undefined ? { parentMessageId: parent } : {}) });
@@ -122,6 +128,24 @@ export class AgUiEventMapper {
 
   #closeCalls(out: BaseEvent[]): void {
     for (const call of this.#calls.values()) this.#end(call, out);
+  }
+
+  /** Reasoning text streams as its own message, before the reply it leads to. */
+  #appendReasoning(text: string, messageId: string | undefined, out: BaseEvent[]): void {
+    if (this.#reasoning === undefined) {
+      this.#closeText(out);
+      this.#closeCalls(out);
+      const id = `${messageId ?? this.newId()}-reasoning`;
+      out.push({ type: EventType.REASONING_START, messageId: id }, { type: EventType.REASONING_MESSAGE_START, messageId: id, role: 'reasoning' });
+      this.#reasoning = id;
+    }
+    out.push({ type: EventType.REASONING_MESSAGE_CONTENT, messageId: this.#reasoning, delta: text });
+  }
+
+  #closeReasoning(out: BaseEvent[]): void {
+    if (this.#reasoning === undefined) return;
+    out.push({ type: EventType.REASONING_MESSAGE_END, messageId: this.#reasoning }, { type: EventType.REASONING_END, messageId: this.#reasoning });
+    this.#reasoning = undefined;
   }
 
   #closeText(out: BaseEvent[]): void {
