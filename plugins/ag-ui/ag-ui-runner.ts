@@ -92,6 +92,7 @@ export class AgUiRunner {
         thread = plan.forkAt < 0 ? this.agent.getNewThread() : await this.agent.forkThread(thread, { at: plan.forkAt, signal });
         branches = [...(branches ?? []), before];
       }
+      const storedState = agUiStateOf(thread);
       const stateBefore = this.#applyClientState(thread, input.state);
       if (!sameJson(stateBefore, input.state)) send({ type: EventType.STATE_SNAPSHOT, snapshot: stateBefore ?? {} });
       const frontend = new Map(input.tools.map((t) => [t.name, t]));
@@ -99,7 +100,9 @@ export class AgUiRunner {
       if (idle) {
         // Nothing to answer: the client connected (or reloaded). It gets the thread as it is.
         if (!sameIds(known, input.messages)) send({ type: EventType.MESSAGES_SNAPSHOT, messages: known });
-        await this.#save(run, thread, branches, known);
+        // A read writes only what it changed: a new thread's owner, a fork, the client's new state.
+        if (!run.stored || plan.forkAt !== undefined || !sameJson(stateBefore, storedState)) await this.#save(run, thread, branches, known);
+        else this.#live.set(input.threadId, { version: run.stored.version, thread });
         send(this.#finished(input, thread, frontend, undefined));
         return;
       }
