@@ -11,3 +11,4 @@ export { jsonDiff } from './json-patch.js';
 export * from './ag-ui-plugin.js';
 export * from './ag-ui-agent.js';
 export * from './postgres-ag-ui-thread-store.js';
+export * from './redis-ag-ui-thread-store.js';

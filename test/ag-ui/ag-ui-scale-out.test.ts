@@ -1,9 +1,10 @@
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
 import { rm } from 'node:fs/promises';
 import { ThreadConflictError } from 'skein';
-import { AgUiServer, PostgresAgUiThreadStore } from 'skein/ag-ui';
+import { AgUiServer, type AgUiThreadStore, PostgresAgUiThreadStore, RedisAgUiThreadStore } from 'skein/ag-ui';
 import { Emulator } from 'skein/testing';
-import { DATABASE_URL, dropSchema } from '../stores/services.js';
+import { DATABASE_URL, REDIS_URL, RUN_ID, dropSchema } from '../stores/services.js';
 import { HttpAgent, PG_SCHEMA, agentsOn, lastText, runVerified, say, tempDir } from './ag-ui-fixture.js';
 
 describe('skein/ag-ui: two server instances on one PostgreSQL (PostgresAgUiThreadStore + the postgres message store)', () => {
@@ -31,6 +32,11 @@ describe('skein/ag-ui: two server instances on one PostgreSQL (PostgresAgUiThrea
     await emulator.stop();
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });
     await dropSchema(schema);
+    // Only this run's keys: the Redis server is shared.
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${RUN_ID}:ag-ui:*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
     await dropSchema(PG_SCHEMA);
   });
 
@@ -45,22 +51,30 @@ describe('skein/ag-ui: two server instances on one PostgreSQL (PostgresAgUiThrea
     expect(reload.messages.map((m) => m.content)).to.deep.equal(['My name is Ada.', 'Nice to meet you, Ada!', 'What is my name?', 'Your name is Ada.']);
   });
 
-  it('a save against a version that moved on is a ThreadConflictError and writes nothing', async () => {
-    const store = new PostgresAgUiThreadStore({ connectionString: DATABASE_URL, schema });
-    try {
-      const record = { agent: 'helper', owner: '', thread: { $type: 'unstarted', version: 1, provider: 'openai-chat' } };
-      expect(await store.save('t-conflict', record, undefined)).to.equal(1);
-      expect(await store.save('t-conflict', { ...record, owner: 'a' }, 1)).to.equal(2);
-      const stale = await store.save('t-conflict', { ...record, owner: 'b' }, 1).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      expect(stale).to.be.instanceOf(ThreadConflictError);
-      expect((stale as Error).message).to.equal('AG-UI thread t-conflict changed since this run read it (expected version 1, found 2); send the run again.');
-      expect(await store.save('t-conflict', record, undefined).catch((e: unknown) => e)).to.be.instanceOf(ThreadConflictError);
-      expect((await store.load('t-conflict'))!.owner).to.equal('a');
-    } finally {
-      await store.close();
-    }
-  });
+  const stores: [string, () => AgUiThreadStore & { close(): Promise<void> }][] = [
+    ['PostgresAgUiThreadStore', () => new PostgresAgUiThreadStore({ connectionString: DATABASE_URL, schema })],
+    ['RedisAgUiThreadStore', () => new RedisAgUiThreadStore({ url: REDIS_URL, keyPrefix: `${RUN_ID}:ag-ui:` })],
+  ];
+  for (const [name, make] of stores) {
+    it(`${name}: a save against a version that moved on is a ThreadConflictError and writes nothing`, async () => {
+      const store = make();
+      const id = `t-conflict-${name}`;
+      try {
+        const record = { agent: 'helper', owner: '', thread: { $type: 'unstarted', version: 1, provider: 'openai-chat' } };
+        expect(await store.save(id, record, undefined)).to.equal(1);
+        expect(await store.save(id, { ...record, owner: 'a' }, 1)).to.equal(2);
+        const stale = await store.save(id, { ...record, owner: 'b' }, 1).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(stale).to.be.instanceOf(ThreadConflictError);
+        expect((stale as Error).message).to.equal(`AG-UI thread ${id} changed since this run read it (expected version 1, found 2); send the run again.`);
+        expect(await store.save(id, record, undefined).catch((e: unknown) => e)).to.be.instanceOf(ThreadConflictError);
+        expect(await store.load(id)).to.deep.include({ owner: 'a', version: 2 });
+        expect(await store.load(`${id}-none`)).to.equal(undefined);
+      } finally {
+        await store.close();
+      }
+    });
+  }
 });
