@@ -281,4 +281,22 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     expect(lastText(a)).to.equal('Your name is Bob.');
     expect(lastText(b)).to.equal('Your name is Bob.');
   });
+
+  it('keepPartial: a client that disconnects mid-reply leaves its message and the partial reply in the thread', async () => {
+    const keeping = await serve({ keepPartial: true });
+    const agent = new HttpAgent({ url: `${keeping}/chat-sqlite` });
+    await say(agent, 'My name is Ada.');
+    emulator.injectFault({ kind: 'stall-stream', afterEvents: 2 });
+    const controller = new AbortController();
+    const page = new HttpAgent({ url: `${keeping}/chat-sqlite`, threadId: agent.threadId, initialMessages: agent.messages });
+    page.addMessage({ id: 'u-partial', role: 'user', content: 'What is my name?' });
+    let streamed = '';
+    await page.runAgent({ abortController: controller }, { onTextMessageContentEvent: ({ event }) => void ((streamed += event.delta), controller.abort()) }).catch(() => undefined);
+    const reload = new HttpAgent({ url: `${keeping}/chat-sqlite`, threadId: agent.threadId });
+    await runVerified(reload);
+    expect(reload.messages.map((m) => m.id).slice(0, 3)).to.deep.equal([...agent.messages.map((m) => m.id), 'u-partial']);
+    expect(reload.messages).to.have.length(4);
+    expect(reload.messages[3]!.content).to.equal(streamed);
+    expect('Your name is Ada.'.startsWith(streamed)).to.equal(true);
+  });
 });
