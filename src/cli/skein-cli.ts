@@ -7,9 +7,10 @@ import { chatCommand } from './commands/chat-command.js';
 import { devuiCommand } from './commands/devui-command.js';
 import { emulatorCommand } from './commands/emulator-command.js';
 import { mcpCommand } from './commands/mcp-command.js';
+import { agUiCommand } from './commands/ag-ui-command.js';
 import { threadsCommand } from './commands/threads-command.js';
 
-export const COMMANDS: readonly CliCommand[] = [chatCommand, threadsCommand, emulatorCommand, devuiCommand, mcpCommand];
+export const COMMANDS: readonly CliCommand[] = [chatCommand, threadsCommand, emulatorCommand, devuiCommand, mcpCommand, agUiCommand];
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

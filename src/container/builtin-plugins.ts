@@ -11,6 +11,7 @@ export const BUILTIN_PLUGINS: Readonly<Record<string, BuiltinPlugin>> = {
   a2a: { module: 'skein/a2a', export: 'a2aPlugin', clients: ['a2a'] },
   telemetry: { module: 'skein/telemetry', export: 'telemetryPlugin' },
   mcp: { module: 'skein/mcp', export: 'mcpPlugin', toolPrefixes: ['mcp'] },
+  'ag-ui': { module: 'skein/ag-ui', export: 'agUiPlugin', clients: ['ag-ui'] },
 };
 
 export interface BuiltinPlugin {

@@ -74,7 +74,7 @@ agents:
   chat: { client: openai-chat }
 `);
     expect(problems).to.deep.equal([
-      'plugins.opnai: unknown plugin "opnai"; did you mean "openai"? Built-in plugins: openai, sqlite, redis, postgres, azure-ai-agents, a2a, telemetry, mcp. For a third-party plugin add "module: <package or path>".',
+      'plugins.opnai: unknown plugin "opnai"; did you mean "openai"? Built-in plugins: openai, sqlite, redis, postgres, azure-ai-agents, a2a, telemetry, mcp, ag-ui. For a third-party plugin add "module: <package or path>".',
     ]);
   });
 

@@ -124,6 +124,7 @@ describe('the published package, installed from its tarball into a fresh app', f
       'skein/azure-ai-agents': 'npm install @azure/ai-agents @azure/core-auth @azure/core-rest-pipeline',
       'skein/telemetry': 'npm install @opentelemetry/api',
       'skein/mcp': 'npm install @modelcontextprotocol/sdk',
+      'skein/ag-ui': 'npm install @ag-ui/core @ag-ui/encoder',
     };
     const probe = join(app, 'missing-peer.mjs');
     await writeFile(
@@ -177,7 +178,7 @@ console.log(JSON.stringify(results));`,
   });
 
   describe('with every optional peer installed', () => {
-    const entryPoints = ['skein', 'skein/openai', 'skein/testing', 'skein/telemetry', 'skein/store-sqlite', 'skein/store-redis', 'skein/store-postgres', 'skein/azure-ai-agents', 'skein/a2a', 'skein/mcp'];
+    const entryPoints = ['skein', 'skein/openai', 'skein/testing', 'skein/telemetry', 'skein/store-sqlite', 'skein/store-redis', 'skein/store-postgres', 'skein/azure-ai-agents', 'skein/a2a', 'skein/mcp', 'skein/ag-ui'];
 
     before(async () => {
       const peers = Object.entries(await declaredPeers()).map(([name, range]) => `${name}@${range}`);

@@ -1,0 +1,263 @@
+import type { BaseEvent, Interrupt, Message, RunAgentInput, Tool } from '@ag-ui/core';
+import { randomUUID } from 'node:crypto';
+import {
+  type AIAgent,
+  type AITool,
+  type AgentThread,
+  type ChatMessage,
+  type FunctionCallContent,
+  type FunctionResultContent,
+  type JsonValue,
+  type SerializedThread,
+  waitingApprovalsOf,
+} from 'skein';
+import { AgUiRequestError } from './ag-ui-errors.js';
+import { AgUiEventMapper, applyMessageEvents } from './ag-ui-event-mapper.js';
+import { toAgUiView } from './ag-ui-messages.js';
+import { EventType } from './ag-ui-peers.js';
+import { type ReconcilePlan, reconcile } from './ag-ui-reconcile.js';
+import { agUiStateOf, setAgUiState } from './ag-ui-state.js';
+import type { AgUiThreadStore, StoredAgUiThread } from './ag-ui-thread-store.js';
+import { jsonDiff, sameJson } from './json-patch.js';
+
+/** Where the server reports failures (with the error id sent to the client) and notices. */
+export interface AgUiServerLogger {
+  warn(message: string): void;
+  error(message: string, error: unknown): void;
+}
+
+export const defaultAgUiServerLogger: AgUiServerLogger = {
+  warn: (message) => process.emitWarning(message, { type: 'SkeinAgUiWarning', code: 'SKEIN_AG_UI_WARNING' }),
+  error: (message, error) => console.error(message, error),
+};
+
+/** One run, checked and reconciled with the stored thread, ready to stream. */
+export interface PreparedRun {
+  input: RunAgentInput;
+  stored: StoredAgUiThread | undefined;
+  owner: string;
+  thread: AgentThread;
+  /** The stored history as the client sees it (before any fork). */
+  view: Message[];
+  plan: ReconcilePlan;
+}
+
+const ABORT_GRACE_MS = 5000;
+/** How many recently saved threads a runner keeps as objects (a bounded cache in front of the store). */
+const LIVE_THREADS = 1000;
+const THREAD_ID = /^[A-Za-z0-9_.:-]{1,200}$/;
+
+/**
+ * Runs AG-UI requests on one Skein agent: `prepare` loads the thread and reconciles the client's
+ * messages with it (refusing bad requests before any event is sent), `execute` streams the run.
+ * Callers hold the thread's turn lock around both.
+ */
+export class AgUiRunner {
+  /** Threads this runner saved last, by threadId, with the version saved: reused while the store still holds that version. */
+  readonly #live = new Map<string, { version: number; thread: AgentThread }>();
+
+  constructor(
+    readonly name: string,
+    readonly agent: AIAgent,
+    private readonly threads: AgUiThreadStore,
+    private readonly logger: AgUiServerLogger,
+    private readonly keepPartial: boolean,
+  ) {}
+
+  async prepare(input: RunAgentInput, owner: string): Promise<PreparedRun> {
+    if (!THREAD_ID.test(input.threadId)) {
+      throw new AgUiRequestError(400, `"threadId" must be 1 to 200 letters, digits, "_", ".", ":" or "-"; found ${JSON.stringify(input.threadId)}.`);
+    }
+    const stored = await this.threads.load(input.threadId);
+    if (stored && (stored.owner !== owner || stored.agent !== this.name)) {
+      // Another user's thread (or another agent's) is not there for this caller.
+      throw new AgUiRequestError(404, `No thread "${input.threadId}" for agent "${this.name}"; start a new thread with a new threadId.`);
+    }
+    const thread = stored ? await this.#threadOf(input.threadId, stored) : this.agent.getNewThread();
+    const { view, source } = await this.#view(thread, stored);
+    const plan = reconcile({ view, source, client: input.messages, resume: input.resume ?? [], waiting: stored ? waitingApprovalsOf(thread) : [] });
+    return { input, stored, owner, thread, view, plan };
+  }
+
+  /** Streams the run to `send`, from RUN_STARTED to RUN_FINISHED or RUN_ERROR; never throws. */
+  async execute(run: PreparedRun, send: (event: BaseEvent) => void, signal: AbortSignal): Promise<void> {
+    const { input, plan } = run;
+    send({ type: EventType.RUN_STARTED, threadId: input.threadId, runId: input.runId, ...(input.parentRunId ? { parentRunId: input.parentRunId } : {}) });
+    let thread = run.thread;
+    let branches = run.stored?.branches;
+    let known = run.view.slice(0, plan.kept);
+    try {
+      if (plan.forkAt !== undefined) {
+        const before = await thread.serialize();
+        thread = plan.forkAt < 0 ? this.agent.getNewThread() : await this.agent.forkThread(thread, { at: plan.forkAt, signal });
+        branches = [...(branches ?? []), before];
+      }
+      const storedState = agUiStateOf(thread);
+      const stateBefore = this.#applyClientState(thread, input.state);
+      if (!sameJson(stateBefore, input.state)) send({ type: EventType.STATE_SNAPSHOT, snapshot: stateBefore ?? {} });
+      const frontend = new Map(input.tools.map((t) => [t.name, t]));
+      const idle = plan.input.length === 0 && plan.results.length === 0 && plan.answers.length === 0;
+      if (idle) {
+        // Nothing to answer: the client connected (or reloaded). It gets the thread as it is.
+        if (!sameIds(known, input.messages)) send({ type: EventType.MESSAGES_SNAPSHOT, messages: known });
+        // A read writes only what it changed: a new thread's owner, a fork, the client's new state.
+        if (!run.stored || plan.forkAt !== undefined || !sameJson(stateBefore, storedState)) await this.#save(run, thread, branches, known);
+        else this.#live.set(input.threadId, { version: run.stored.version, thread });
+        send(this.#finished(input, thread, frontend, undefined));
+        return;
+      }
+      if (plan.forkAt !== undefined && !sameIds(known, input.messages.slice(0, plan.kept))) send({ type: EventType.MESSAGES_SNAPSHOT, messages: known });
+      const mapper = new AgUiEventMapper();
+      const emitted: BaseEvent[] = [];
+      let state = agUiStateOf(thread);
+      const emit = (event: BaseEvent) => {
+        emitted.push(event);
+        send(event);
+      };
+      const flushState = () => {
+        const now = agUiStateOf(thread);
+        if (now === state) return;
+        const delta = jsonDiff(state ?? {}, now ?? {});
+        state = now;
+        if (delta.length) send({ type: EventType.STATE_DELTA, delta });
+      };
+      const newMessages = plan.input;
+      known = [...known, ...run.input.messages.filter((m) => newMessages.some((n) => n.messageId === m.id) || plan.results.some((r) => r.additionalProperties?.agUiMessageId === m.id))];
+      try {
+        await this.#stream(thread, plan, frontend, signal, (update) => {
+          for (const event of mapper.map(update)) {
+            emit(event);
+            if (event.type === EventType.TOOL_CALL_RESULT) flushState();
+          }
+        });
+      } finally {
+        for (const event of mapper.finish()) emit(event);
+      }
+      flushState();
+      known = applyMessageEvents(known, emitted);
+      if (mapper.madeUpIds && thread.messageStore) {
+        // Updates without ids: the stored messages have others; the client gets the stored ones.
+        const fresh = toAgUiView(await thread.messageStore.listMessages()).messages;
+        if (!sameIds(fresh, known)) send({ type: EventType.MESSAGES_SNAPSHOT, messages: fresh });
+        known = fresh;
+      }
+      await this.#save(run, thread, branches, known);
+      send(this.#finished(input, thread, frontend, mapper));
+    } catch (error) {
+      // What the agent kept of a failed turn (an approved call's result) must outlive the request.
+      await this.#save(run, thread, branches, known).catch(() => undefined);
+      if (signal.aborted) return; // the client left: nobody reads a RUN_ERROR
+      const errorId = randomUUID();
+      this.logger.error(`AG-UI run ${input.runId} on thread ${input.threadId} (agent "${this.name}") failed [error id ${errorId}]`, error);
+      send({ type: EventType.RUN_ERROR, message: `The agent could not complete this run (error id ${errorId}).`, code: errorId });
+    }
+  }
+
+  /** Runs the agent, passing each update on; resolves when the run completed, rejects when it failed or was aborted. */
+  #stream(thread: AgentThread, plan: ReconcilePlan, frontend: ReadonlyMap<string, Tool>, signal: AbortSignal, onUpdate: (update: Parameters<AgUiEventMapper['map']>[0]) => void): Promise<void> {
+    const results = new Map(plan.results.map((r) => [r.callId, r]));
+    const tools = frontendTools(frontend, results, waitingApprovalsOf(thread));
+    const answers = [...plan.answers, ...plan.results.map((r) => ({ kind: 'function-approval-response' as const, callId: r.callId, approved: true }))];
+    const input: ChatMessage[] = answers.length ? [{ role: 'user', contents: answers }, ...plan.input] : plan.input;
+    return new Promise<void>((resolve, reject) => {
+      // The signal aborts the run (the agent leaves the thread whole and the stream errors), so the
+      // turn lock is released only once the agent is done with the thread.
+      const subscription = this.agent.runStream(input, { thread, tools, signal, keepPartial: this.keepPartial }).subscribe({ next: onUpdate, error: reject, complete: resolve });
+      // An agent that ignores the signal is unsubscribed (which aborts a cold stream) after a grace period.
+      const onAbort = () => {
+        setTimeout(() => {
+          if (subscription.closed) return;
+          subscription.unsubscribe();
+          reject(signal.reason instanceof Error ? signal.reason : new Error('The client disconnected.'));
+        }, ABORT_GRACE_MS).unref();
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** The client's `state` is the run's state; an empty one from a client that has none keeps the stored state. Returns the state the run starts with. */
+  #applyClientState(thread: AgentThread, clientState: unknown): JsonValue | undefined {
+    const stored = agUiStateOf(thread);
+    const empty = clientState === undefined || clientState === null || (typeof clientState === 'object' && !Array.isArray(clientState) && Object.keys(clientState).length === 0);
+    if (empty && stored !== undefined) return stored;
+    if (clientState !== undefined) setAgUiState(thread, clientState as JsonValue);
+    return agUiStateOf(thread);
+  }
+
+  /**
+   * The stored thread, deserialized, or the object this runner saved it from when the store still
+   * holds that version (the store stays the only source: another instance's save changes the
+   * version, and the thread is read again).
+   */
+  async #threadOf(threadId: string, stored: StoredAgUiThread): Promise<AgentThread> {
+    const cached = this.#live.get(threadId);
+    this.#live.delete(threadId);
+    if (cached && cached.version === stored.version) return cached.thread;
+    return this.agent.deserializeThread(stored.thread);
+  }
+
+  async #view(thread: AgentThread, stored: StoredAgUiThread | undefined): Promise<{ view: Message[]; source?: number[] }> {
+    if (!stored) return { view: [], source: [] };
+    if (thread.messageStore) {
+      const { messages, source } = toAgUiView(await thread.messageStore.listMessages());
+      return { view: messages, source };
+    }
+    return { view: stored.transcript ?? [] };
+  }
+
+  async #save(run: PreparedRun, thread: AgentThread, branches: SerializedThread[] | undefined, known: Message[]): Promise<void> {
+    const serialized = await thread.serialize();
+    const version = await this.threads.save(
+      run.input.threadId,
+      { agent: this.name, owner: run.owner, thread: serialized, ...(branches?.length ? { branches } : {}), ...(thread.messageStore ? {} : { transcript: known }) },
+      run.stored?.version,
+    );
+    this.#live.set(run.input.threadId, { version, thread });
+    if (this.#live.size > LIVE_THREADS) this.#live.delete(this.#live.keys().next().value!);
+  }
+
+  /** RUN_FINISHED: an interrupt for calls waiting on approval, else success naming the frontend calls the client must answer. */
+  #finished(input: RunAgentInput, thread: AgentThread, frontend: ReadonlyMap<string, Tool>, mapper: AgUiEventMapper | undefined): BaseEvent {
+    const waiting = waitingApprovalsOf(thread);
+    const pendingTools = waiting.filter((c) => frontend.has(c.name));
+    const approvals = waiting.filter((c) => !frontend.has(c.name));
+    const usage = mapper?.usage;
+    const base = { type: EventType.RUN_FINISHED, threadId: input.threadId, runId: input.runId, ...(usage ? { usage } : {}) };
+    if (approvals.length) return { ...base, outcome: { type: 'interrupt', interrupts: approvals.map(interruptOf) } };
+    return { ...base, outcome: { type: 'success', ...(pendingTools.length ? { pendingToolCallIds: pendingTools.map((c) => c.callId) } : {}) } };
+  }
+}
+
+function interruptOf(call: FunctionCallContent): Interrupt {
+  return {
+    id: call.callId,
+    reason: 'tool_approval',
+    message: `The agent wants to call ${call.name} with ${call.arguments || '{}'}. Approve it?`,
+    toolCallId: call.callId,
+    responseSchema: { type: 'object', properties: { approved: { type: 'boolean' }, reason: { type: 'string' } } },
+  };
+}
+
+/**
+ * The client's tools as Skein tools for this run: a call to one stops the run (like a call that
+ * needs approval) and stays open until the client sends its result; `results` are the results
+ * the client sent, which the calls return when they are settled.
+ */
+function frontendTools(tools: ReadonlyMap<string, Tool>, results: ReadonlyMap<string, FunctionResultContent>, waiting: readonly FunctionCallContent[]): AITool[] {
+  const declared = new Map(tools);
+  // A waiting call whose tool the client no longer lists is still answered by its result.
+  for (const call of waiting) if (!declared.has(call.name) && [...results.values()].some((r) => r.callId === call.callId)) declared.set(call.name, { name: call.name, description: '' });
+  return [...declared.values()].map(
+    (t): AITool => ({
+      declaration: { name: t.name, description: t.description, parameters: (t.parameters as Record<string, JsonValue> | undefined) ?? { type: 'object', properties: {} } },
+      requiresApproval: true,
+      invoke: async ({ call }) => results.get(call.callId) ?? { kind: 'function-result', callId: call.callId, error: `the client did not return a result for ${t.name}.` },
+    }),
+  );
+}
+
+function sameIds(a: readonly Message[], b: readonly Message[]): boolean {
+  const x = a.filter((m) => m.role !== 'activity' && m.role !== 'reasoning');
+  const y = b.filter((m) => m.role !== 'activity' && m.role !== 'reasoning');
+  return x.length === y.length && x.every((m, i) => m.id === y[i]!.id);
+}

@@ -1,0 +1,273 @@
+import type { BaseEvent, RunAgentInput } from '@ag-ui/core';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type AIAgent, ALLOWED_HOSTS_ENV, type ThreadConcurrency, LocalRequestGuard, SerialByKey, allowedHostsFromEnv, assertBindable, sendRefusal } from 'skein';
+import { AgUiRequestError } from './ag-ui-errors.js';
+import { EventEncoder, RunAgentInputSchema } from './ag-ui-peers.js';
+import { type AgUiServerLogger, AgUiRunner, defaultAgUiServerLogger } from './ag-ui-runner.js';
+import { type AgUiThreadStore, InMemoryAgUiThreadStore } from './ag-ui-thread-store.js';
+
+/** Turns a request into the user it comes from; `undefined` (or a throw) answers HTTP 401. */
+export type AgUiAuthenticate = (request: IncomingMessage) => Promise<string | undefined> | string | undefined;
+
+export interface AgUiServerOptions {
+  /**
+   * The agents served, by name: each at `POST <basePath>/<name>`. A single agent may be given as
+   * `agent`, served at `<basePath>` itself.
+   */
+  agents?: Record<string, AIAgent>;
+  agent?: AIAgent;
+  /** Path prefix; default `/agents` with `agents`, `/` with `agent`. */
+  basePath?: string;
+  /** Where each threadId's record is kept; in memory by default (FileAgUiThreadStore keeps them on disk). */
+  threads?: AgUiThreadStore;
+  /**
+   * Authentication: the user a request comes from. Every thread is owned by the user who created
+   * it; anyone else gets not-found. Without it the server is open and all callers share one
+   * owner (it says so once).
+   */
+  authenticate?: AgUiAuthenticate;
+  /**
+   * Origins (`https://app.example.com`) whose pages may call the server (CORS). No others: a
+   * preflight from any other origin is refused and no CORS header is sent.
+   */
+  corsOrigins?: readonly string[];
+  /** Hosts (`name` or `name:port`) accepted in `Host` besides loopback, when `listen` serves (with `SKEIN_ALLOWED_HOSTS`). */
+  allowedHosts?: readonly string[];
+  /** Largest request body accepted (default 4 MiB): a larger one is answered 413. */
+  maxBodyBytes?: number;
+  /** Keep what a run produced before the client disconnected or it failed (see AgentRunOptions.keepPartial). */
+  keepPartial?: boolean;
+  /**
+   * A run on a thread that already runs one here: `queue` (default) waits for it; `reject` answers
+   * 409 at once. (Across instances, the thread store's version check decides.)
+   */
+  concurrency?: ThreadConcurrency;
+  logger?: AgUiServerLogger;
+}
+
+export interface AgUiListenOptions {
+  /** Listen on a non-loopback host on purpose. */
+  expose?: boolean;
+  /** Answers requests for other paths (after the request guard), e.g. the static files of your page. */
+  fallback?: (request: IncomingMessage, response: ServerResponse) => void;
+}
+
+const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
+const AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * Serves Skein agents over AG-UI: each agent answers `POST` with a `RunAgentInput` and streams
+ * the run as AG-UI events (SSE, or protobuf when the client asks for it). Each `threadId` is a
+ * Skein thread kept by the agent's message store (or its service) and owned by its creator.
+ *
+ * @example
+ * const server = new AgUiServer({ agents: { helper: container.get(agentToken('helper')) }, corsOrigins: ['http://localhost:5173'] });
+ * const url = await server.listen(8000); // POST http://127.0.0.1:8000/agents/helper
+ */
+export class AgUiServer {
+  readonly #runners = new Map<string, AgUiRunner>();
+  readonly #options: AgUiServerOptions;
+  readonly #logger: AgUiServerLogger;
+  readonly #turns = new SerialByKey();
+  /** Thread ids with a run queued or running in this process. */
+  readonly #busy = new Map<string, number>();
+  readonly #cors: Set<string>;
+  #guard: LocalRequestGuard | undefined;
+  #server: Server | undefined;
+  #fallback: AgUiListenOptions['fallback'];
+  #warned = false;
+
+  constructor(options: AgUiServerOptions) {
+    this.#options = options;
+    this.#logger = options.logger ?? defaultAgUiServerLogger;
+    const threads = options.threads ?? new InMemoryAgUiThreadStore();
+    const base = trimSlash(options.basePath ?? (options.agent ? '' : '/agents'));
+    const entries: [string, AIAgent][] = options.agent ? [['', options.agent]] : Object.entries(options.agents ?? {});
+    if (entries.length === 0) throw new TypeError('AgUiServer needs an agent to serve: new AgUiServer({ agents: { helper: agent } }) or new AgUiServer({ agent }).');
+    if (options.agent && options.agents) throw new TypeError('AgUiServer takes `agent` (one agent at basePath) or `agents` (one per name), not both.');
+    for (const [name, agent] of entries) {
+      if (name !== '' && !AGENT_NAME.test(name)) throw new TypeError(`Agent name "${name}" cannot be a path segment: use 1-64 letters, digits, "_" or "-".`);
+      const path = name === '' ? base || '/' : `${base}/${name}`;
+      this.#runners.set(path, new AgUiRunner(name || agent.name || 'agent', agent, threads, this.#logger, options.keepPartial ?? false));
+    }
+    this.#cors = new Set((options.corsOrigins ?? []).map((o) => new URL(o).origin));
+  }
+
+  /** The paths served, one per agent. */
+  get paths(): string[] {
+    return [...this.#runners.keys()];
+  }
+
+  /**
+   * The request listener: `http.createServer(server.handler)`, or mounted in express
+   * (`app.use(server.handler)`; requests for other paths go to `next`).
+   */
+  readonly handler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void => {
+    void this.#handle(req, res, next);
+  };
+
+  /** Listens on `host:port` (default 127.0.0.1, a free port) and resolves with the base URL. */
+  async listen(port = 0, host = '127.0.0.1', options: AgUiListenOptions = {}): Promise<string> {
+    if (this.#server) throw new Error('This AgUiServer is already listening; close it first.');
+    this.#fallback = options.fallback;
+    assertBindable(host, options.expose ?? false, 'The AG-UI server', '--expose (expose: true)');
+    const server = createServer(this.handler);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+    const bound = (server.address() as AddressInfo).port;
+    this.#guard = new LocalRequestGuard({
+      port: bound,
+      allowedHosts: [...(this.#options.allowedHosts ?? []), ...allowedHostsFromEnv()],
+      allowedHostHint: `the AgUiServer allowedHosts option or ${ALLOWED_HOSTS_ENV}`,
+    });
+    this.#server = server;
+    this.#warnOpen();
+    return `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+  }
+
+  async close(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
+    this.#guard = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): Promise<void> {
+    const path = trimSlash(new URL(req.url ?? '/', 'http://x').pathname) || '/';
+    const origin = req.headers.origin;
+    const corsOk = origin !== undefined && this.#cors.has(origin);
+    if (corsOk) {
+      res.setHeader('access-control-allow-origin', origin);
+      res.setHeader('vary', 'Origin');
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, { 'access-control-allow-methods': 'POST', 'access-control-allow-headers': 'content-type, authorization, accept', 'access-control-max-age': '600' }).end();
+        return;
+      }
+    }
+    // The local request guard (Host allowlist, Origin, no other CORS, JSON bodies) runs first; a configured origin passes its Origin check.
+    const refusal = this.#guard?.check(corsOk ? withoutOrigin(req) : req);
+    if (refusal) return sendRefusal(res, refusal);
+    const runner = this.#runners.get(path);
+    if (!runner) {
+      if (next) return next();
+      if (this.#fallback) return this.#fallback(req, res);
+      return sendError(res, new AgUiRequestError(404, `No agent at ${path}; agents are served at ${this.paths.join(', ')}.`));
+    }
+    try {
+      this.#warnOpen();
+      if (req.method !== 'POST') throw new AgUiRequestError(405, `${req.method} ${path}: an AG-UI agent takes POST with a RunAgentInput JSON body.`);
+      const owner = await this.#user(req);
+      const input = parseInput(await readBody(req, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY));
+      const busy = this.#busy.get(input.threadId) ?? 0;
+      if (busy > 0 && this.#options.concurrency === 'reject') {
+        throw new AgUiRequestError(409, `Thread "${input.threadId}" is running another run; wait for it to finish and send this one again.`);
+      }
+      this.#busy.set(input.threadId, busy + 1);
+      await this.#turns.run(input.threadId, async () => {
+        const prepared = await runner.prepare(input, owner);
+        const encoder = new EventEncoder({ accept: req.headers.accept });
+        const controller = new AbortController();
+        res.on('close', () => {
+          if (!res.writableFinished) controller.abort();
+        });
+        res.writeHead(200, { 'content-type': encoder.getContentType(), 'cache-control': 'no-cache', connection: 'keep-alive' });
+        const binary = encoder.getContentType() !== 'text/event-stream';
+        // Events of one turn of the event loop go out in one write: a write per event costs a system call each.
+        let pending: (string | Uint8Array)[] = [];
+        const flush = () => {
+          if (pending.length === 0 || !res.writable) return;
+          const chunk = binary ? Buffer.concat(pending as Uint8Array[]) : (pending as string[]).join('');
+          pending = [];
+          res.write(chunk);
+        };
+        const send = (event: BaseEvent) => {
+          if (pending.length === 0) setImmediate(flush);
+          pending.push(binary ? encoder.encodeBinary(event) : encoder.encodeSSE(event));
+        };
+        await runner.execute(prepared, send, controller.signal);
+        flush();
+        res.end();
+      }).finally(() => {
+        const left = (this.#busy.get(input.threadId) ?? 1) - 1;
+        if (left > 0) this.#busy.set(input.threadId, left);
+        else this.#busy.delete(input.threadId);
+      });
+    } catch (error) {
+      if (error instanceof AgUiRequestError) return sendError(res, error);
+      const id = crypto.randomUUID();
+      this.#logger.error(`AG-UI request ${req.method} ${path} failed [error id ${id}]`, error);
+      sendError(res, new AgUiRequestError(400, `The request could not be served (error id ${id}).`), 500);
+    }
+  }
+
+  async #user(req: IncomingMessage): Promise<string> {
+    const authenticate = this.#options.authenticate;
+    if (!authenticate) return '';
+    let user: string | undefined;
+    try {
+      user = await authenticate(req);
+    } catch (error) {
+      this.#logger.warn(`AgUiServer: the authenticate hook refused a request: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (!user) throw new AgUiRequestError(401, 'Authentication required (HTTP 401): send the credentials this server asks for.');
+    return user;
+  }
+
+  #warnOpen(): void {
+    if (this.#options.authenticate || this.#warned) return;
+    this.#warned = true;
+    this.#logger.warn('AgUiServer has no authentication: anyone who reaches it can use its agents, and all callers share one owner. Pass authenticate to require credentials.');
+  }
+}
+
+function parseInput(body: string): RunAgentInput {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (error) {
+    throw new AgUiRequestError(400, `The body is not JSON (${(error as Error).message}); send a RunAgentInput: { threadId, runId, messages, tools, context, state, forwardedProps }.`);
+  }
+  const parsed = RunAgentInputSchema.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new AgUiRequestError(400, `The body is not a valid RunAgentInput: ${issues.join('; ')}.`);
+  }
+  return parsed.data as RunAgentInput;
+}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw new AgUiRequestError(413, `The body is ${declared} bytes; this server accepts at most ${limit}.`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new AgUiRequestError(413, `The body is over ${limit} bytes, the most this server accepts.`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function sendError(res: ServerResponse, error: AgUiRequestError, status: number = error.status): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'application/json', ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}), ...(status === 405 ? { allow: 'POST' } : {}) });
+  res.end(JSON.stringify({ error: error.message }));
+}
+
+/** The request as the guard sees it when its Origin is a configured CORS origin (checked here instead). */
+function withoutOrigin(req: IncomingMessage): IncomingMessage {
+  const { origin: _origin, ...headers } = req.headers;
+  return Object.assign(Object.create(req) as IncomingMessage, { headers });
+}
+
+function trimSlash(path: string): string {
+  return path.replace(/\/+$/, '');
+}

@@ -1,0 +1,14 @@
+import './ag-ui-peers.js';
+export * from './ag-ui-errors.js';
+export * from './ag-ui-thread-store.js';
+export * from './ag-ui-messages.js';
+export * from './ag-ui-event-mapper.js';
+export * from './ag-ui-state.js';
+export * from './ag-ui-runner.js';
+export * from './ag-ui-server.js';
+export { reconcile, type ReconcilePlan, type ReconcileRequest } from './ag-ui-reconcile.js';
+export { jsonDiff } from './json-patch.js';
+export * from './ag-ui-plugin.js';
+export * from './ag-ui-agent.js';
+export * from './postgres-ag-ui-thread-store.js';
+export * from './redis-ag-ui-thread-store.js';

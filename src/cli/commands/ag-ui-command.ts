@@ -1,0 +1,113 @@
+import path from 'node:path';
+import type { AIAgent } from '../../agents/ai-agent.js';
+import { agentToken } from '../../container/agent-token.js';
+import { readConfigFile } from '../../container/config-file.js';
+import { createContainer } from '../../container/create-container.js';
+import { ConfigurationError } from '../../errors/skein-error.js';
+import { parsePort } from '../../testing/emulator/cli.js';
+import { UsageError } from '../cli-error.js';
+import type { CliCommand } from '../cli-command.js';
+import { writeLine, type CliIO } from '../cli-io.js';
+import { parseCommandArgs } from '../parse-command-args.js';
+
+export const DEFAULT_AG_UI_THREADS_DIR = '.skein/ag-ui-threads';
+
+const HELP = `Usage: skein ag-ui serve --config <file> [--agent <name> ...] [--port <n>] [--host <addr> [--expose]]
+                         [--cors-origin <origin>]... [--allowed-host <host>]... [--threads-dir <dir>]
+
+Serves the configured agents over AG-UI (the protocol web front ends such as CopilotKit speak):
+each agent answers POST http://<host>:<port>/agents/<name> with a RunAgentInput and streams the
+run as AG-UI events. Each threadId is a Skein thread in the agent's message store (or on its
+service); thread records are kept in --threads-dir, so conversations outlive the server.
+Settings may also come from the config file (plugins.ag-ui.server); options here win.
+
+Options:
+  --config <file>        the Skein config file (YAML or JSON)
+  --agent <name>         an agent to serve (repeat for more; default: plugins.ag-ui.server.agents, else all)
+  --port <n>             port (default: $PORT, else plugins.ag-ui.server.port, else 4330; 0 picks a free one)
+  --host <addr>          address to bind (default 127.0.0.1)
+  --expose               allow a non-loopback --host (the server has no authentication: put it
+                         behind one, or use AgUiServer with an authenticate hook)
+  --cors-origin <o>      an origin whose pages may call the server (repeatable)
+  --allowed-host <h>     also answer this Host (name or name:port); repeatable, and
+                         SKEIN_ALLOWED_HOSTS=a,b adds more
+  --threads-dir <dir>    where thread records are kept (default: ${DEFAULT_AG_UI_THREADS_DIR})
+  -h, --help             show this help`;
+
+interface ServeSettings {
+  agents?: string[];
+  basePath?: string;
+  port?: number;
+  host?: string;
+  expose?: boolean;
+  corsOrigins?: string[];
+  allowedHosts?: string[];
+  maxBodyBytes?: number;
+  threadsDir?: string;
+  keepPartial?: boolean;
+}
+
+export const agUiCommand: CliCommand = {
+  name: 'ag-ui',
+  summary: 'serve configured agents to web front ends over AG-UI (ag-ui serve)',
+  help: HELP,
+  async run(args: string[], io: CliIO): Promise<number> {
+    const { values, positionals } = parseCommandArgs('ag-ui', {
+      args,
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        agent: { type: 'string', multiple: true },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        expose: { type: 'boolean' },
+        'cors-origin': { type: 'string', multiple: true },
+        'allowed-host': { type: 'string', multiple: true },
+        'threads-dir': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (values.help) {
+      writeLine(io.stdout, HELP);
+      return 0;
+    }
+    if (positionals[0] !== 'serve' || positionals.length > 1) throw new UsageError(`expected "skein ag-ui serve ...", found "skein ag-ui ${positionals.join(' ')}"`, 'ag-ui');
+    if (!values.config) throw new UsageError('--config <file> is required', 'ag-ui');
+    const config = path.resolve(io.cwd, values.config);
+    const { config: resolved, problems } = await readConfigFile(config);
+    if (problems.length) throw new ConfigurationError(problems);
+    const container = createContainer(resolved);
+    const { AgUiPluginSettings, AgUiServer, FileAgUiThreadStore } = await import('skein/ag-ui');
+    const settings: ServeSettings = container.isBound(AgUiPluginSettings) ? (container.get<{ server?: ServeSettings }>(AgUiPluginSettings).server ?? {}) : {};
+    let port: number;
+    try {
+      port = parsePort(values.port ?? process.env.PORT ?? String(settings.port ?? 4330));
+    } catch (error) {
+      throw new UsageError((error as Error).message, 'ag-ui');
+    }
+    const names = values.agent?.length ? values.agent : (settings.agents ?? Object.keys(resolved.agents ?? {}));
+    if (!names.length) throw new ConfigurationError([`agents: ${config} defines no agent to serve.`]);
+    const missing = names.filter((name) => !container.isBound(agentToken(name)));
+    if (missing.length) throw new ConfigurationError(missing.map((name) => `agents.${name}: ${config} defines no agent named "${name}".`));
+    const agents = Object.fromEntries(names.map((name) => [name, container.get<AIAgent>(agentToken(name))]));
+    const server = new AgUiServer({
+      agents,
+      basePath: settings.basePath,
+      threads: new FileAgUiThreadStore(path.resolve(io.cwd, values['threads-dir'] ?? settings.threadsDir ?? DEFAULT_AG_UI_THREADS_DIR)),
+      corsOrigins: [...(settings.corsOrigins ?? []), ...(values['cors-origin'] ?? [])],
+      allowedHosts: [...(settings.allowedHosts ?? []), ...(values['allowed-host'] ?? [])],
+      maxBodyBytes: settings.maxBodyBytes,
+      keepPartial: settings.keepPartial,
+      logger: { warn: (message) => writeLine(io.stderr, `warning: ${message}`), error: (message, error) => writeLine(io.stderr, `${message}: ${error instanceof Error ? error.message : String(error)}`) },
+    });
+    const url = await server.listen(port, values.host ?? settings.host ?? '127.0.0.1', { expose: values.expose ?? settings.expose ?? false });
+    for (const p of server.paths) writeLine(io.stdout, `AG-UI agent at ${url}${p}`);
+    writeLine(io.stderr, 'Ctrl-C stops it.');
+    const stop = () => {
+      void server.close().finally(() => container.unbindAllAsync().finally(() => process.exit(0)));
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return new Promise<number>(() => {});
+  },
+};
