@@ -1,0 +1,147 @@
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ChatAgent, type ChatMessage, type ChatMessageStoreFactory, type DurableRunResult } from 'skein';
+import { OpenAIResponsesClient } from 'skein/openai';
+import { PostgresChatMessageStoreFactory } from 'skein/store-postgres';
+import { RedisChatMessageStoreFactory } from 'skein/store-redis';
+import { SqliteChatMessageStoreFactory } from 'skein/store-sqlite';
+import { Emulator } from 'skein/testing';
+import { tempDir } from '../stores/services.js';
+import { DATABASE_URL, REDIS_URL, RUN_ID, countLines, dropSchema, readJson, runWorker } from './dbos-support.js';
+import { ScriptedClient } from './fixtures/scripted-client.js';
+
+const DBOS_SCHEMA = `dbos_${RUN_ID}_rec`;
+
+/** The user's text messages and the assistant's final answers in `messages`. */
+function turnShape(messages: readonly ChatMessage[]): { users: number; answers: string[]; toolResults: number } {
+  const texts = (m: ChatMessage) => m.contents.flatMap((c) => (c.kind === 'text' ? [c.text] : []));
+  return {
+    users: messages.filter((m) => m.role === 'user' && texts(m).length).length,
+    answers: messages.filter((m) => m.role === 'assistant').flatMap(texts),
+    toolResults: messages.flatMap((m) => m.contents).filter((c) => c.kind === 'function-result').length,
+  };
+}
+
+describe('durable runs on DBOS: recovery after SIGKILL (child processes)', function () {
+  this.timeout(120_000);
+  const dir = tempDir();
+
+  after(async () => {
+    await dropSchema(DBOS_SCHEMA);
+    await dropSchema(`store_${RUN_ID}`);
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`dbos-${RUN_ID}:*`);
+    if (keys.length) await redis.del(...keys);
+    redis.disconnect();
+    dir.remove();
+  });
+
+  /** Starts a run, kills its process at each point in turn, then lets a last process finish it. */
+  async function killAtEachPoint(store: string, storeArg: string | undefined, points: string[], input?: string) {
+    const runId = `run-${store}-${RUN_ID}`;
+    const countFile = join(dir.path, `${store}.count`);
+    const resultFile = join(dir.path, `${store}.result.json`);
+    const base = { DBOS_SCHEMA, STORE: store, STORE_ARG: storeArg, COUNT_FILE: countFile, RESULT_FILE: resultFile, RUN_ID: runId, INPUT: input };
+    for (const [i, point] of points.entries()) {
+      const exit = await runWorker({ ...base, ACTION: i === 0 ? 'start,result' : 'result', KILL_AT: point });
+      expect(exit.signal, `the process should die at ${point}: ${exit.stderr}`).to.equal('SIGKILL');
+    }
+    const exit = await runWorker({ ...base, ACTION: 'result' });
+    expect(exit.code, exit.stderr).to.equal(0);
+    const result = readJson<DurableRunResult>(resultFile);
+    expect(countLines(countFile, 'killed ')).to.equal(points.length);
+    return { result, countFile };
+  }
+
+  async function storedMessages(factory: ChatMessageStoreFactory, result: DurableRunResult): Promise<ChatMessage[]> {
+    const agent = new ChatAgent({ name: 'worker', chatClient: new ScriptedClient(), chatMessageStoreFactory: factory });
+    const thread = await agent.deserializeThread(result.thread);
+    return agent.getMessages(thread);
+  }
+
+  const points = ['model:2', 'between', 'inside', 'append'];
+  const expectedAnswer = 'done ("fetch_page 1 ok"; "summarize 2 ok")';
+
+  function expectToolsOnce(countFile: string) {
+    expect(countLines(countFile, 'done fetch_page'), 'fetch_page completed').to.equal(1);
+    expect(countLines(countFile, 'done summarize'), 'summarize completed').to.equal(1);
+  }
+
+  function expectWholeTurnOnce(messages: readonly ChatMessage[]) {
+    expect(turnShape(messages)).to.deep.equal({ users: 1, answers: [expectedAnswer], toolResults: 2 });
+    expect(messages).to.have.length(6);
+  }
+
+  it('SQLite thread: killed during a model call, between two tools, inside a tool and during the append, the run finishes with every tool once and the turn once', async () => {
+    const path = join(dir.path, 'threads.db');
+    const { result, countFile } = await killAtEachPoint('sqlite', path, points);
+    expect(result.text).to.equal(expectedAnswer);
+    expectToolsOnce(countFile);
+    // summarize was killed inside once, so it started twice (a step is at-least-once), with the same key.
+    expect(countLines(countFile, 'start summarize')).to.equal(2);
+    expect(new Set(readLinesOf(countFile, 'start summarize').map((l) => l.split(' ')[2])).size).to.equal(1);
+    const factory = new SqliteChatMessageStoreFactory({ path });
+    try {
+      expectWholeTurnOnce(await storedMessages(factory, result));
+    } finally {
+      factory.close();
+    }
+  });
+
+  it('PostgreSQL thread: killed during a model call and during the append, the turn is stored once', async () => {
+    const { result, countFile } = await killAtEachPoint('postgres', `store_${RUN_ID}`, ['model:2', 'append']);
+    expectToolsOnce(countFile);
+    const factory = new PostgresChatMessageStoreFactory({ connectionString: DATABASE_URL, schema: `store_${RUN_ID}` });
+    try {
+      expectWholeTurnOnce(await storedMessages(factory, result));
+    } finally {
+      await factory.close();
+    }
+  });
+
+  it('Redis thread: killed during the append, the turn is stored once', async () => {
+    const { result, countFile } = await killAtEachPoint('redis', `dbos-${RUN_ID}:`, ['append']);
+    expectToolsOnce(countFile);
+    const factory = new RedisChatMessageStoreFactory({ url: REDIS_URL, keyPrefix: `dbos-${RUN_ID}:` });
+    try {
+      expectWholeTurnOnce(await storedMessages(factory, result));
+    } finally {
+      await factory.close();
+    }
+  });
+
+  it('in-memory thread: the thread travels in the run; killed between tools and during the append, the result holds the turn once', async () => {
+    const { result, countFile } = await killAtEachPoint('memory', undefined, ['between', 'append']);
+    expectToolsOnce(countFile);
+    // The serialized in-memory thread carries its messages: they travel in the run's input and output.
+    expect(JSON.stringify(result.thread)).to.include(expectedAnswer);
+    const agent = new ChatAgent({ name: 'worker', chatClient: new ScriptedClient() });
+    expectWholeTurnOnce(await agent.getMessages(await agent.deserializeThread(result.thread)));
+  });
+
+  it('Responses service thread: killed after the service answered each model call, the tools ran once and the service history holds the turn once', async () => {
+    const emulator = await Emulator.start();
+    try {
+      const input = 'call fetch_page {"step":1} and call summarize {"step":2}';
+      const { result, countFile } = await killAtEachPoint('responses', emulator.openaiBaseURL, ['model:1', 'model:2'], input);
+      expectToolsOnce(countFile);
+      expect(result.text).to.equal('fetch_page returned: fetch_page 1 ok\nsummarize returned: summarize 2 ok');
+      const agent = new ChatAgent({ name: 'worker', chatClient: new OpenAIResponsesClient({ apiKey: 'test', baseURL: emulator.openaiBaseURL, model: 'gpt-test', maxRetries: 0 }) });
+      const thread = await agent.deserializeThread(result.thread);
+      expect(thread.serviceThreadId).to.match(/^resp_/);
+      const history = await agent.getMessages(thread);
+      const shape = turnShape(history);
+      expect(shape.users).to.equal(1);
+      expect(shape.answers).to.deep.equal([result.text]);
+      expect(shape.toolResults).to.equal(2);
+    } finally {
+      await emulator.stop();
+    }
+  });
+});
+
+function readLinesOf(file: string, prefix: string): string[] {
+  return readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith(prefix));
+}
