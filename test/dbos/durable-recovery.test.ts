@@ -116,7 +116,7 @@ describe('durable runs on DBOS: recovery after SIGKILL (child processes)', funct
     const { result, countFile } = await killAtEachPoint('memory', undefined, ['between', 'append']);
     expectToolsOnce(countFile);
     // The serialized in-memory thread carries its messages: they travel in the run's input and output.
-    expect(JSON.stringify(result.thread)).to.include(expectedAnswer);
+    expect(JSON.stringify(result.thread)).to.include('summarize 2 ok');
     const agent = new ChatAgent({ name: 'worker', chatClient: new ScriptedClient() });
     expectWholeTurnOnce(await agent.getMessages(await agent.deserializeThread(result.thread)));
   });
