@@ -311,14 +311,19 @@ function unknownQueue(queue: string, queues: DbosRunnerOptions['queues']): Confi
 
 /**
  * DBOS's first-time setup (migrations) is not safe when several processes launch at once on a
- * fresh system database: they were seen to deadlock. A PostgreSQL advisory lock per schema lets
+ * fresh system database: they were seen to deadlock (each CREATE INDEX CONCURRENTLY waits for
+ * the other's open migration). A PostgreSQL advisory lock per schema lets
  * one process set up while the others wait, then they find the tables ready.
  */
 async function withLaunchLock<T>(url: string, schema: string, body: () => Promise<T>): Promise<T> {
   const client = await connectForLock(url);
   const key = `skein.dbos.launch:${schema}`;
   try {
-    await client.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
+    // Polled, not waited for: a session blocked in pg_advisory_lock holds a snapshot, and DBOS's
+    // CREATE INDEX CONCURRENTLY in the lock holder waits for every such snapshot (a silent deadlock).
+    while (!(await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [key])).rows[0]!.locked) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     return await body();
   } finally {
     await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key]).catch(() => {});

@@ -140,6 +140,17 @@ describe('durable runs on DBOS: recovery after SIGKILL (child processes)', funct
       await emulator.stop();
     }
   });
+
+  it('workers launched at the same moment on a fresh system database all come up', async () => {
+    const schema = `dbos_${RUN_ID}_fresh`;
+    try {
+      const env = { DBOS_SCHEMA: schema, STORE: 'memory', COUNT_FILE: join(dir.path, 'fresh.count'), RUN_ID: 'unused', ACTION: 'none' };
+      const exits = await Promise.all([runWorker(env), runWorker(env), runWorker(env)]);
+      expect(exits.map((e) => e.code)).to.deep.equal([0, 0, 0]);
+    } finally {
+      await dropSchema(schema);
+    }
+  });
 });
 
 function readLinesOf(file: string, prefix: string): string[] {
