@@ -197,8 +197,9 @@ export class DbosDurableRunner implements DurableRunner {
       throw new ConfigurationError(`A partitionKey needs a queue with partitionConcurrency; found queue ${queue === undefined ? 'none' : `"${queue}" without it`}.`);
     }
     if (options.thread) entry.agent.assertCompatible(options.thread);
-    const workflowInput: WorkflowInput = { input: stamped(input) };
-    if (options.thread) workflowInput.thread = (await options.thread.serialize()) as unknown as JsonObject;
+    // Made here, not in the workflow: a new thread's store key is random, and a replay must find the same one.
+    const thread = options.thread ?? entry.agent.getNewThread();
+    const workflowInput: WorkflowInput = { input: stamped(input), thread: (await thread.serialize()) as unknown as JsonObject };
     const handle = await engineCall(options.runId, () =>
       DBOS.startWorkflow(entry.start, {
         workflowID: options.runId,

@@ -52,6 +52,8 @@ export class DbosRunSteps implements RunSteps {
     const key = `${this.#options.runId}#${this.#options.turn}`;
     const [first, ...rest] = messages;
     const marked: ChatMessage = { ...first!, additionalProperties: { ...first!.additionalProperties, [DURABLE_TURN_KEY]: key } };
+    // An in-memory store lives in the workflow's memory, rebuilt by each replay: appended every time, never recorded.
+    if (store.type === 'in-memory') return store.addMessages([marked, ...rest]);
     await DBOS.runStep(
       async () => {
         // A process killed after the store wrote the turn, before DBOS recorded the step, runs

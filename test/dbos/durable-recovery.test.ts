@@ -112,8 +112,8 @@ describe('durable runs on DBOS: recovery after SIGKILL (child processes)', funct
     }
   });
 
-  it('in-memory thread: the thread travels in the run; killed between tools and during the append, the result holds the turn once', async () => {
-    const { result, countFile } = await killAtEachPoint('memory', undefined, ['between', 'append']);
+  it('in-memory thread: the thread travels in the run; killed between two tools, the result holds the turn once', async () => {
+    const { result, countFile } = await killAtEachPoint('memory', undefined, ['between']);
     expectToolsOnce(countFile);
     // The serialized in-memory thread carries its messages: they travel in the run's input and output.
     expect(JSON.stringify(result.thread)).to.include('summarize 2 ok');
