@@ -53,6 +53,12 @@ export interface DbosRunnerOptions {
    */
   applicationVersion?: string;
   queues?: Readonly<Record<string, DurableQueueOptions>>;
+  /**
+   * This worker's id, stable across its restarts: a process launching with an id recovers the
+   * runs a dead process of the same id left. Default DBOS's (`local`, or DBOS__VMID): then every
+   * worker recovers every unfinished run on launch, even those another live worker is running.
+   */
+  executorId?: string;
   /** DBOS's log level. Default `warn`. */
   logLevel?: string;
   /** How often waiting calls poll the database, in ms (DBOS's default when unset). */
@@ -130,8 +136,8 @@ export class DbosDurableRunner implements DurableRunner {
 
   async launch(): Promise<void> {
     if (this.#launched) return;
-    const { systemDatabaseUrl, schema = 'dbos', name = 'skein', applicationVersion, logLevel = 'warn' } = this.#options;
-    DBOS.setConfig({ name, systemDatabaseUrl, systemDatabaseSchemaName: schema, applicationVersion, logLevel });
+    const { systemDatabaseUrl, schema = 'dbos', name = 'skein', applicationVersion, executorId, logLevel = 'warn' } = this.#options;
+    DBOS.setConfig({ name, systemDatabaseUrl, systemDatabaseSchemaName: schema, applicationVersion, executorID: executorId, logLevel });
     await engineCall(undefined, () => withLaunchLock(systemDatabaseUrl, schema, () => DBOS.launch()));
     this.#launched = true;
     for (const [queue, limits] of Object.entries(this.#options.queues ?? {})) {

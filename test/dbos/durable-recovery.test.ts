@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ChatAgent, type ChatMessage, type ChatMessageStoreFactory, type DurableRunResult } from 'skein';
+import { ChatAgent, type ChatMessage, type ChatMessageStoreFactory, type DurableRunResult, type DurableRunWaiting } from 'skein';
 import { OpenAIResponsesClient } from 'skein/openai';
 import { PostgresChatMessageStoreFactory } from 'skein/store-postgres';
 import { RedisChatMessageStoreFactory } from 'skein/store-redis';
@@ -139,6 +139,50 @@ describe('durable runs on DBOS: recovery after SIGKILL (child processes)', funct
     } finally {
       await emulator.stop();
     }
+  });
+
+  it('an approval waits with no process alive, is answered from another process, and a third finishes the run: the tool runs once', async () => {
+    const path = join(dir.path, 'approvals.db');
+    const runId = `approve-${RUN_ID}`;
+    const countFile = join(dir.path, 'approve.count');
+    const resultFile = join(dir.path, 'approve.json');
+    const base = { DBOS_SCHEMA, STORE: 'sqlite', STORE_ARG: path, COUNT_FILE: countFile, RESULT_FILE: resultFile, RUN_ID: runId };
+    expect((await runWorker({ ...base, ACTION: 'start,wait-approval', INPUT: 'please deploy' })).code).to.equal(0);
+    const waiting = readJson<DurableRunWaiting>(resultFile);
+    expect(waiting.approvalRequests.map((r) => r.name)).to.deep.equal(['deploy']);
+    expect(countLines(countFile, 'start deploy')).to.equal(0);
+    expect((await runWorker({ ...base, ACTION: 'approve', CALL_ID: waiting.approvalRequests[0]!.callId, APPROVED: 'true' })).code).to.equal(0);
+    expect((await runWorker({ ...base, ACTION: 'result' })).code).to.equal(0);
+    const result = readJson<DurableRunResult>(resultFile);
+    expect(result.text).to.equal('done ("deploy 1 ok")');
+    expect(countLines(countFile, 'done deploy')).to.equal(1);
+    const factory = new SqliteChatMessageStoreFactory({ path });
+    try {
+      // Turn 1 (the question and the call waiting for approval), then turn 2 (its result and the answer), each once.
+      expect((await storedMessages(factory, result)).map((m) => m.role)).to.deep.equal(['user', 'assistant', 'tool', 'assistant']);
+    } finally {
+      factory.close();
+    }
+  });
+
+  it('two workers share one queue: one is killed inside a tool, the other finishes its runs, and the killed one restarted finishes its own; every tool ran to completion once', async () => {
+    const runIds = [1, 2, 3, 4, 5, 6].map((n) => `queued-${n}-${RUN_ID}`);
+    const countFile = join(dir.path, 'queue.count');
+    const base = { DBOS_SCHEMA, STORE: 'sqlite', STORE_ARG: join(dir.path, 'queue.db'), COUNT_FILE: countFile, RUN_IDS: runIds.join(','), TOOL_DELAY_MS: '400' };
+    const a = runWorker({ ...base, ACTION: 'enqueue,results', KILL_AT: 'inside', WORKER: 'A', EXECUTOR_ID: 'worker-a', RESULT_FILE: join(dir.path, 'a.json') });
+    const b = runWorker({ ...base, ACTION: 'results', WORKER: 'B', EXECUTOR_ID: 'worker-b', RESULT_FILE: join(dir.path, 'b.json') });
+    expect((await a).signal).to.equal('SIGKILL');
+    const restarted = await runWorker({ ...base, ACTION: 'results', WORKER: 'A2', EXECUTOR_ID: 'worker-a', RESULT_FILE: join(dir.path, 'a2.json') });
+    expect(restarted.code, restarted.stderr).to.equal(0);
+    expect((await b).code).to.equal(0);
+    const answers = readJson<Record<string, string>>(join(dir.path, 'b.json'));
+    expect(Object.values(answers)).to.deep.equal(runIds.map(() => expectedAnswer));
+    const lines = readFileSync(countFile, 'utf8').split('\n');
+    for (const runId of runIds) {
+      for (const name of ['fetch_page', 'summarize']) expect(lines.filter((l) => l.startsWith(`done ${name} ${runId}:`)), `${name} of ${runId}`).to.have.length(1);
+    }
+    expect(lines.some((l) => l.startsWith('done') && l.endsWith(' B')), 'worker B ran runs').to.equal(true);
+    expect(lines.some((l) => l.startsWith('done') && l.endsWith(' A2')), 'the restarted worker finished the killed run').to.equal(true);
   });
 
   it('workers launched at the same moment on a fresh system database all come up', async () => {
