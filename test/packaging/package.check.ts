@@ -119,6 +119,7 @@ describe('the published package, installed from its tarball into a fresh app', f
       'skein/azure-ai-agents': 'npm install @azure/ai-agents @azure/core-auth @azure/core-rest-pipeline',
       'skein/telemetry': 'npm install @opentelemetry/api',
       'skein/mcp': 'npm install @modelcontextprotocol/sdk',
+      'skein/dbos': 'npm install @dbos-inc/dbos-sdk pg',
     };
     const probe = join(app, 'missing-peer.mjs');
     await writeFile(
@@ -172,7 +173,7 @@ console.log(JSON.stringify(results));`,
   });
 
   describe('with every optional peer installed', () => {
-    const entryPoints = ['skein', 'skein/openai', 'skein/testing', 'skein/telemetry', 'skein/store-sqlite', 'skein/store-redis', 'skein/store-postgres', 'skein/azure-ai-agents', 'skein/a2a', 'skein/mcp'];
+    const entryPoints = ['skein', 'skein/openai', 'skein/testing', 'skein/telemetry', 'skein/store-sqlite', 'skein/store-redis', 'skein/store-postgres', 'skein/azure-ai-agents', 'skein/a2a', 'skein/mcp', 'skein/dbos'];
 
     before(async () => {
       const peers = Object.entries(await declaredPeers()).map(([name, range]) => `${name}@${range}`);
