@@ -34,4 +34,12 @@ describe('durable runs in config: durability: { engine: "dbos" }', () => {
       .with.property('message')
       .that.matches(/agents\.a\.durability\.engine: expected a durable engine a loaded plugin provides \(none loaded\), found "temporal"/);
   });
+
+  it('a durability entry of the wrong shape is a configuration problem saying what is expected', () => {
+    const durability = { engine: 'dbos', unrecorded: ['x'] } as unknown as { engine: string };
+    expect(() => createContainer({ plugins: [scriptedPlugin], agents: { a: { client: 'scripted', durability } } }))
+      .to.throw(ConfigurationError)
+      .with.property('message')
+      .that.includes('agents.a.durability: expected an object { engine, unrecordedTools?: string[], stream?: boolean, queue?: string }, found {"engine":"dbos","unrecorded":["x"]}.');
+  });
 });
