@@ -242,7 +242,7 @@ export class DbosDurableRunner implements DurableRunner {
     }
     if (stream) await DBOS.closeStream(UPDATES_STREAM);
     // Results of unrecorded tools stay out of the run's recorded output; the thread has them.
-    const recorded = unrecordedTools.size ? messages.map((m) => redactMessage(m, unrecordedTools, messages)) : messages;
+    const recorded = unrecordedTools.size ? redactUnrecorded(messages, unrecordedTools) : messages;
     return { messages: recorded, usage, thread: (await thread.serialize()) as unknown as JsonObject };
   }
 
@@ -281,11 +281,12 @@ async function waitForAnswers(requests: readonly FunctionApprovalRequestContent[
   return answers;
 }
 
-function redactMessage(message: ChatMessage, unrecorded: ReadonlySet<string>, all: readonly ChatMessage[]): ChatMessage {
-  if (message.role !== 'tool') return message;
+/** The messages with the results of `unrecorded` tools replaced by a marker. */
+function redactUnrecorded(messages: readonly ChatMessage[], unrecorded: ReadonlySet<string>): ChatMessage[] {
   const names = new Map<string, string>();
-  for (const m of all) for (const c of m.contents) if (c.kind === 'function-call') names.set(c.callId, c.name);
-  return { ...message, contents: message.contents.map((c) => (c.kind === 'function-result' && unrecorded.has(names.get(c.callId) ?? '') ? redacted(c) : c)) };
+  for (const m of messages) for (const c of m.contents) if (c.kind === 'function-call') names.set(c.callId, c.name);
+  const hidden = (c: ChatMessage['contents'][number]) => c.kind === 'function-result' && unrecorded.has(names.get(c.callId) ?? '');
+  return messages.map((m) => (m.role === 'tool' && m.contents.some(hidden) ? { ...m, contents: m.contents.map((c) => (c.kind === 'function-result' && hidden(c) ? redacted(c) : c)) } : m));
 }
 
 function toResult(runId: string, output: WorkflowOutput | null): DurableRunResult {
