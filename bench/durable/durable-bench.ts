@@ -5,6 +5,7 @@ import 'reflect-metadata';
 import pg from 'pg';
 import { ChatAgent, tool } from 'skein';
 import { DbosDurableRunner } from 'skein/dbos';
+import { SqliteChatMessageStoreFactory } from 'skein/store-sqlite';
 import { z } from 'zod';
 import { ScriptedClient } from '../../test/dbos/fixtures/scripted-client.js';
 
@@ -13,7 +14,9 @@ const SCHEMA = `bench_dbos_${process.pid}`;
 const TURNS = Number(process.env.TURNS ?? 30);
 
 const tools = ['fetch_page', 'summarize'].map((name) => tool({ name, parameters: z.object({ step: z.number() }), execute: ({ step }) => `${name} ${step}` }));
-const agent = new ChatAgent({ name: 'bench', chatClient: new ScriptedClient(), tools });
+// A SQLite thread (in memory), so the plain run appends to a store too and the durable append is a step.
+const store = new SqliteChatMessageStoreFactory({ path: ':memory:' });
+const agent = new ChatAgent({ name: 'bench', chatClient: new ScriptedClient(), tools, chatMessageStoreFactory: store });
 
 async function measure(label: string, turn: () => Promise<unknown>) {
   for (let i = 0; i < 3; i++) await turn(); // warm-up
@@ -41,11 +44,11 @@ async function rowsPerRun(runIds: string[]): Promise<{ steps: number; streamRows
 
 const runner = new DbosDurableRunner({ systemDatabaseUrl: URL, schema: SCHEMA, pollingIntervalMs: 10 });
 const durable = runner.durable(agent, { stream: true });
-const quiet = new ChatAgent({ name: 'bench-nostream', chatClient: new ScriptedClient(), tools });
+const quiet = new ChatAgent({ name: 'bench-nostream', chatClient: new ScriptedClient(), tools, chatMessageStoreFactory: store });
 const durableQuiet = runner.durable(quiet, { stream: false });
 await runner.launch();
 try {
-  const plain = await measure('plain run (in-memory thread)', () => agent.run('research', { thread: agent.getNewThread() }));
+  const plain = await measure('plain run (SQLite thread)', () => agent.run('research', { thread: agent.getNewThread() }));
   const ids: string[] = [];
   const withStream = await measure('durable run, stream on', async () => ids.push((await durable.run('research', { thread: agent.getNewThread() })).runId));
   const idsQuiet: string[] = [];
@@ -53,9 +56,10 @@ try {
   console.log(`overhead per turn: +${(withStream - plain).toFixed(2)} ms (stream on), +${(noStream - plain).toFixed(2)} ms (stream off)`);
   const on = await rowsPerRun(ids);
   const off = await rowsPerRun(idsQuiet);
-  console.log(`rows written per turn (5 steps: 3 model calls, 2 tool calls, +1 append): stream on ${on.steps} step rows + ${on.streamRows} stream rows; stream off ${off.steps} step rows + ${off.streamRows} stream rows; plus the workflow's status/input/output rows`);
+  console.log(`rows written per turn (6 steps: 3 model calls, 2 tool calls, 1 append): stream on ${on.steps} step rows + ${on.streamRows} stream rows; stream off ${off.steps} step rows + ${off.streamRows} stream rows; plus the workflow's status/input/output rows`);
 } finally {
   await runner.shutdown();
+  store.close();
   const client = new pg.Client({ connectionString: URL });
   await client.connect();
   await client.query(`DROP SCHEMA IF EXISTS "${SCHEMA}" CASCADE`);
