@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ChatAgent, type ChatMessage, type ChatMessageStoreFactory, type DurableRunResult, type DurableRunWaiting } from 'skein';
+import { ChatAgent, type ChatMessage, type ChatMessageStoreFactory, type DurableRunResult, type DurableRunUpdate, type DurableRunWaiting } from 'skein';
 import { OpenAIResponsesClient } from 'skein/openai';
 import { PostgresChatMessageStoreFactory } from 'skein/store-postgres';
 import { RedisChatMessageStoreFactory } from 'skein/store-redis';
@@ -74,7 +74,7 @@ describe('durable runs on DBOS: recovery after SIGKILL (child processes)', funct
     expect(messages).to.have.length(6);
   }
 
-  it('SQLite thread: killed during a model call, between two tools, inside a tool and during the append, the run finishes with every tool once and the turn once', async () => {
+  it('SQLite thread: killed during a model call, between two tools, inside a tool and during the append, the run finishes with every tool once, the turn once, and its stream without repeats', async () => {
     const path = join(dir.path, 'threads.db');
     const { result, countFile } = await killAtEachPoint('sqlite', path, points);
     expect(result.text).to.equal(expectedAnswer);
@@ -88,6 +88,15 @@ describe('durable runs on DBOS: recovery after SIGKILL (child processes)', funct
     } finally {
       factory.close();
     }
+    // The run's stream, read by another process: the model call made twice (killed before it was
+    // recorded) and every replayed one show once; the answer once.
+    const streamFile = join(dir.path, 'sqlite.stream.json');
+    const reader = await runWorker({ DBOS_SCHEMA, STORE: 'sqlite', STORE_ARG: path, COUNT_FILE: countFile, RESULT_FILE: streamFile, RUN_ID: `run-sqlite-${RUN_ID}`, ACTION: 'stream' });
+    expect(reader.code, reader.stderr).to.equal(0);
+    const updates = readJson<DurableRunUpdate[]>(streamFile);
+    expect(updates.map((u) => u.role)).to.deep.equal(['assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    expect(updates.map((u) => u.offset)).to.deep.equal([0, 1, 2, 3, 4]);
+    expect(updates.filter((u) => u.text === expectedAnswer)).to.have.length(1);
   });
 
   it('PostgreSQL thread: killed during a model call and during the append, the turn is stored once', async () => {
