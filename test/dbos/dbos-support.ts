@@ -1,9 +1,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATABASE_URL, REDIS_URL, RUN_ID, dropSchema } from '../stores/services.js';
+import { DATABASE_URL, REDIS_URL, RUN_ID, dropSchema, postgresAvailable, redisAvailable, withService } from '../stores/services.js';
 
-export { DATABASE_URL, REDIS_URL, RUN_ID, dropSchema };
+export { DATABASE_URL, REDIS_URL, RUN_ID, dropSchema, postgresAvailable, redisAvailable, withService };
+
+export const NEEDS_POSTGRES = 'start PostgreSQL on 127.0.0.1:5432 (database "test") or set DATABASE_URL';
+export const NEEDS_POSTGRES_AND_REDIS = `${NEEDS_POSTGRES}, and Redis on 127.0.0.1:6379 or set REDIS_URL`;
 
 const WORKER = join(import.meta.dirname, 'fixtures', 'durable-worker.js');
 
