@@ -6,6 +6,7 @@ import type { ForkThreadOptions, GetMessagesOptions } from '../threads/thread-hi
 import type { AgentThread, ThreadConcurrency } from '../threads/agent-thread.js';
 import type { AITool } from '../tools/ai-tool.js';
 import type { AgentRunResponse, AgentRunResponseUpdate } from './agent-run-response.js';
+import type { RunSteps } from './run-steps.js';
 
 export interface AgentRunOptions {
   /** The conversation to continue; without one the run uses a throwaway thread. */
@@ -25,6 +26,11 @@ export interface AgentRunOptions {
    * service decides what it keeps; nothing changes locally.
    */
   keepPartial?: boolean;
+  /**
+   * Set by a durable runner (`skein/dbos`): the model calls, tool calls and the append of the
+   * turn go through it, so each can be recorded. Not for everyday use.
+   */
+  steps?: RunSteps;
 }
 
 /**

@@ -39,6 +39,7 @@ import { type AgentMiddleware, MiddlewarePipeline } from './middleware.js';
 import { type CallModel, type FunctionLoopResult, runFunctionLoop, throwIfAborted } from './function-invocation-loop.js';
 import { PartialTurn } from './partial-turn.js';
 import { RunAbort } from './run-abort.js';
+import type { RunSteps } from './run-steps.js';
 
 export interface ChatAgentOptions {
   chatClient: ChatClient;
@@ -324,8 +325,12 @@ export class ChatAgent extends AIAgent {
     // Tool sets are listed before approvals are settled, so an approved call finds its tool.
     if (this.#toolSets.length) tools = await this.#withToolSets(tools, abort?.signal);
     // Tools always get a signal: the run's, or one that never aborts when the caller gave none.
+    const steps = options.steps;
     const invokeTool = (call: FunctionCallContent, tool: AITool) =>
-      this.#middleware.callTool({ agent: this, thread, call, tool }, () => tool.invoke({ call, signal: abort ? abort.signal : new AbortController().signal, thread }));
+      this.#middleware.callTool({ agent: this, thread, call, tool }, () => {
+        const invoke = (idempotencyKey?: string) => tool.invoke({ call, signal: abort ? abort.signal : new AbortController().signal, thread, idempotencyKey });
+        return steps ? steps.invokeTool(call, tool, invoke) : invoke();
+      });
 
     const { turnInput, settled } = await this.#settleApprovals(thread, input, tools, invokeTool, emit);
     const stored = thread.messageStore ? await thread.messageStore.listMessages() : [];
@@ -339,15 +344,16 @@ export class ChatAgent extends AIAgent {
 
     // Only store threads keep partial turns: a service thread's history is the service's to decide.
     const partial = (options.keepPartial ?? this.#keepPartial) && (thread.messageStore !== undefined || this.threadKind === 'message-store') ? new PartialTurn() : undefined;
+    const clientCall: CallModel = steps ? (messages, chatOptions, onUpdate) => steps.callModel(() => callModel(messages, chatOptions, onUpdate)) : callModel;
     const modelCall: CallModel =
       !this.#middleware.hasChatClient
         ? partial
-          ? (messages, chatOptions) => callModel(messages, chatOptions, partial.onUpdate)
-          : callModel
+          ? (messages, chatOptions) => clientCall(messages, chatOptions, partial.onUpdate)
+          : clientCall
         : (messages, chatOptions) =>
             // A copy per call: middleware may change its context's options in place.
             this.#middleware.callModel({ agent: this, messages, options: { ...chatOptions }, streaming: emit !== undefined }, (ctx) =>
-              callModel(ctx.messages, ctx.options, partial?.onUpdate),
+              clientCall(ctx.messages, ctx.options, partial?.onUpdate),
             );
     let result: FunctionLoopResult;
     try {
@@ -384,7 +390,7 @@ export class ChatAgent extends AIAgent {
     const surfaced = surfacedApprovalsIn(produced);
     const approvalRequests = [...localRequests, ...surfaced];
     const withPending = withPendingApprovals(this.#contextProviders.length ? await this.#notifyProviders(thread, turnInput, produced) : thread.state, result.pendingApprovals);
-    await this.#commit(thread, turnInput, produced, result);
+    await this.#commit(thread, turnInput, produced, result, options.steps);
     // A store thread keeps those results in its tool message; a service thread holds them until the answer.
     const state = withSurfacedApprovals(withHeldResults(withPending, thread.messageStore ? undefined : result.heldResults), surfaced);
     // Service threads keep what the provider needs to continue (e.g. the agent binding).
@@ -529,13 +535,14 @@ export class ChatAgent extends AIAgent {
    * service id recorded. A store thread stays a store thread: a conversation id the service
    * returns for it is not adopted, since that would split the history in two places.
    */
-  async #commit(thread: AgentThread, input: ChatMessage[], produced: ChatMessage[], result: FunctionLoopResult): Promise<void> {
+  async #commit(thread: AgentThread, input: ChatMessage[], produced: ChatMessage[], result: FunctionLoopResult, steps?: RunSteps): Promise<void> {
     if (!thread.messageStore && result.conversationId !== undefined && this.threadKind !== 'message-store') {
       thread.setServiceThreadId(result.conversationId);
       return;
     }
     if (!thread.messageStore) thread.attachMessageStore(this.#storeFactory.create(thread.origin));
-    await thread.messageStore!.addMessages([...input, ...produced]);
+    const turn = [...input, ...produced];
+    await (steps ? steps.appendTurn(thread.messageStore!, turn) : thread.messageStore!.addMessages(turn));
   }
 
   #authored(messages: ChatMessage[]): ChatMessage[] {

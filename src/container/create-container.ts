@@ -16,7 +16,8 @@ import { SummarizingReducer } from '../threads/summarizing-reducer.js';
 import { AITool } from '../tools/ai-tool.js';
 import { type AIToolSet, isToolSet } from '../tools/ai-tool-set.js';
 import { AgentFactory } from './agent-factory.js';
-import { agentToken } from './agent-token.js';
+import { agentToken, durableAgentToken } from './agent-token.js';
+import { type DurableAgent, DurableRunner } from '../durable/durable-runner.js';
 import { checkAgentFields } from './agent-config-rules.js';
 import { readConfigFileChecked } from './config-file-reader.js';
 import { ConfigProblems } from './config-problems.js';
@@ -72,8 +73,18 @@ function buildContainer(config: SkeinConfig, problems: ConfigProblems): Containe
       .bind(agentToken(name))
       .toDynamicValue((context) => createAgent(name, agentConfig, context))
       .inSingletonScope();
+    const durability = agentConfig.durability;
+    if (durability) container.bind(durableAgentToken(name)).toDynamicValue((context) => durableFace(name, durability, context)).inSingletonScope();
   }
   return container;
+}
+
+/** The durable face of agent `name`, from the runner its engine's plugin binds. */
+function durableFace(name: string, durability: NonNullable<AgentConfig['durability']>, context: ResolutionContext): DurableAgent {
+  const agent = context.get(agentToken(name));
+  if (!(agent instanceof ChatAgent)) throw new ConfigurationError(`agents.${name}.durability: durable runs need a ChatAgent; agent "${name}" is a ${agent.constructor.name}.`);
+  const { engine, ...options } = durability;
+  return context.get<DurableRunner>(DurableRunner, { name: engine }).durable(agent, options);
 }
 
 /** The parent and its ancestors, nearest first. */
@@ -263,6 +274,7 @@ function validateConfig(config: SkeinConfig, problems: ConfigProblems): void {
   const seen = new Set<string>();
   const toolReferences = new Map<string, NonNullable<SkeinPlugin['toolReferences']>>();
   const optionCheckers = new Map<string, SkeinPlugin>();
+  const engines = new Set<string>();
   plugins.forEach((plugin, i) => {
     if (!isSkeinPlugin(plugin)) {
       problems.add(`plugins[${i}]`, NOT_A_PLUGIN);
@@ -273,6 +285,7 @@ function validateConfig(config: SkeinConfig, problems: ConfigProblems): void {
     seen.add(plugin.id);
     plugin.clients?.forEach((c) => clients.add(c));
     plugin.stores?.forEach((s) => stores.add(s));
+    plugin.durableEngines?.forEach((e) => engines.add(e));
     if (plugin.toolReferences) toolReferences.set(plugin.toolReferences.prefix, plugin.toolReferences);
     if (plugin.checkAgentOptions) plugin.clients?.forEach((c) => optionCheckers.set(c, plugin));
   });
@@ -294,6 +307,13 @@ function validateConfig(config: SkeinConfig, problems: ConfigProblems): void {
       );
     }
     addToolReferenceProblems(name, agent.tools, toolReferences, problems);
+    const engine = agent.durability?.engine;
+    if (agent.durability !== undefined && (typeof engine !== 'string' || !engines.has(engine))) {
+      problems.add(
+        `agents.${name}.durability.engine`,
+        `expected a durable engine a loaded plugin provides (${[...engines].join(', ') || 'none loaded'}), found ${JSON.stringify(engine)}. Add the engine's plugin, e.g. dbosPlugin({ systemDatabaseUrl }) from skein/dbos.`,
+      );
+    }
     const options = providerOptions(agent);
     if (options) for (const { key, problem } of optionCheckers.get(agent.client)?.checkAgentOptions?.(agent.client, options) ?? []) problems.add(`agents.${name}.${key}`, problem);
   }

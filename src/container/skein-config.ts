@@ -1,3 +1,4 @@
+import type { DurableAgentOptions } from '../durable/durable-runner.js';
 import type { Container } from 'inversify';
 import type { ThreadConcurrency } from '../threads/agent-thread.js';
 import type { AITool } from '../tools/ai-tool.js';
@@ -30,6 +31,11 @@ export interface AgentConfig {
    * `maxMessages` follow the last summary, keeping the newest `keep` (SummarizingReducer, docs/history.md).
    */
   history?: { maxMessages?: number; maxTokens?: number; summarize?: { maxMessages: number; keep?: number } };
+  /**
+   * Runs on a durable execution engine a loaded plugin provides (e.g. `{ engine: 'dbos' }` with
+   * `dbosPlugin`): resolve `durableAgentToken(name)` for the durable face (docs/durable.md).
+   */
+  durability?: DurableAgentOptions & { engine: string };
   [providerOption: string]: unknown;
 }
 
@@ -45,5 +51,5 @@ export interface SkeinConfig {
 
 export const AGENT_CONFIG_KEYS = new Set([
   'client', 'model', 'instructions', 'name', 'description', 'messageStore', 'tools',
-  'temperature', 'maxOutputTokens', 'maxToolIterations', 'concurrency', 'keepPartial', 'history',
+  'temperature', 'maxOutputTokens', 'maxToolIterations', 'concurrency', 'keepPartial', 'history', 'durability',
 ]);

@@ -13,6 +13,8 @@ export interface SkeinPlugin {
   readonly clients?: readonly string[];
   /** Store ids this plugin binds (what `agents.<name>.messageStore` may name). */
   readonly stores?: readonly string[];
+  /** Durable execution engines it provides (a `DurableRunner` bound under that name), e.g. `dbos`. */
+  readonly durableEngines?: readonly string[];
   /**
    * Tool references this plugin resolves in `agents.<name>.tools` (`<prefix>:<rest>`, e.g.
    * `mcp:files`); `check` returns a problem for a bad reference, so it is reported with the rest

@@ -7,6 +7,13 @@ export interface ToolInvocationContext {
   signal: AbortSignal;
   call: FunctionCallContent;
   thread?: AgentThread;
+  /**
+   * Set in durable runs (`skein/dbos`): stable across every retry of this one call, so a tool
+   * with side effects can pass it to the service it calls and do its work once. A recorded step
+   * is at-least-once: a process killed after the tool did its work, before its result was
+   * recorded, runs the tool again with the same key.
+   */
+  idempotencyKey?: string;
 }
 
 /** Where a tool comes from when it is not a local function: telemetry and the Dev UI name it. */

@@ -8,12 +8,6 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 const repo = resolve(import.meta.dirname, '../../..');
 
-/**
- * Guides being written on other branches today (issue 32 links them from the README). A missing
- * one is allowed until they land; once present they are checked like every other page.
- */
-const LANDING_ELSEWHERE = new Set(['docs/durable.md']);
-
 /** The markdown without fenced code blocks (a `# comment` in a shell block is no heading, a `](` in code no link). */
 function prose(markdown: string): string {
   return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '');
@@ -53,7 +47,7 @@ function relativeLinks(markdown: string): string[] {
 function brokenLink(page: string, target: string): string | undefined {
   const [file, anchor] = target.split('#', 2) as [string, string | undefined];
   const path = file === '' ? page : relative(repo, resolve(repo, dirname(page), decodeURIComponent(file)));
-  if (!existsSync(join(repo, path))) return LANDING_ELSEWHERE.has(path) ? undefined : `${target}: no file ${path}`;
+  if (!existsSync(join(repo, path))) return `${target}: no file ${path}`;
   if (anchor === undefined || !path.endsWith('.md')) return undefined;
   return anchors(readFileSync(join(repo, path), 'utf8')).has(anchor) ? undefined : `${target}: no heading "#${anchor}" in ${path}`;
 }

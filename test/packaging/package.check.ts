@@ -125,6 +125,7 @@ describe('the published package, installed from its tarball into a fresh app', f
       'skein/telemetry': 'npm install @opentelemetry/api',
       'skein/mcp': 'npm install @modelcontextprotocol/sdk',
       'skein/ag-ui': 'npm install @ag-ui/core @ag-ui/encoder',
+      'skein/dbos': 'npm install @dbos-inc/dbos-sdk pg',
     };
     const probe = join(app, 'missing-peer.mjs');
     await writeFile(
@@ -178,7 +179,7 @@ console.log(JSON.stringify(results));`,
   });
 
   describe('with every optional peer installed', () => {
-    const entryPoints = ['skein', 'skein/openai', 'skein/testing', 'skein/telemetry', 'skein/store-sqlite', 'skein/store-redis', 'skein/store-postgres', 'skein/azure-ai-agents', 'skein/a2a', 'skein/mcp', 'skein/ag-ui'];
+    const entryPoints = ['skein', 'skein/openai', 'skein/testing', 'skein/telemetry', 'skein/store-sqlite', 'skein/store-redis', 'skein/store-postgres', 'skein/azure-ai-agents', 'skein/a2a', 'skein/mcp', 'skein/ag-ui', 'skein/dbos'];
 
     before(async () => {
       const peers = Object.entries(await declaredPeers()).map(([name, range]) => `${name}@${range}`);

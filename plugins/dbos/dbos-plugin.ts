@@ -1,0 +1,31 @@
+import { DurableRunner, type SkeinPlugin, containerModule } from 'skein';
+import { DbosDurableRunner, type DbosRunnerOptions } from './dbos-durable-runner.js';
+
+export const DBOS_ENGINE_ID = 'dbos';
+
+/**
+ * The DBOS plugin: binds one `DbosDurableRunner` (DBOS is one per process), as the DurableRunner
+ * named `dbos`. Agents with `durability: { engine: 'dbos' }` in their config get a durable face
+ * under `durableAgentToken(name)`; resolve every one of them before `launch()`.
+ *
+ * @example
+ * ```ts
+ * const container = createContainer({
+ *   plugins: [openaiPlugin(), postgresStorePlugin({ connectionString }), dbosPlugin({ systemDatabaseUrl: connectionString })],
+ *   agents: { researcher: { client: 'openai-responses', model: 'gpt-4.1', durability: { engine: 'dbos' } } },
+ * });
+ * const researcher = container.get(durableAgentToken('researcher'));
+ * await container.get(DbosDurableRunner).launch();
+ * ```
+ */
+export function dbosPlugin(options: DbosRunnerOptions): SkeinPlugin {
+  const runner = new DbosDurableRunner(options);
+  return {
+    id: DBOS_ENGINE_ID,
+    durableEngines: [DBOS_ENGINE_ID],
+    module: containerModule(({ bind }) => {
+      bind(DbosDurableRunner).toConstantValue(runner);
+      bind<DurableRunner>(DurableRunner).toService(DbosDurableRunner);
+    }),
+  };
+}

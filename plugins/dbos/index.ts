@@ -1,0 +1,6 @@
+import './dbos-peers.js';
+export * from './dbos-durable-runner.js';
+export * from './dbos-run-steps.js';
+export * from './dbos-stream.js';
+export * from './durable-agent.js';
+export * from './dbos-plugin.js';

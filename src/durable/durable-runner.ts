@@ -1,0 +1,86 @@
+import type { Observable } from 'rxjs';
+import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
+import type { ChatAgent } from '../agents/chat-agent.js';
+import type { AgentInput, ChatMessage } from '../messages/chat-message.js';
+import type { FunctionApprovalRequestContent, UsageDetails } from '../messages/content.js';
+import type { JsonObject } from '../serialization/json.js';
+import type { AgentThread } from '../threads/agent-thread.js';
+
+/** Per-agent durability, also the `durability` entry of an agent's config. */
+export interface DurableAgentOptions {
+  /** The engine, e.g. `dbos`. */
+  engine?: string;
+  /** Tools whose results are never written to the engine's checkpoints: they run again on every replay. */
+  unrecordedTools?: readonly string[];
+  /** Write each model reply and tool result to the run's durable stream (see `runStream`). Default true. */
+  stream?: boolean;
+  /** The queue runs go through by default (see the runner's queue options). */
+  queue?: string;
+}
+
+export interface DurableStartOptions {
+  /** Continue this thread; a new thread of the agent otherwise. */
+  thread?: AgentThread;
+  /** The run's id, unique per run: starting again with the same id returns the same run. Default: a new UUID. */
+  runId?: string;
+  /** A queue registered with the runner; the run waits there for a worker under the queue's limits. */
+  queue?: string;
+  /** Runs with the same key never exceed the queue's per-partition limits (e.g. the thread or tenant id). */
+  partitionKey?: string;
+  /** The run is cancelled once it has run this long (from its start, or from leaving its queue). */
+  timeoutMs?: number;
+}
+
+/** A finished durable run. `thread` is the serialized thread after the run: `agent.deserializeThread(thread)` continues it. */
+export interface DurableRunResult {
+  runId: string;
+  /** Every message the run produced (over all its turns, when it waited for approvals). */
+  messages: ChatMessage[];
+  text: string;
+  usage?: UsageDetails;
+  thread: JsonObject;
+}
+
+/** One entry of a run's durable stream; `offset` resumes after it: `runStream(runId, { after: offset })`. */
+export interface DurableRunUpdate extends AgentRunResponseUpdate {
+  offset: number;
+}
+
+/** A run waiting for the user: the approvals it asks for and the thread as it is now. */
+export interface DurableRunWaiting {
+  approvalRequests: FunctionApprovalRequestContent[];
+  thread: JsonObject;
+}
+
+/** An agent whose runs are durable: started by id, awaited, streamed, approved and cancelled from any process. */
+export interface DurableAgent {
+  readonly agent: ChatAgent;
+  /** Starts (or enqueues) a run and returns its id once the engine has recorded it. */
+  start(input: AgentInput, options?: DurableStartOptions): Promise<string>;
+  /** start, then getRun. */
+  run(input: AgentInput, options?: DurableStartOptions): Promise<DurableRunResult>;
+}
+
+/**
+ * A durable execution engine for agent runs. The core knows only this contract; an engine plugin
+ * (`skein/dbos`) provides it, so another one (Temporal, Restate) can be added the same way.
+ */
+export const DurableRunner = Symbol('DurableRunner');
+export interface DurableRunner {
+  readonly engine: string;
+  /** Makes `agent`'s runs durable. Call for every agent before `launch()`, in every process. */
+  durable(agent: ChatAgent, options?: DurableAgentOptions): DurableAgent;
+  /** Connects to the engine and recovers the runs this process left unfinished. */
+  launch(): Promise<void>;
+  shutdown(): Promise<void>;
+  /** Awaits the run's result, whichever process runs it. */
+  getRun(runId: string): Promise<DurableRunResult>;
+  /** The run's updates from its durable stream, after `after` (an offset), until the run ends. */
+  runStream(runId: string, options?: { after?: number }): Observable<DurableRunUpdate>;
+  /** The approvals the run waits for (none when it is not waiting), and its thread as it is now. */
+  getWaiting(runId: string): Promise<DurableRunWaiting | undefined>;
+  /** Answers one approval the run waits for; the run goes on once every request is answered. */
+  approve(runId: string, callId: string, approved: boolean, reason?: string): Promise<void>;
+  /** Stops the run at its next step; a turn is appended whole or not at all. */
+  cancelRun(runId: string): Promise<void>;
+}
