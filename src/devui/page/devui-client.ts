@@ -2,7 +2,7 @@
  * The Dev UI's browser script, served as /app.js. It is compiled by tsc with the rest of the
  * package (no bundler, no dependencies), so it only uses the DOM and fetch.
  */
-import type { RunSettings } from '../devui-server.js';
+import type { RunSettings } from '../devui-api-types.js';
 import type { TurnTrace } from '../turn-traces.js';
 import { renderMarkdown } from './markdown.js';
 
