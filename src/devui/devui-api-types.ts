@@ -58,3 +58,11 @@ export interface RunSettings {
   /** Added after the agent's own instructions for this run only. */
   instructions?: string;
 }
+
+/** An error as the API answers it (`{ error }`) and as a chat stream's `error` event carries it. */
+export interface ErrorBody {
+  name: string;
+  message: string;
+  status?: number;
+  requestId?: string;
+}

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ForkUnsupportedError, HistoryPositionError, NotFoundError, SerializationError, ServiceError, SkeinError, ThreadBusyError, ThreadCompatibilityError } from '../errors/skein-error.js';
 import { RequestRefusedError } from '../http/local-request-guard.js';
+import type { ErrorBody } from './devui-api-types.js';
 
 /** A refusal a Dev UI route answers with: its HTTP status, and the error type the page shows. */
 export class HttpError extends Error {
@@ -14,14 +15,6 @@ export class HttpError extends Error {
 }
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
-
-/** The body the page shows for an error: the type a caller would catch, the message, and the service's status. */
-export interface ErrorBody {
-  name: string;
-  message: string;
-  status?: number;
-  requestId?: string;
-}
 
 /** A readable error for the page, and the HTTP status it is answered with. */
 export function describeError(error: unknown): { status: number; body: ErrorBody } {

@@ -5,10 +5,14 @@ import { FAVICON_SVG } from './page/favicon.js';
 import { PAGE_CSS } from './page/page-css.js';
 import { PAGE_HTML } from './page/page-html.js';
 
-/** The page's scripts (compiled with the package), by the address the page loads them from. */
+/**
+ * The page's script modules (compiled with the package, no bundler): the entry at /app.js, and each
+ * module it imports by its file name, which is where the browser resolves `./name.js` from /app.js.
+ */
+const PAGE_MODULES = ['agent-picker', 'api-client', 'approval-view', 'dom', 'format', 'markdown', 'message-view', 'page-state', 'thread-import', 'thread-list', 'tool-runner', 'trace-view'];
 const PAGE_SCRIPTS = new Map([
   ['/app.js', new URL('./page/devui-client.js', import.meta.url)],
-  ['/markdown.js', new URL('./page/markdown.js', import.meta.url)],
+  ...PAGE_MODULES.map((name) => [`/${name}.js`, new URL(`./page/${name}.js`, import.meta.url)] as const),
 ]);
 
 /** Serves the page, its styles, icon and scripts (no token needed: they hold no data); false for any other address. */
