@@ -22,10 +22,8 @@ import {
   type GetMessagesOptions,
   HistoryUnavailableError,
   pageMessages,
-  type JsonObject,
   NotFoundError,
   ServiceError,
-  SerializationError,
   type SerializationRegistry,
   type ThreadConcurrency,
   ThreadCompatibilityError,
@@ -55,6 +53,9 @@ import { type A2AAuthMaterial, type A2ACredentials, answerSecurity, describeRequ
 import { a2aFetch } from './a2a-http.js';
 import { grpcTransportFactory, offersHttp, prefersGrpc } from './a2a-grpc-client.js';
 import { approvalAnswersAsData, approvalRequestsIn } from './a2a-approvals.js';
+import { readOpenTask, setOpenTask } from './a2a-open-task.js';
+
+export { readOpenTask, type A2AOpenTask } from './a2a-open-task.js';
 
 export interface A2AAgentOptions {
   /** The agent card URL (`https://host/.well-known/agent-card.json`, or any `.json` URL), or the agent's base URL. */
@@ -109,15 +110,6 @@ export interface A2AAgentOptions {
    * does not say which.
    */
   grpc?: { tls?: boolean | { ca: string | Buffer } };
-}
-
-/** What `thread.state.a2a` holds while the remote waits for this client's input on a task. */
-export interface A2AOpenTask {
-  taskId: string;
-  /** Artifacts the task had already produced; they are not part of the next turn's answer. */
-  artifactIds: string[];
-  /** The input-required status (state, time, message id), so a stale snapshot of it is not taken for a new answer. */
-  status?: string;
 }
 
 /** The outcome of one A2A turn: `completed`, or `input-required` (the reply is the remote's question). */
@@ -564,30 +556,6 @@ function cardLocation(url: string): { base: string; path: string | undefined } {
   // A base URL with a path is a directory: the card is under it, not beside it.
   if (!parsed.pathname.endsWith('/')) parsed.pathname += '/';
   return { base: parsed.href, path: undefined };
-}
-
-export function readOpenTask(state: JsonObject, path: string): A2AOpenTask | undefined {
-  const value = state.a2a;
-  if (value === undefined) return undefined;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new SerializationError(path, 'expected an object { taskId, artifactIds }.');
-  const { taskId, artifactIds, status } = value as Record<string, unknown>;
-  if (typeof taskId !== 'string' || taskId === '') throw new SerializationError(`${path}.taskId`, 'expected the open task id, a non-empty string.');
-  if (!Array.isArray(artifactIds) || !artifactIds.every((id) => typeof id === 'string')) {
-    throw new SerializationError(`${path}.artifactIds`, 'expected an array of artifact id strings.');
-  }
-  if (status !== undefined && typeof status !== 'string') throw new SerializationError(`${path}.status`, 'expected a string or nothing.');
-  return status === undefined ? { taskId, artifactIds: artifactIds as string[] } : { taskId, artifactIds: artifactIds as string[], status };
-}
-
-function setOpenTask(thread: AgentThread, open: A2AOpenTask | undefined): void {
-  const { a2a: _previous, ...rest } = thread.state;
-  if (!open) {
-    thread.state = rest;
-    return;
-  }
-  const a2a: JsonObject = { taskId: open.taskId, artifactIds: open.artifactIds };
-  if (open.status !== undefined) a2a.status = open.status;
-  thread.state = { ...rest, a2a };
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

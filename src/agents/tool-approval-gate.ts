@@ -49,7 +49,7 @@ export function partitionByApproval(calls: readonly FunctionCallContent[], tools
  *   Chat Completions, Responses and Foundry Agents (plugins/azure-ai-agents);
  * - the Assistants run processor (plugins/openai/assistants/openai-assistant-run-processor.ts),
  *   polled and streamed;
- * - the Dev UI tool runner (`POST /api/agents/:agent/tools/:tool`, src/devui/devui-server.ts),
+ * - the Dev UI tool runner (`POST /api/agents/:agent/tools/:tool`, src/devui/tool-routes.ts),
  *   where the page's confirmation is the approval.
  * The A2A server, `skein mcp serve`, `skein chat`, the Dev UI chat and group chats run tools only
  * by running an agent, so they go through the agent's path above; they carry the user's answers

@@ -3,7 +3,7 @@ import type { Context } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { GenAI, TOOL_SOURCE_KIND, TOOL_SOURCE_NAME, TOOL_SOURCE_SERVER } from '../telemetry/gen-ai-attributes.js';
 import type { ToolSource } from '../tools/ai-tool.js';
-import type { RunSettings } from './devui-server.js';
+import type { RunSettings } from './devui-api-types.js';
 
 /** One span of a turn, as the page's timeline shows it. */
 export interface TraceSpanView {

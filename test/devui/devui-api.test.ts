@@ -62,6 +62,22 @@ describe('Dev UI server API (no browser)', () => {
     ]);
   });
 
+  it('serves every module the page script imports, without the token, as JavaScript', async () => {
+    // The browser resolves `./name.js` from /app.js to /name.js; follow the imports as it would.
+    const seen = new Set<string>();
+    const visit = async (address: string): Promise<void> => {
+      if (seen.has(address)) return;
+      seen.add(address);
+      const response = await fetch(base + address);
+      expect(response.status, address).to.equal(200);
+      expect(response.headers.get('content-type'), address).to.match(/javascript/);
+      const source = await response.text();
+      for (const [, name] of source.matchAll(/(?:from|import)\s+'\.\/([\w-]+\.js)'/g)) await visit(`/${name}`);
+    };
+    await visit('/app.js');
+    expect([...seen]).to.include.members(['/app.js', '/markdown.js', '/thread-list.js', '/approval-view.js', '/tool-runner.js']);
+  });
+
   it('streams a reply as text deltas with usage, keeps the thread, and continues it with memory', async () => {
     const first = await chat({ agent: 'assistant', text: 'My name is Alice' });
     expect(first[0].event).to.equal('run');

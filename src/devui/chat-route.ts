@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import type { Observer, Subscription } from 'rxjs';
+import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
+import { addUsage, type UsageDetails } from '../messages/content.js';
+import { chatOptionsOf, parseChatTurn, type ChatTurn } from './chat-request.js';
+import { describeError, readJsonObject, SseWriter } from './devui-http.js';
+import { reply, type RequestContext, type Route } from './devui-router.js';
+import type { DevUIState } from './devui-state.js';
+import { sendTurnTrace } from './trace-routes.js';
+import type { TurnTraces } from './turn-traces.js';
+import { commitTurn, keepWhatTheAgentKept, whenIdle } from './turn-commit.js';
+import { pendingOf, summarize } from './thread-views.js';
+
+/** A chat turn streamed as server-sent events, and the stop button. */
+export function chatRoutes(state: DevUIState): Route[] {
+  return [
+    { method: 'POST', path: '/api/chat', handle: (context) => chat(state, context) },
+    { method: 'POST', path: '/api/runs/:id/stop', handle: ({ params }) => reply(200, { stopped: stopRun(state, params.id!) }) },
+  ];
+}
+
+function stopRun(state: DevUIState, runId: string): boolean {
+  const run = state.runs.get(runId);
+  if (!run) return false;
+  run.stop();
+  return true;
+}
+
+/**
+ * Runs one turn and relays it as server-sent events; the thread is saved only when the turn
+ * completes. The turn's input is the typed text, the answers to pending approvals, or both.
+ */
+async function chat(state: DevUIState, { req, res }: RequestContext): Promise<void> {
+  const turn = await parseChatTurn(state, await readJsonObject(req));
+  const { agentName, thread, threadId, settings } = turn;
+  const runId = randomUUID();
+  const sse = new SseWriter(res);
+  const updates: AgentRunResponseUpdate[] = [];
+  let usage: UsageDetails | undefined;
+  let finished = false;
+  // Once the stream completed the turn is being saved: a late stop must not report "unchanged".
+  let completed = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    state.runs.delete(runId);
+    if (threadId !== undefined) state.busyThreads.delete(threadId);
+    sse.end();
+  };
+  const collector = state.tracing.collector;
+  const stop = () => {
+    if (finished || completed) return;
+    subscription.unsubscribe();
+    sse.send('stopped', { message: 'Stopped. The thread is unchanged.' });
+    finish();
+    // A stopped turn saves nothing, so it keeps no trace.
+    collector?.discard(runId);
+    // The aborted run unwinds after this; if the agent kept results of approved tools that
+    // already ran, save them once it let go of the thread, so they can never run twice.
+    void whenIdle(thread).then(() => keepWhatTheAgentKept(state.index, turn, updates)).catch(() => undefined);
+  };
+  state.runs.set(runId, { threadId, stop });
+  if (threadId !== undefined) state.busyThreads.add(threadId);
+  // The browser went away (tab closed, fetch aborted): abort the run like the stop button does.
+  res.on('close', () => {
+    if (!finished) {
+      subscription.unsubscribe();
+      finish();
+    }
+  });
+  sse.send('run', { runId, threadId, agent: agentName, ...(settings ? { settings } : {}) });
+
+  const observer: Partial<Observer<AgentRunResponseUpdate>> = {
+    next: (update) => {
+      updates.push(update);
+      usage = relayUpdate(sse, collector, runId, update, usage);
+    },
+    error: (error: unknown) => {
+      if (finished) return;
+      // The core may keep part of a failed turn (results of tools the user approved, which
+      // already ran): save that, so answering again can never run a tool twice.
+      void keepWhatTheAgentKept(state.index, turn, updates)
+        .then(async (entry) => {
+          // A failed turn on a listed thread keeps its trace: the error is what the user wants to see.
+          await sendTurnTrace(state, sse, runId, entry?.id ?? threadId);
+          sse.send('error', { ...describeError(error).body, ...(entry ? { thread: summarize(entry), pendingApprovals: pendingOf(thread) } : {}) });
+        })
+        .catch(() => sse.send('error', describeError(error).body))
+        .finally(finish);
+    },
+    complete: () => {
+      completed = true;
+      void commitTurn(state.index, turn, updates)
+        .then(async (entry) => {
+          await sendTurnTrace(state, sse, runId, entry.id);
+          sse.send('usage', { usage: usage ?? {} });
+          sse.send('done', { thread: summarize(entry), usage: usage ?? {}, pendingApprovals: pendingOf(thread) });
+        })
+        .catch((error: unknown) => sse.send('error', describeError(error).body))
+        .finally(finish);
+    },
+  };
+  // stop() and the close handler run only after subscribe() has returned (both are async events).
+  const subscription: Subscription = startRun(turn, collector, runId, observer);
+}
+
+function startRun(turn: ChatTurn, collector: TurnTraces | undefined, runId: string, observer: Partial<Observer<AgentRunResponseUpdate>>): Subscription {
+  const { agent, thread, input, settings } = turn;
+  const chatOptions = settings ? chatOptionsOf(settings, agent) : undefined;
+  const subscribe = () => agent.runStream(input, { thread, ...(chatOptions ? { chatOptions } : {}) }).subscribe(observer);
+  return collector ? collector.inRun(runId, settings ? { ...settings } : undefined, subscribe) : subscribe();
+}
+
+/** Sends the page what one streamed update holds (text, tool calls and results, approval requests, notices); returns the usage so far. */
+function relayUpdate(sse: SseWriter, collector: TurnTraces | undefined, runId: string, update: AgentRunResponseUpdate, usage: UsageDetails | undefined): UsageDetails | undefined {
+  for (const content of update.contents) {
+    switch (content.kind) {
+      case 'text':
+        if (content.text) sse.send('delta', { text: content.text, role: update.role, authorName: update.authorName });
+        break;
+      case 'function-call':
+        collector?.noteTool(runId, content.callId, { arguments: content.arguments });
+        sse.send('tool-call', { callId: content.callId, name: content.name, arguments: content.arguments, authorName: update.authorName });
+        break;
+      case 'function-result':
+        collector?.noteTool(runId, content.callId, { result: content.error !== undefined ? `Error: ${content.error}` : JSON.stringify(content.result ?? null) });
+        sse.send('tool-result', { callId: content.callId, result: content.result, error: content.error });
+        break;
+      case 'hosted-mcp-call':
+        // The service made this call on a hosted MCP server: a call and its result, like a local one, naming the server.
+        collector?.noteTool(runId, content.callId, { arguments: content.arguments, result: content.error !== undefined ? `Error: ${content.error}` : JSON.stringify(content.result ?? null) });
+        sse.send('tool-call', { callId: content.callId, name: content.name, arguments: content.arguments, authorName: update.authorName, hostedServer: content.serverLabel });
+        sse.send('tool-result', { callId: content.callId, result: content.result, error: content.error });
+        break;
+      case 'function-approval-request':
+        sse.send('approval-request', { callId: content.callId, name: content.name, arguments: content.arguments });
+        break;
+      case 'usage':
+        usage = addUsage(usage, content.usage);
+        break;
+      case 'error':
+        sse.send('notice', { message: content.message });
+        break;
+      default:
+        break;
+    }
+  }
+  return usage;
+}
