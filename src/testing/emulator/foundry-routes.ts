@@ -330,6 +330,7 @@ function inputMessage(thread: ThreadState, context: RouteContext, input: unknown
   const message = newMessage(thread, context, body.role, '', null, null);
   message.content = inputContent(body.content, `${param}.content`);
   message.attachments = inputAttachments(body.attachments, `${param}.attachments`);
+  message.metadata = metadataOf(body.metadata);
   return message;
 }
 
