@@ -18,7 +18,7 @@ describe('Emulator: list paging with before, through the real SDKs', () => {
   /** The page before `cursor` in `ordered` (the list in the order asked), `limit` items nearest to it. */
   const pageBefore = (ordered: string[], cursor: string, limit: number) => ordered.slice(Math.max(0, ordered.indexOf(cursor) - limit), ordered.indexOf(cursor));
 
-  it('Assistants: assistants, thread messages and runs', async () => {
+  it('Assistants: assistants, thread messages, runs and run steps', async () => {
     const assistants: string[] = [];
     for (let i = 0; i < 6; i++) assistants.push((await client.beta.assistants.create({ model: 'm', name: `a${i}` })).id);
     const newestFirst = [...assistants].reverse();
@@ -42,6 +42,16 @@ describe('Emulator: list paging with before, through the real SDKs', () => {
     for (let i = 0; i < 4; i++) runs.push((await client.beta.threads.runs.createAndPoll(thread.id, { assistant_id: assistant })).id);
     const runsBefore = await client.beta.threads.runs.list(thread.id, { order: 'asc', limit: 2, before: runs[3]! });
     expect(ids(runsBefore)).to.deep.equal([runs[1], runs[2]]);
+
+    // A run that called a tool has two steps: the tool calls, then the message.
+    const tools = [{ type: 'function' as const, function: { name: 'ping', parameters: { type: 'object', properties: {} } } }];
+    const waiting = await client.beta.threads.runs.createAndPoll(thread.id, { assistant_id: assistant, tools, additional_messages: [{ role: 'user', content: 'call ping {}' }] });
+    const call = waiting.required_action!.submit_tool_outputs.tool_calls[0]!;
+    await client.beta.threads.runs.submitToolOutputsAndPoll(waiting.id, { thread_id: thread.id, tool_outputs: [{ tool_call_id: call.id, output: 'pong' }] });
+    const steps = ids(await client.beta.threads.runs.steps.list(waiting.id, { thread_id: thread.id, order: 'asc' }));
+    expect(steps).to.have.length(2);
+    const stepsBefore = await client.beta.threads.runs.steps.list(waiting.id, { thread_id: thread.id, limit: 1, before: steps[0]! });
+    expect(ids(stepsBefore)).to.deep.equal([steps[1]]);
   });
 
   it('Files and vector stores: stores and their files take before; GET /files takes after only and up to 10000 a page', async () => {
