@@ -42,6 +42,7 @@ export * from './agents/middleware.js';
 export * from './agents/context-provider.js';
 export * from './agents/user-facts-memory.js';
 export * from './agents/function-approvals.js';
+export * from './agents/tool-results-note.js';
 export * from './agents/tool-approval-gate.js';
 export * from './agents/definition-fingerprint.js';
 export * from './agents/definition-provisioning.js';

@@ -41,8 +41,8 @@ import {
   type ServiceThreadFork,
   SkeinError,
   type ThreadKind,
-  TOOL_RESULTS_MESSAGE_METADATA_KEY,
   toolResultsNote,
+  toolResultsNoteMetadata,
   type UsageDetails,
   functionResultText,
 } from 'skein';
@@ -342,7 +342,7 @@ export class AzureAIAgentsChatClient implements ChatClient {
       // the answer, or some of its calls have no output here: a waiting run takes no message, so it
       // is cancelled below and a new run reads the results as a note first (docs/azure-ai-agents.md).
       if (pending) this.#forgetPendingRun(pending.id);
-      note = { role: 'user', content: toolResultsNote(results), metadata: { [TOOL_RESULTS_MESSAGE_METADATA_KEY]: 'tool-results' } };
+      note = { role: 'user', content: toolResultsNote(results), metadata: toolResultsNoteMetadata() };
     }
     // The turn's messages go with the run (additionalMessages), not posted first: a run that
     // fails to be created leaves nothing of the turn on the thread.

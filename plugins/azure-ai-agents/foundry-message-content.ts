@@ -1,5 +1,5 @@
 import type { MessageAttachment, MessageAttachmentToolDefinition, MessageInputContentBlockUnion, ThreadMessageOptions, ToolDefinitionUnion } from '@azure/ai-agents';
-import type { AIContent, ChatMessage } from 'skein';
+import { type AIContent, type ChatMessage, isToolResultsMessage, toolResultsNoteMetadata } from 'skein';
 import { FoundryInputError } from './azure-ai-agents-errors.js';
 
 /**
@@ -18,6 +18,8 @@ export interface FoundryMessageDraft {
   content: string | MessageInputContentBlockUnion[];
   /** File ids to attach (files that are not images). */
   fileIds: string[];
+  /** The message's metadata: a tool results note keeps its marker. */
+  metadata?: Record<string, string>;
 }
 
 /**
@@ -40,7 +42,7 @@ export function foundryMessageDrafts(messages: readonly ChatMessage[]): FoundryM
     if (blocks.length === 0 && fileIds.length === 0) return;
     const textOnly = blocks.every((b) => b.type === 'text');
     const content = textOnly ? blocks.map((b) => (b as { text: string }).text).join('') : blocks;
-    drafts.push({ role: message.role, content, fileIds });
+    drafts.push({ role: message.role, content, fileIds, ...(isToolResultsMessage(message) ? { metadata: toolResultsNoteMetadata() } : {}) });
   });
   return drafts;
 }
@@ -51,6 +53,7 @@ export function foundryMessages(drafts: readonly FoundryMessageDraft[], agentToo
   const tools = needsTools ? attachmentTools(agentTools) : [];
   return drafts.map((draft) => {
     const message: ThreadMessageOptions = { role: draft.role, content: draft.content };
+    if (draft.metadata) message.metadata = draft.metadata;
     if (draft.fileIds.length > 0) message.attachments = draft.fileIds.map((fileId): MessageAttachment => ({ fileId, tools }));
     return message;
   });

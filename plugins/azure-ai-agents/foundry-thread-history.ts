@@ -1,5 +1,5 @@
 import type { AgentsClient, ThreadMessage, ToolDefinitionUnion } from '@azure/ai-agents';
-import { type AIContent, type ChatMessage, isFinishedRunStatus, unfinishedTurnStart } from 'skein';
+import { type AIContent, type ChatMessage, collapseToToolResultsNotes, expandToolResultsNotes, isFinishedRunStatus, toolResultsMarkerOf, unfinishedTurnStart } from 'skein';
 import { listAll } from './azure-ai-agents-errors.js';
 import { listEveryPage } from './foundry-paging.js';
 import { FOUNDRY_FILE_SCHEME, foundryMessageDrafts, foundryMessages } from './foundry-message-content.js';
@@ -8,11 +8,12 @@ import { FOUNDRY_FILE_SCHEME, foundryMessageDrafts, foundryMessages } from './fo
  * Every message of a Foundry thread, oldest first (all pages), as Skein messages: text, images
  * (`image_file` -> `foundry-file:<id>` with an `image/*` type) and attachments (`foundry-file:<id>`),
  * so a fork seeds them back as the same blocks. Tool steps are run steps, not messages: they are
- * not part of the history read here.
+ * not part of the history read here, except the calls and results a tool results note carries
+ * (see expandToolResultsNotes).
  */
 export async function foundryThreadMessages(client: AgentsClient, threadId: string, signal?: AbortSignal): Promise<ChatMessage[]> {
   const listed = await listEveryPage((o) => client.messages.list(threadId, { order: 'asc', abortSignal: signal, ...o }));
-  return listed.map(toChatMessage);
+  return expandToolResultsNotes(listed.map(toChatMessage));
 }
 
 function toChatMessage(m: ThreadMessage): ChatMessage {
@@ -30,7 +31,8 @@ function toChatMessage(m: ThreadMessage): ChatMessage {
     const tools = (attachment.tools ?? []).map((t) => t.type);
     contents.push({ kind: 'uri', uri: `${FOUNDRY_FILE_SCHEME}${attachment.fileId}`, additionalProperties: { tools } });
   }
-  return { role: m.role === 'assistant' ? 'assistant' : 'user', contents, messageId: m.id, createdAt: m.createdAt.toISOString() };
+  const marker = toolResultsMarkerOf(m.metadata);
+  return { role: m.role === 'assistant' ? 'assistant' : 'user', contents, messageId: m.id, createdAt: m.createdAt.toISOString(), ...(marker ? { additionalProperties: marker } : {}) };
 }
 
 /** The tools the messages' files were attached for (read back by foundryThreadMessages), as the tools attachments get. */
@@ -60,10 +62,11 @@ export async function foundryFinishedCount(client: AgentsClient, threadId: strin
 
 /**
  * A new Foundry thread seeded with `messages` (user and assistant messages, with their images and
- * attachments). Content Foundry cannot carry is a FoundryInputError before the thread is created.
+ * attachments; function calls and results go back into tool results notes, so the new thread's
+ * runs read them). Content Foundry cannot carry is a FoundryInputError before the thread is created.
  */
 export async function seededFoundryThread(client: AgentsClient, messages: readonly ChatMessage[], signal?: AbortSignal): Promise<string> {
-  const seeded = foundryMessages(foundryMessageDrafts(messages), attachedWith(messages));
+  const seeded = foundryMessages(foundryMessageDrafts(collapseToToolResultsNotes(messages)), attachedWith(messages));
   const thread = await client.threads.create({ messages: seeded, abortSignal: signal });
   return thread.id;
 }

@@ -575,10 +575,11 @@ function withoutKey(state: JsonObject, key: string): JsonObject {
 
 /**
  * A fork's state: the origin's, without what belongs to the origin's unfinished last turn
- * (pending approvals: a fork ends before that turn) or to messages the fork does not hold.
+ * (pending approvals and the results held for them: a fork ends before that turn) or to
+ * messages the fork does not hold.
  */
 function forkedState(state: JsonObject, count: number): JsonObject {
-  const out = withoutSummaryBeyond(withSurfacedApprovals(withPendingApprovals(state, undefined), []), count);
+  const out = withoutSummaryBeyond(withSurfacedApprovals(withHeldResults(withPendingApprovals(state, undefined), undefined), []), count);
   return out === state ? { ...state } : out;
 }
 

@@ -1,6 +1,6 @@
 import { SkeinError } from '../errors/skein-error.js';
 import type { ChatMessage } from '../messages/chat-message.js';
-import { type FunctionApprovalRequestContent, type FunctionApprovalResponseContent, type FunctionCallContent, type FunctionResultContent, functionResultText } from '../messages/content.js';
+import type { FunctionApprovalRequestContent, FunctionApprovalResponseContent, FunctionCallContent, FunctionResultContent } from '../messages/content.js';
 import type { JsonObject, JsonValue } from '../serialization/json.js';
 import type { AgentThread } from '../threads/agent-thread.js';
 import type { AITool } from '../tools/ai-tool.js';
@@ -151,26 +151,6 @@ export function settledCallOf(result: FunctionResultContent): { name: string; ar
   if (!call || typeof call !== 'object' || Array.isArray(call) || typeof call.name !== 'string') return undefined;
   return { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : '' };
 }
-
-/** Metadata key (value `tool-results`) of the message that carries settled tool results to a new service run. */
-export const TOOL_RESULTS_MESSAGE_METADATA_KEY = 'skein_kind';
-
-/**
- * The text of a user message that tells the model what became of calls it made in a service run
- * that ended without their outputs (cancelled while the user decided, or expired): the service
- * takes tool outputs only for a run waiting in `requires_action`, so a new run reads them this way.
- */
-export function toolResultsNote(results: readonly FunctionResultContent[]): string {
-  const lines = results.map((r) => {
-    const call = settledCallOf(r);
-    const what = call ? `${call.name} ${call.arguments || '{}'}` : 'a tool';
-    return `- ${what} (call ${r.callId}): ${r.error !== undefined ? r.error : `returned ${functionResultText(r)}`}`;
-  });
-  return `${TOOL_RESULTS_NOTE_HEADING}\n${lines.join('\n')}`;
-}
-
-/** The first line of `toolResultsNote`: how a reader (the emulator's model included) knows one. */
-export const TOOL_RESULTS_NOTE_HEADING = '[tool results] The tool calls you made earlier in this conversation were settled:';
 
 /**
  * Approval requests a chat client surfaced in the model's reply (e.g. a service that runs a

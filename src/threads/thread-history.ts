@@ -1,6 +1,7 @@
 import { HistoryPositionError } from '../errors/skein-error.js';
 import type { ChatMessage } from '../messages/chat-message.js';
 import { isFunctionCall, isFunctionResult } from '../messages/content.js';
+import { isToolResultsMessage } from '../agents/tool-results-note.js';
 import type { ChatMessageStore, ChatMessageStoreFactory, StoreCreateContext } from './chat-message-store.js';
 
 /**
@@ -105,11 +106,12 @@ export function isFinishedRunStatus(status: string): boolean {
  * messages (the calls a run waits on are run steps, not messages), so `forkCount` cannot see the
  * turn: it is everything after the last reply that run did not write — the input sent since
  * (with the run or before it) and what the run wrote. A fork holds at most this many messages.
+ * The calls read from a tool results note are not a reply: the note is that turn's input.
  */
 export function unfinishedTurnStart(messages: readonly ChatMessage[], writtenByRun: ReadonlySet<string>): number {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
-    if (m.role === 'assistant' && !(m.messageId !== undefined && writtenByRun.has(m.messageId))) return i + 1;
+    if (m.role === 'assistant' && !isToolResultsMessage(m) && !(m.messageId !== undefined && writtenByRun.has(m.messageId))) return i + 1;
   }
   return 0;
 }

@@ -134,6 +134,30 @@ describe('skein chat: approvals pending across processes (the real process again
       expect(await runs()).to.equal(1);
     });
 
+    it('threads show lists the settled call as a tool call and its result, never the note the service run read', async () => {
+      const expiry = emulator.runExpirySeconds;
+      emulator.runExpirySeconds = 0; // the waiting run would expire before the answer anyway
+      try {
+        await chatOps('ops-show', 'call delete_file {"path":"notes.txt"}\n');
+        const second = await chatOps('ops-show', '/approve\n');
+        expect(second.code, second.stderr).to.equal(0);
+        const show = await runSkein(['threads', 'show', 'ops-show'], { cwd: dir });
+        expect(show.code, show.stderr).to.equal(0);
+        expect(show.stdout).to.contain('messages: 4');
+        const lines = show.stdout.split('\n').filter((line) => line.startsWith('#')).map((line) => line.replace(/ \d{4}-\d\d-\d\dT[^ ]+:/, ':'));
+        expect(lines).to.deep.equal([
+          '#1 user: call delete_file {"path":"notes.txt"}',
+          '#2 assistant: [tool call] delete_file {"path":"notes.txt"}',
+          '#3 tool: [tool result] delete_file: "deleted notes.txt"',
+          '#4 assistant (ops): delete_file returned: deleted notes.txt',
+        ]);
+        expect(show.stdout).to.not.contain('[tool results]');
+        expect(await runs()).to.equal(1);
+      } finally {
+        emulator.runExpirySeconds = expiry;
+      }
+    });
+
     it('/reject never runs the tool; the model reads the rejection', async () => {
       const threadFile = path.join(dir, 'ops-reject.json');
       await chatOps(threadFile, 'call delete_file {"path":"notes.txt"}\n');

@@ -57,6 +57,21 @@ describe('Dev UI chat: approvals with an openai-assistants agent (HTTP API)', ()
     const again = await fx.fetch('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ threadId, approvals: [{ callId: request.callId, approved: true }] }) });
     expect(again.status).to.equal(409);
     expect(bookingsAt(name)).to.have.length(1);
+
+    // A fork (its view is the service thread's history) shows the settled call and its result, not the note the new run read.
+    const forkReply = await fx.fetch(`/api/threads/${threadId}/fork`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ at: 3 }) });
+    expect(forkReply.status).to.equal(201);
+    const forked = ((await forkReply.json()) as { thread: { id: string } }).thread;
+    const view = (await (await fx.fetch(`/api/threads/${forked.id}`)).json()) as { messages: { role: string; contents: { kind: string; text?: string; name?: string; callId?: string }[] }[] };
+    expect(view.messages.map((m) => [m.role, m.contents.map((c) => c.kind).join(',')])).to.deep.equal([
+      ['user', 'text'],
+      ['assistant', 'function-call'],
+      ['tool', 'function-result'],
+      ['assistant', 'text'],
+    ]);
+    expect(view.messages[1]!.contents[0]).to.include({ name: 'book_table', callId: request.callId });
+    expect(view.messages[2]!.contents[0]).to.include({ callId: request.callId });
+    expect(JSON.stringify(view.messages)).to.not.contain('[tool results]');
   });
 
   it('rejected, the tool never runs', async () => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { agentToken, approvalResponse, createContainer, messageText, type AIAgent, type ChatAgent } from 'skein';
+import { agentToken, approvalResponse, createContainer, messageText, tool, type AIAgent, type ChatAgent } from 'skein';
+import { z } from 'zod';
 import { type AzureAIAgentsChatClient, azureAIAgentsPlugin, emulatorConnection } from 'skein/azure-ai-agents';
 import { Emulator } from 'skein/testing';
 import { expectSeededFork, texts, twoNames } from './history-fixtures.js';
@@ -91,6 +92,36 @@ describe('history: Foundry Agents threads (real @azure/ai-agents SDK against the
     expect(texts(finished)).to.deep.equal([...texts(waiting), 'assistant:delete_file returned: deleted /tmp/a']);
     // Now the turn is complete, a fork holds it.
     expect(texts(await a.getMessages(await a.forkThread(thread)))).to.deep.equal(texts(finished));
+  });
+
+  it('a fork of a thread holding results for a pending approval holds neither: answered and continued, nothing of the origin’s held results reaches the fork’s service thread', async () => {
+    const a = agent();
+    const deleted: string[] = [];
+    const weatherCalls: string[] = [];
+    const weather = tool({ name: 'get_weather', description: 'Weather', parameters: z.object({ city: z.string() }), execute: ({ city }) => (weatherCalls.push(city), `Sunny in ${city}`) });
+    const tools = [deleteFileTool(deleted), weather];
+    const thread = a.getNewThread();
+    await a.run('My name is Grace.', { thread, tools });
+    // get_weather needs no approval: it runs now and its result is held until the answer.
+    const asked = await a.run('call get_weather {"city":"Oslo"} and call delete_file {"path":"/tmp/a"}', { thread, tools });
+    expect(asked.approvalRequests).to.have.length(1);
+    expect(Object.keys((await thread.serialize()).state ?? {})).to.include.members(['pendingApprovals', 'heldToolResults']);
+
+    const fork = await a.forkThread(thread);
+    const serialized = await fork.serialize();
+    expect(serialized.state ?? {}).to.not.have.any.keys('pendingApprovals', 'heldToolResults');
+    const resumed = await a.deserializeThread(JSON.parse(JSON.stringify(serialized)));
+    const again = await a.run('call delete_file {"path":"/tmp/f"}', { thread: resumed, tools });
+    const answered = await a.run(approvalResponse(again.approvalRequests[0]!, true), { thread: resumed, tools });
+    expect(answered.text).to.equal('delete_file returned: deleted /tmp/f');
+    expect(deleted).to.deep.equal(['/tmp/f']);
+    expect(weatherCalls).to.deep.equal(['Oslo']);
+    const forkSaid = (await a.getMessages(resumed)).map((m) => JSON.stringify(m.contents)).join('\n');
+    expect(forkSaid).to.not.contain('Oslo');
+
+    // The origin still sends both results with its own answer.
+    const approved = await a.run(approvalResponse(asked.approvalRequests[0]!, true), { thread, tools });
+    expect(approved.text).to.equal('get_weather returned: Sunny in Oslo\ndelete_file returned: deleted /tmp/a');
   });
 
   it('forks by seeding a new service thread with the messages up to the cut; the original is unchanged; the fork resumes in a new container and deletes alone', () =>

@@ -10,6 +10,7 @@ import {
   type AgentThread,
   AIAgent,
   type AgentInput,
+  collapseToToolResultsNotes,
   type ChatMessage,
   type ForkThreadOptions,
   forkCount,
@@ -343,8 +344,9 @@ export class OpenAIAssistantAgent extends AIAgent {
   /**
    * A new assistant thread seeded with the messages up to and including `at` (text, images and
    * attached files, by file id: the files are shared, not copied). Run steps (tool calls) are not
-   * messages, so they are not copied; a turn the thread's newest run has not finished (waiting for
-   * tool outputs or an approval) is never copied: the fork ends before it. The fork keeps the origin's run defaults and assistant; the
+   * messages, so they are not copied, but the calls and results history reads from a tool results
+   * note go back into one (the fork's runs read them as the origin's did); a turn the thread's newest
+   * run has not finished (waiting for tool outputs or an approval) is never copied: the fork ends before it. The fork keeps the origin's run defaults and assistant; the
    * files Skein uploaded for the origin stay the origin's (deleting the fork leaves them).
    */
   override async forkThread(thread: AgentThread, options: ForkThreadOptions = {}): Promise<AgentThread> {
@@ -355,7 +357,7 @@ export class OpenAIAssistantAgent extends AIAgent {
       let count = forkCount(messages, options.at);
       if (count > 0 && thread.serviceThreadId !== undefined) count = Math.min(count, await this.#threads.finishedCount(thread.serviceThreadId, messages, options.signal));
       const { executionOptions, assistantId } = readThreadState(thread.state);
-      const fork = await this.#threads.create({ messages: messages.slice(0, count) }, options.signal, assistantId ?? this.#definition.id);
+      const fork = await this.#threads.create({ messages: collapseToToolResultsNotes(messages.slice(0, count)) }, options.signal, assistantId ?? this.#definition.id);
       if (executionOptions) updateThreadState(fork, { executionOptions });
       return fork;
     } finally {

@@ -1,5 +1,5 @@
 import OpenAI, { toFile } from 'openai';
-import type { AIContent, ChatMessage, JsonValue } from 'skein';
+import { type AIContent, type ChatMessage, isToolResultsMessage, type JsonValue, toolResultsMarkerOf, toolResultsNoteMetadata } from 'skein';
 import { call } from './openai-assistant-calls.js';
 import { AssistantContentError } from './openai-assistant-errors.js';
 import { annotationsJson } from './openai-assistant-files.js';
@@ -66,6 +66,8 @@ export interface PlannedThreadMessage {
   role: 'user' | 'assistant';
   parts: PlannedPart[];
   attachments: PlannedAttachment[];
+  /** The thread message's metadata: a tool results note keeps its marker. */
+  metadata?: Record<string, string>;
 }
 
 /**
@@ -88,7 +90,7 @@ export function planThreadMessage(message: ChatMessage, path: string): PlannedTh
       `assistant threads take user and assistant messages; found a "${role}" message. Put system text in invocationOptions.additionalInstructions.`,
     );
   }
-  const planned: PlannedThreadMessage = { role, parts: [], attachments: [] };
+  const planned: PlannedThreadMessage = { role, parts: [], attachments: [], ...(isToolResultsMessage(message) ? { metadata: toolResultsNoteMetadata() } : {}) };
   message.contents.forEach((content, j) => planContent(planned, content, `${path}.contents[${j}]`));
   return planned;
 }
@@ -224,7 +226,7 @@ export async function sendablePlan(client: OpenAI, plan: readonly PlannedThreadM
       for (const p of m.parts) parts.push('part' in p ? p.part : { type: 'image_file', image_file: { file_id: await upload(p.image), ...(p.detail ? { detail: p.detail } : {}) } });
       const attachments: OpenAI.Beta.Threads.Messages.MessageCreateParams.Attachment[] = [];
       for (const a of m.attachments) attachments.push({ file_id: 'fileId' in a ? a.fileId : await upload(a.upload), tools: a.tools.map((type) => ({ type })) });
-      messages.push(toParams(m.role, parts, attachments));
+      messages.push(toParams(m.role, parts, attachments, m.metadata));
     }
     return { messages, uploaded };
   } catch (error) {
@@ -234,10 +236,15 @@ export async function sendablePlan(client: OpenAI, plan: readonly PlannedThreadM
 }
 
 /** Text only stays a plain string (as before); anything else goes as parts. */
-function toParams(role: 'user' | 'assistant', parts: ContentPart[], attachments: OpenAI.Beta.Threads.Messages.MessageCreateParams.Attachment[]): MessageCreateParams {
+function toParams(
+  role: 'user' | 'assistant',
+  parts: ContentPart[],
+  attachments: OpenAI.Beta.Threads.Messages.MessageCreateParams.Attachment[],
+  metadata: Record<string, string> | undefined,
+): MessageCreateParams {
   const textOnly = parts.every((p) => p.type === 'text');
   const content = textOnly ? parts.map((p) => (p as { text: string }).text).join('') : parts;
-  return attachments.length ? { role, content, attachments } : { role, content };
+  return { role, content, ...(attachments.length ? { attachments } : {}), ...(metadata ? { metadata } : {}) };
 }
 
 export async function deleteFilesQuietly(client: OpenAI, fileIds: readonly string[]): Promise<void> {
@@ -272,5 +279,8 @@ export function fromThreadMessage(message: OpenAI.Beta.Threads.Message, agentNam
   }
   const out: ChatMessage = { role: message.role, contents, messageId: message.id, createdAt: new Date(message.created_at * 1000).toISOString() };
   if (message.role === 'assistant' && agentName !== undefined) out.authorName = agentName;
+  // A tool results note keeps its marker, so history reads it as the results it carries (expandToolResultsNotes).
+  const marker = toolResultsMarkerOf(message.metadata);
+  if (marker) out.additionalProperties = marker;
   return out;
 }

@@ -27,8 +27,8 @@ import {
   settleThreadApprovals,
   splitApprovalAnswers,
   toolMap,
-  TOOL_RESULTS_MESSAGE_METADATA_KEY,
   toolResultsNote,
+  toolResultsNoteMetadata,
   withHeldResults,
   withPendingApprovals,
 } from 'skein';
@@ -473,7 +473,7 @@ export class AssistantRunProcessor {
     const { held, settled } = await settleThreadApprovals(thread, answers, tools, (call, tool) => this.invokeOne(call, tool, thread, signal));
     if (settled.length) next?.({ text: '', role: 'tool', contents: settled });
     const results = [...held, ...settled];
-    const note: MessageCreateParams = { role: 'user', content: toolResultsNote(results), metadata: { [TOOL_RESULTS_MESSAGE_METADATA_KEY]: 'tool-results' } };
+    const note: MessageCreateParams = { role: 'user', content: toolResultsNote(results), metadata: toolResultsNoteMetadata() };
     let done = false;
     return {
       input: rest,

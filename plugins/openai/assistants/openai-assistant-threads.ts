@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import { AgentThread, type ChatMessage, type JsonObject, isFinishedRunStatus, toMessages, unfinishedTurnStart } from 'skein';
+import { AgentThread, type ChatMessage, expandToolResultsNotes, type JsonObject, isFinishedRunStatus, toMessages, unfinishedTurnStart } from 'skein';
 import { AssistantRunTimeoutError } from './openai-assistant-errors.js';
 import { call, OPENAI_ASSISTANTS_CLIENT_ID, pause } from './openai-assistant-calls.js';
 import { type OpenAIThreadCreationOptions, parseExecutionOptions, readThreadState, THREAD_STATE_KEY, toolResources, updateThreadState } from './openai-assistant-definition.js';
@@ -95,14 +95,17 @@ export class AssistantThreadOperations {
     this.recordUploads(thread, uploaded);
   }
 
-  /** Every message of the thread, all pages, oldest first. */
+  /**
+   * Every message of the thread, all pages, oldest first; a tool results note reads as the calls
+   * and results it carries (see expandToolResultsNotes).
+   */
   async messages(thread: AgentThread, signal: AbortSignal | undefined): Promise<ChatMessage[]> {
     const threadId = thread.serviceThreadId;
     if (threadId === undefined) return [];
     return call(async () => {
       const out: ChatMessage[] = [];
       for await (const m of this.client.beta.threads.messages.list(threadId, { order: 'asc', limit: 100 }, { signal })) out.push(fromThreadMessage(m, this.agentName));
-      return out;
+      return expandToolResultsNotes(out);
     }, signal);
   }
 

@@ -1,6 +1,7 @@
 import { isToolCallsReply, type ModelMessage, type ModelTool } from './emulated-model.js';
 import { FilesState, registerFilesRoutes, searchFiles } from './files-routes.js';
 import type { SseStream } from './http-replies.js';
+import { listPage } from './list-page.js';
 import type { RouteContext, RouteHandler, RouteRegistry, RouteReply, RouteRequest } from './router.js';
 import { jsonAnswer, readResponseFormat, ResponseFormatError } from './structured-output.js';
 
@@ -106,7 +107,7 @@ export function registerAssistantsRoutes(registry: RouteRegistry, options: Assis
     registry.route(method, `${prefix}${path}`, wrapped);
   };
   on('POST', '/assistants', (s, r, reply, c) => reply.json(200, s.createAssistant(r.body, c)));
-  on('GET', '/assistants', (s, r, reply) => reply.json(200, page([...state.assistants.values()], r.query)));
+  on('GET', '/assistants', (s, r, reply) => listPage(byCreation([...state.assistants.values()]), r, reply));
   on('GET', '/assistants/:id', (s, r, reply) => reply.json(200, s.assistant(r.params.id)));
   on('POST', '/assistants/:id', (s, r, reply) => reply.json(200, s.updateAssistant(r.params.id, r.body)));
   on('DELETE', '/assistants/:id', (s, r, reply) => reply.json(200, s.deleteAssistant(r.params.id)));
@@ -121,14 +122,14 @@ export function registerAssistantsRoutes(registry: RouteRegistry, options: Assis
   on('GET', '/threads/:id', (s, r, reply) => reply.json(200, s.thread(r.params.id).object));
   on('DELETE', '/threads/:id', (s, r, reply) => reply.json(200, s.deleteThread(r.params.id)));
   on('POST', '/threads/:id/messages', (s, r, reply, c) => reply.json(200, s.addMessage(r.params.id, r.body, c)));
-  on('GET', '/threads/:id/messages', (s, r, reply) => reply.json(200, s.listMessages(r.params.id, r.query)));
+  on('GET', '/threads/:id/messages', (s, r, reply) => listPage(byCreation(s.listMessages(r.params.id, r.query)), r, reply));
   on('GET', '/threads/:id/messages/:messageId', (s, r, reply) => reply.json(200, s.message(r.params.id, r.params.messageId)));
   on('POST', '/threads/:id/runs', (s, r, reply, c) => s.createRun(r.params.id, r.body, reply, c));
-  on('GET', '/threads/:id/runs', (s, r, reply) => reply.json(200, page(s.thread(r.params.id).runs.map((x) => x.object), r.query)));
+  on('GET', '/threads/:id/runs', (s, r, reply) => listPage(byCreation(s.thread(r.params.id).runs.map((x) => x.object)), r, reply));
   on('GET', '/threads/:id/runs/:runId', (s, r, reply, c) => reply.json(200, s.retrieveRun(r.params.id, r.params.runId, c), s.pollHeaders));
   on('POST', '/threads/:id/runs/:runId/cancel', (s, r, reply) => reply.json(200, s.cancelRun(r.params.id, r.params.runId), s.pollHeaders));
   on('POST', '/threads/:id/runs/:runId/submit_tool_outputs', (s, r, reply, c) => s.submitToolOutputs(r.params.id, r.params.runId, r.body, reply, c));
-  on('GET', '/threads/:id/runs/:runId/steps', (s, r, reply) => reply.json(200, page(s.steps(r.params.id, r.params.runId, r.query), r.query)));
+  on('GET', '/threads/:id/runs/:runId/steps', (s, r, reply) => listPage(byCreation(s.steps(r.params.id, r.params.runId, r.query)), r, reply));
   registerFilesRoutes(registry, state, { prefix, pollAfterMs: options.pollAfterMs });
   return state;
 }
@@ -316,9 +317,8 @@ class AssistantsService {
     return found;
   }
 
-  listMessages(threadId: string, query: Record<string, string>): Json {
-    const messages = this.thread(threadId).messages.filter((m) => query.run_id === undefined || m.run_id === query.run_id);
-    return page(messages, query);
+  listMessages(threadId: string, query: Record<string, string>): Json[] {
+    return this.thread(threadId).messages.filter((m) => query.run_id === undefined || m.run_id === query.run_id);
   }
 
   private newMessage(thread: EmulatedThread, body: unknown, param: string, context: RouteContext): Json {
@@ -733,19 +733,9 @@ class AssistantsService {
   }
 }
 
-/** A cursor page: `order` (default desc), `limit` (default 20), `after` / `before` ids. */
-function page(items: Json[], query: Record<string, string>): Json {
-  // Items are kept oldest first except runs and steps (newest first); sort by creation order.
-  let list = [...items].sort((a, b) => idNumber(a) - idNumber(b));
-  if (query.order !== 'asc') list.reverse();
-  if (query.after) list = list.slice(list.findIndex((m) => m.id === query.after) + 1);
-  if (query.before) {
-    const at = list.findIndex((m) => m.id === query.before);
-    list = at >= 0 ? list.slice(0, at) : list;
-  }
-  const limit = Math.min(Math.max(Number(query.limit ?? 20) || 20, 1), 100);
-  const data = list.slice(0, limit);
-  return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: list.length > limit };
+/** Oldest first (runs and steps are kept newest first), as `listPage` takes them: by the ids' creation counter. */
+function byCreation(items: Json[]): Json[] {
+  return [...items].sort((a, b) => idNumber(a) - idNumber(b));
 }
 
 function idNumber(item: Json): number {

@@ -1,12 +1,12 @@
 import {
   InvalidRequestError,
   isRecord,
-  listPage,
   parseInput,
   resolveItemReferences,
   responsesStateOf,
   type StoredConversation,
 } from './responses-routes.js';
+import { listPage } from './list-page.js';
 import type { RouteReply, RouteRegistry, RouteRequest } from './router.js';
 
 /**

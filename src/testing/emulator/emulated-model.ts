@@ -1,4 +1,4 @@
-import { TOOL_RESULTS_NOTE_HEADING } from '../../agents/function-approvals.js';
+import { parseToolResultsNote } from '../../agents/tool-results-note.js';
 
 /**
  * A small deterministic "model" shared by every emulated service. It answers only from the
@@ -104,14 +104,9 @@ export class EmulatedModel {
    * request to call the tools again.
    */
   private answerToolResultsNote(userText: string): ModelReply | undefined {
-    if (!userText.startsWith(TOOL_RESULTS_NOTE_HEADING)) return undefined;
-    const sentences = userText
-      .split('\n')
-      .slice(1)
-      .map((line) => /^- (\S+) .*? \(call [^)\s]+\): (?:returned )?(.*)$/s.exec(line))
-      .filter((m): m is RegExpExecArray => m !== null)
-      .map((m) => `${m[1]} returned: ${m[2]}`);
-    return { text: sentences.join('\n') };
+    const entries = parseToolResultsNote(userText);
+    if (!entries) return undefined;
+    return { text: entries.map((e) => `${e.name ?? 'unknown_tool'} returned: ${e.result ?? e.error}`).join('\n') };
   }
 
   /** `call <tool> <args> and call <tool> <args>`: args are kept raw, valid JSON or not. */

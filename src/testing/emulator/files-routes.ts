@@ -1,4 +1,5 @@
 import { readMultipart } from './multipart.js';
+import { listPage } from './list-page.js';
 import type { RouteContext, RouteHandler, RouteRegistry, RouteReply, RouteRequest } from './router.js';
 
 /**
@@ -80,17 +81,20 @@ export function registerFilesRoutes(registry: RouteRegistry, state: FilesState =
   const s = service;
   const poll = s.pollHeaders;
   on('POST', '/files', async (r, reply, c) => reply.json(200, await s.upload(r, c)));
-  on('GET', '/files', (r, reply) => reply.json(200, page([...state.files.values()].map((f) => f.object).filter((f) => !r.query.purpose || f.purpose === r.query.purpose), r.query)));
+  // GET /files pages differently: `limit` 1..10000 (default 10000), `after` only (API reference, "List files").
+  on('GET', '/files', (r, reply) =>
+    listPage(byCreation([...state.files.values()].map((f) => f.object).filter((f) => !r.query.purpose || f.purpose === r.query.purpose)), r, reply, { defaultLimit: 10_000, maxLimit: 10_000, before: false }),
+  );
   on('GET', '/files/:id', (r, reply) => reply.json(200, s.file(r.params.id).object));
   on('DELETE', '/files/:id', (r, reply) => reply.json(200, s.deleteFile(r.params.id)));
   on('GET', '/files/:id/content', (r, reply) => s.sendContent(r.params.id, reply));
   on('POST', '/vector_stores', (r, reply, c) => reply.json(200, s.createStore(r.body, c), poll));
-  on('GET', '/vector_stores', (r, reply) => reply.json(200, page([...state.vectorStores.values()].map((v) => s.storeObject(v)), r.query)));
+  on('GET', '/vector_stores', (r, reply) => listPage(byCreation([...state.vectorStores.values()].map((v) => s.storeObject(v))), r, reply));
   on('GET', '/vector_stores/:id', (r, reply) => reply.json(200, s.retrieveStore(r.params.id), poll));
   on('POST', '/vector_stores/:id', (r, reply) => reply.json(200, s.updateStore(r.params.id, r.body)));
   on('DELETE', '/vector_stores/:id', (r, reply) => reply.json(200, s.deleteStore(r.params.id)));
   on('POST', '/vector_stores/:id/files', (r, reply) => reply.json(200, s.attach(r.params.id, r.body), poll));
-  on('GET', '/vector_stores/:id/files', (r, reply) => reply.json(200, page(s.storeFiles(r.params.id, r.query.filter), r.query)));
+  on('GET', '/vector_stores/:id/files', (r, reply) => listPage(byCreation(s.storeFiles(r.params.id, r.query.filter)), r, reply));
   on('GET', '/vector_stores/:id/files/:fileId', (r, reply) => reply.json(200, s.retrieveStoreFile(r.params.id, r.params.fileId), poll));
   on('DELETE', '/vector_stores/:id/files/:fileId', (r, reply) => reply.json(200, s.detach(r.params.id, r.params.fileId)));
   on('POST', '/vector_stores/:id/files/:fileId', (r, reply) => reply.json(200, s.updateStoreFile(r.params.id, r.params.fileId, r.body)));
@@ -99,7 +103,7 @@ export function registerFilesRoutes(registry: RouteRegistry, state: FilesState =
   on('POST', '/vector_stores/:id/file_batches', (r, reply, c) => reply.json(200, s.createBatch(r.params.id, r.body, c), poll));
   on('GET', '/vector_stores/:id/file_batches/:batchId', (r, reply) => reply.json(200, s.retrieveBatch(r.params.id, r.params.batchId), poll));
   on('POST', '/vector_stores/:id/file_batches/:batchId/cancel', (r, reply) => reply.json(200, s.cancelBatch(r.params.id, r.params.batchId)));
-  on('GET', '/vector_stores/:id/file_batches/:batchId/files', (r, reply) => reply.json(200, page(s.batchFiles(r.params.id, r.params.batchId, r.query.filter), r.query)));
+  on('GET', '/vector_stores/:id/file_batches/:batchId/files', (r, reply) => listPage(byCreation(s.batchFiles(r.params.id, r.params.batchId, r.query.filter)), r, reply));
   return state;
 }
 
@@ -485,18 +489,9 @@ function sentences(text: string): string[] {
     .filter((s) => s.length > 0);
 }
 
-/** A cursor page: `order` (default desc), `limit` (default 20), `after` / `before` ids. */
-function page(items: Json[], query: Record<string, string>): Json {
-  let list = [...items].sort((a, b) => (a.created_at as number) - (b.created_at as number) || idNumber(a) - idNumber(b));
-  if (query.order !== 'asc') list.reverse();
-  if (query.after) list = list.slice(list.findIndex((m) => m.id === query.after) + 1);
-  if (query.before) {
-    const at = list.findIndex((m) => m.id === query.before);
-    list = at >= 0 ? list.slice(0, at) : list;
-  }
-  const limit = Math.min(Math.max(Number(query.limit ?? 20) || 20, 1), 10_000);
-  const data = list.slice(0, limit);
-  return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: list.length > limit };
+/** Oldest first, as `listPage` takes them: by creation time, then the ids' creation counter. */
+function byCreation(items: Json[]): Json[] {
+  return [...items].sort((a, b) => (a.created_at as number) - (b.created_at as number) || idNumber(a) - idNumber(b));
 }
 
 function idNumber(item: Json): number {

@@ -1,5 +1,6 @@
 import { isToolCallsReply, type ModelMessage, type ModelReply, type ModelTool, type ModelToolCall } from './emulated-model.js';
 import type { SseStream } from './http-replies.js';
+import { listPage } from './list-page.js';
 import type { RouteContext, RouteHandler, RouteRegistry, RouteReply, RouteRequest } from './router.js';
 
 /**
@@ -159,7 +160,7 @@ export function registerFoundryRoutes(registry: RouteRegistry): void {
     registry.route(method, p(path), guarded(state, handler));
 
   route('POST', '/assistants', createAgent);
-  route('GET', '/assistants', (request, reply, _c, s) => reply.json(200, listPage([...s.agents.values()], request.query)));
+  route('GET', '/assistants', (request, reply, _c, s) => listPage([...s.agents.values()], request, reply));
   route('GET', '/assistants/:agentId', (request, reply, _c, s) => reply.json(200, agentOf(s, request.params.agentId)));
   route('POST', '/assistants/:agentId', updateAgent);
   route('DELETE', '/assistants/:agentId', (request, reply, _c, s) => {
@@ -183,7 +184,7 @@ export function registerFoundryRoutes(registry: RouteRegistry): void {
   route('GET', '/threads/:threadId/messages', (request, reply, _c, s) => {
     const thread = threadOf(s, request.params.threadId);
     const runId = request.query.run_id;
-    reply.json(200, listPage(thread.messages.filter((m) => runId === undefined || m.run_id === runId), request.query));
+    listPage(thread.messages.filter((m) => runId === undefined || m.run_id === runId), request, reply);
   });
   route('GET', '/threads/:threadId/messages/:messageId', (request, reply, _c, s) => {
     const message = threadOf(s, request.params.threadId).messages.find((m) => m.id === request.params.messageId);
@@ -195,7 +196,7 @@ export function registerFoundryRoutes(registry: RouteRegistry): void {
     return startRun(s, thread, request.body, reply, context);
   });
   route('GET', '/threads/:threadId/runs', (request, reply, _c, s) => {
-    reply.json(200, listPage(threadOf(s, request.params.threadId).runs.map((r) => r.wire), request.query));
+    listPage(threadOf(s, request.params.threadId).runs.map((r) => r.wire), request, reply);
   });
   route('GET', '/threads/:threadId/runs/:runId', (request, reply, context, s) => {
     const { thread, run } = runOf(s, request.params.threadId, request.params.runId);
@@ -330,6 +331,7 @@ function inputMessage(thread: ThreadState, context: RouteContext, input: unknown
   const message = newMessage(thread, context, body.role, '', null, null);
   message.content = inputContent(body.content, `${param}.content`);
   message.attachments = inputAttachments(body.attachments, `${param}.attachments`);
+  message.metadata = metadataOf(body.metadata);
   return message;
 }
 
@@ -392,25 +394,6 @@ function inputAttachments(attachments: unknown, param: string): WireAttachment[]
     }
     return { file_id: a.file_id, tools: tools.map((t) => ({ type: (t as { type: 'file_search' | 'code_interpreter' }).type })) };
   });
-}
-
-/** Newest first unless `order=asc`; `after`/`before` cursors and `limit` (default 20). */
-function listPage<T extends { id: string; created_at: number }>(items: readonly T[], query: Record<string, string>) {
-  let ordered = query.order === 'asc' ? [...items] : [...items].reverse();
-  if (query.after) ordered = ordered.slice(ordered.findIndex((i) => i.id === query.after) + 1);
-  if (query.before) {
-    const at = ordered.findIndex((i) => i.id === query.before);
-    if (at >= 0) ordered = ordered.slice(0, at);
-  }
-  const limit = Math.min(Math.max(Number(query.limit ?? 20) || 20, 1), 100);
-  const data = ordered.slice(0, limit);
-  return {
-    object: 'list',
-    data,
-    first_id: data[0]?.id ?? null,
-    last_id: data[data.length - 1]?.id ?? null,
-    has_more: ordered.length > limit,
-  };
 }
 
 // ---------------------------------------------------------------- runs

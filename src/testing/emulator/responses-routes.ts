@@ -1,6 +1,7 @@
 import { isToolCallsReply, type ModelMessage, type ModelReply, type ModelTool } from './emulated-model.js';
 import type { SseStream } from './http-replies.js';
 import type { IdGenerator } from './id-generator.js';
+import { listPage } from './list-page.js';
 import { registryState } from './registry-state.js';
 import { approvalRequestItem, callHostedTool, type HostedMcpServer, hostedMcpTools, knownHostedTools, listHostedTools } from './responses-mcp.js';
 import type { RouteContext, RouteRegistry, RouteReply, RouteRequest } from './router.js';
@@ -664,37 +665,6 @@ function parseTools(tools: readonly unknown[]): ModelTool[] {
       },
     ];
   });
-}
-
-/**
- * A cursor page over items kept oldest first, as the OpenAI list endpoints page: `order`
- * (default desc), `limit` 1..100 (default 20; anything else is a 400), `after` / `before` (an
- * item id of the list: the items that follow / precede it in that order), `first_id`,
- * `last_id` and `has_more` (more items after this page in that direction).
- */
-export function listPage(items: readonly { id?: unknown }[], request: RouteRequest, reply: RouteReply, defaultOrder: 'asc' | 'desc' = 'desc'): void {
-  const page = withInvalidRequest(reply, () => pageOf(items, request.query, defaultOrder));
-  if (page) reply.json(200, { object: 'list', ...page });
-}
-
-function pageOf(items: readonly { id?: unknown }[], query: Record<string, string>, defaultOrder: 'asc' | 'desc') {
-  const order = query.order ?? defaultOrder;
-  if (order !== 'asc' && order !== 'desc') throw new InvalidRequestError(`Invalid 'order': expected 'asc' or 'desc', got ${JSON.stringify(order)}.`, 'order');
-  const limit = query.limit === undefined ? 20 : Number(query.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-    throw new InvalidRequestError(`Invalid 'limit': expected an integer from 1 to 100, got ${JSON.stringify(query.limit)}.`, 'limit');
-  }
-  const ordered = order === 'asc' ? [...items] : [...items].reverse();
-  const at = (param: 'after' | 'before') => {
-    const index = ordered.findIndex((item) => item.id === query[param]);
-    if (index < 0) throw new InvalidRequestError(`No item with id '${query[param]}' in this list to page ${param}.`, param);
-    return index;
-  };
-  const from = query.after === undefined ? 0 : at('after') + 1;
-  const window = ordered.slice(from, query.before === undefined ? undefined : Math.max(from, at('before')));
-  // Before a cursor (the previous page), the page is the `limit` items nearest to it.
-  const data = query.before !== undefined && query.after === undefined ? window.slice(-limit) : window.slice(0, limit);
-  return { data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: window.length > data.length };
 }
 
 function responseNotFound(reply: RouteReply, id: string): void {

@@ -1,6 +1,7 @@
 import { parseMetadata } from './chat-completions-routes.js';
 import { registryState } from './registry-state.js';
-import { InvalidRequestError, isRecord, listPage } from './responses-routes.js';
+import { listPage } from './list-page.js';
+import { InvalidRequestError, isRecord } from './responses-routes.js';
 import type { RouteRegistry, RouteReply, RouteRequest } from './router.js';
 
 /** A completion created with `store: true`, with the messages it was asked with. */
@@ -32,7 +33,7 @@ export function registerStoredChatCompletionsRoutes(registry: RouteRegistry): vo
       .map((s) => s.completion)
       .filter((c) => request.query.model === undefined || c.model === request.query.model)
       .filter((c) => Object.entries(filters).every(([key, value]) => c.metadata[key] === value));
-    listPage(matching, request, reply, 'asc');
+    listPage(matching, request, reply, { defaultOrder: 'asc' });
   });
   registry.route('GET', '/v1/chat/completions/:id', (request, reply) => {
     const found = find(request, reply);
@@ -62,7 +63,7 @@ export function registerStoredChatCompletionsRoutes(registry: RouteRegistry): vo
     const found = find(request, reply);
     if (!found) return;
     const messages = found.messages.map((message, index) => storedMessage(found.completion.id, index, message));
-    listPage(messages, request, reply, 'asc');
+    listPage(messages, request, reply, { defaultOrder: 'asc' });
   });
 }
 
