@@ -83,7 +83,7 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     expect(lastText(agent)).to.equal("I don't know your name yet.");
   });
 
-  for (const kind of ['chat-sqlite', 'responses'] as const) {
+  for (const kind of ['chat-sqlite', 'responses', 'assistants'] as const) {
     it(`${kind}: human in the loop: an approval tool ends the run as an interrupt; resume runs it once, after a server restart too`, async () => {
       const agent = new HttpAgent({ url: `${base}/${kind}` });
       const before = log.deleted.length;
@@ -125,7 +125,7 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     expect(agent.messages.find((m) => m.role === 'tool')).to.deep.include({ content: 'not run: the user rejected this call.' });
   });
 
-  for (const kind of ['chat-sqlite', 'responses'] as const) {
+  for (const kind of ['chat-sqlite', 'responses', 'assistants'] as const) {
     it(`${kind}: frontend tools: offered to the model; a call ends the run with its events; the client's result continues it`, async () => {
       const agent = new HttpAgent({ url: `${base}/${kind}` });
       const tools = [{ name: 'change_background', description: 'Changes the page background', parameters: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] } }];
