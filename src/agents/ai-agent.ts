@@ -20,7 +20,8 @@ export interface AgentRunOptions {
   /**
    * Instructions for this run only, after the agent's own (and its context providers'): what a
    * front end knows about the page the user is on, say. Never stored in the thread. Honoured by
-   * ChatAgent (and so AzureAIAgent) and OpenAIAssistantAgent (`additional_instructions`).
+   * ChatAgent (and so AzureAIAgent), OpenAIAssistantAgent (`additional_instructions`) and AgUiAgent
+   * (sent as an AG-UI `context` item); A2AAgent ignores it.
    */
   additionalInstructions?: string;
   /**
