@@ -154,6 +154,8 @@ export class AgUiAgent extends AIAgent {
       let approvals: FunctionApprovalRequestContent[] = [];
       let waiting: Waiting[] = [];
       let nextResume: ResumeEntry[] | undefined = resume.length ? resume : undefined;
+      // AG-UI's way to give one run more to go on: a context item (AgUiServer makes it instructions again).
+      const context = options.additionalInstructions ? [{ description: 'Instructions for this run', value: options.additionalInstructions }] : [];
       for (let round = 0; ; round++) {
         const remote = new HttpAgent({ url: this.#options.url, headers: this.#options.headers, threadId, initialMessages: messages, initialState: state, ...(this.#options.fetch ? { fetch: this.#options.fetch } : {}) });
         const events: BaseEvent[] = [];
@@ -161,7 +163,7 @@ export class AgUiAgent extends AIAgent {
         const abort = () => controller.abort();
         options.signal?.addEventListener('abort', abort, { once: true });
         try {
-          await remote.runAgent({ tools: declared, ...(nextResume ? { resume: nextResume } : {}), abortController: controller } as Parameters<typeof remote.runAgent>[0], {
+          await remote.runAgent({ tools: declared, context, ...(nextResume ? { resume: nextResume } : {}), abortController: controller } as Parameters<typeof remote.runAgent>[0], {
             onEvent: ({ event }) => {
               events.push(event);
               const update = toUpdate(event, events);

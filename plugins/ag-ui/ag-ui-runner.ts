@@ -11,6 +11,7 @@ import {
   type SerializedThread,
   waitingApprovalsOf,
 } from 'skein';
+import type { AgUiContextInstructions } from './ag-ui-context.js';
 import { AgUiRequestError } from './ag-ui-errors.js';
 import { AgUiEventMapper, applyMessageEvents } from './ag-ui-event-mapper.js';
 import { toAgUiView } from './ag-ui-messages.js';
@@ -62,6 +63,7 @@ export class AgUiRunner {
     private readonly threads: AgUiThreadStore,
     private readonly logger: AgUiServerLogger,
     private readonly keepPartial: boolean,
+    private readonly contextInstructions: AgUiContextInstructions = false,
   ) {}
 
   async prepare(input: RunAgentInput, owner: string): Promise<PreparedRun> {
@@ -124,7 +126,7 @@ export class AgUiRunner {
       const newMessages = plan.input;
       known = [...known, ...run.input.messages.filter((m) => newMessages.some((n) => n.messageId === m.id) || plan.results.some((r) => r.additionalProperties?.agUiMessageId === m.id))];
       try {
-        await this.#stream(thread, plan, frontend, signal, (update) => {
+        await this.#stream(thread, plan, frontend, this.#instructionsOf(input), signal, (update) => {
           for (const event of mapper.map(update)) {
             emit(event);
             if (event.type === EventType.TOOL_CALL_RESULT) flushState();
@@ -154,7 +156,14 @@ export class AgUiRunner {
   }
 
   /** Runs the agent, passing each update on; resolves when the run completed, rejects when it failed or was aborted. */
-  #stream(thread: AgentThread, plan: ReconcilePlan, frontend: ReadonlyMap<string, Tool>, signal: AbortSignal, onUpdate: (update: Parameters<AgUiEventMapper['map']>[0]) => void): Promise<void> {
+  #stream(
+    thread: AgentThread,
+    plan: ReconcilePlan,
+    frontend: ReadonlyMap<string, Tool>,
+    additionalInstructions: string | undefined,
+    signal: AbortSignal,
+    onUpdate: (update: Parameters<AgUiEventMapper['map']>[0]) => void,
+  ): Promise<void> {
     const results = new Map(plan.results.map((r) => [r.callId, r]));
     const tools = frontendTools(frontend, results, waitingApprovalsOf(thread));
     const answers = [...plan.answers, ...plan.results.map((r) => ({ kind: 'function-approval-response' as const, callId: r.callId, approved: true }))];
@@ -162,7 +171,7 @@ export class AgUiRunner {
     return new Promise<void>((resolve, reject) => {
       // The signal aborts the run (the agent leaves the thread whole and the stream errors), so the
       // turn lock is released only once the agent is done with the thread.
-      const subscription = this.agent.runStream(input, { thread, tools, signal, keepPartial: this.keepPartial }).subscribe({ next: onUpdate, error: reject, complete: resolve });
+      const subscription = this.agent.runStream(input, { thread, tools, signal, keepPartial: this.keepPartial, ...(additionalInstructions ? { additionalInstructions } : {}) }).subscribe({ next: onUpdate, error: reject, complete: resolve });
       // An agent that ignores the signal is unsubscribed (which aborts a cold stream) after a grace period.
       const onAbort = () => {
         setTimeout(() => {
@@ -173,6 +182,11 @@ export class AgUiRunner {
       };
       signal.addEventListener('abort', onAbort, { once: true });
     });
+  }
+
+  /** The client's `context` as this run's extra instructions (never stored). */
+  #instructionsOf(input: RunAgentInput): string | undefined {
+    return this.contextInstructions && input.context.length ? this.contextInstructions(input.context) : undefined;
   }
 
   /** The client's `state` is the run's state; an empty one from a client that has none keeps the stored state. Returns the state the run starts with. */

@@ -2,6 +2,7 @@ import type { BaseEvent, RunAgentInput } from '@ag-ui/core';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type AIAgent, ALLOWED_HOSTS_ENV, type ThreadConcurrency, LocalRequestGuard, SerialByKey, allowedHostsFromEnv, assertBindable, sendRefusal } from 'skein';
+import { type AgUiContextInstructions, defaultAgUiContextInstructions } from './ag-ui-context.js';
 import { AgUiRequestError } from './ag-ui-errors.js';
 import { EventEncoder, RunAgentInputSchema } from './ag-ui-peers.js';
 import { type AgUiServerLogger, AgUiRunner, defaultAgUiServerLogger } from './ag-ui-runner.js';
@@ -36,6 +37,12 @@ export interface AgUiServerOptions {
   allowedHosts?: readonly string[];
   /** Largest request body accepted (default 4 MiB): a larger one is answered 413. */
   maxBodyBytes?: number;
+  /**
+   * How a run's `context` items reach the agent: as instructions for that run only
+   * (`AgentRunOptions.additionalInstructions`), never stored in the thread. Default
+   * `defaultAgUiContextInstructions` (one `- description: value` line each); `false` ignores them.
+   */
+  contextInstructions?: AgUiContextInstructions;
   /** Keep what a run produced before the client disconnected or it failed (see AgentRunOptions.keepPartial). */
   keepPartial?: boolean;
   /**
@@ -89,7 +96,7 @@ export class AgUiServer {
     for (const [name, agent] of entries) {
       if (name !== '' && !AGENT_NAME.test(name)) throw new TypeError(`Agent name "${name}" cannot be a path segment: use 1-64 letters, digits, "_" or "-".`);
       const path = name === '' ? base || '/' : `${base}/${name}`;
-      this.#runners.set(path, new AgUiRunner(name || agent.name || 'agent', agent, threads, this.#logger, options.keepPartial ?? false));
+      this.#runners.set(path, new AgUiRunner(name || agent.name || 'agent', agent, threads, this.#logger, options.keepPartial ?? false, options.contextInstructions ?? defaultAgUiContextInstructions));
     }
     this.#cors = new Set((options.corsOrigins ?? []).map((o) => new URL(o).origin));
   }

@@ -1,5 +1,6 @@
 import './ag-ui-peers.js';
 export * from './ag-ui-errors.js';
+export * from './ag-ui-context.js';
 export * from './ag-ui-thread-store.js';
 export * from './ag-ui-messages.js';
 export * from './ag-ui-event-mapper.js';

@@ -19,6 +19,13 @@ export interface AgentRunOptions {
   maxToolIterations?: number;
   concurrency?: ThreadConcurrency;
   /**
+   * Instructions for this run only, after the agent's own (and its context providers'): what a
+   * front end knows about the page the user is on, say. Never stored in the thread. Honoured by
+   * ChatAgent (and so AzureAIAgent), OpenAIAssistantAgent (`additional_instructions`) and AgUiAgent
+   * (sent as an AG-UI `context` item); A2AAgent ignores it.
+   */
+  additionalInstructions?: string;
+  /**
    * When the run is aborted or fails after assistant text arrived, a message-store thread records
    * the input and that text as one assistant message marked `additionalProperties.partial`
    * (tool calls without a result are dropped); the error still rejects the run and carries the

@@ -364,7 +364,7 @@ export class ChatAgent extends AIAgent {
         input: turnInput,
         // The model call gets the caller's signal; runStream's own abort unsubscribes the stream
         // instead (collectStream). Chat-client middleware may read the signal: it gets the run's.
-        options: this.#chatOptionsFor(thread, options, this.#middleware.hasChatClient ? abort?.signal : abort?.callerSignal, tools, contexts.instructions),
+        options: this.#chatOptionsFor(thread, options, this.#middleware.hasChatClient ? abort?.signal : abort?.callerSignal, tools, joinInstructions(contexts.instructions, options.additionalInstructions)),
         serviceManaged: thread.messageStore === undefined && this.threadKind !== 'message-store',
         tools,
         maxIterations: options.maxToolIterations ?? this.#maxToolIterations,
@@ -585,6 +585,11 @@ function forkedState(state: JsonObject, count: number): JsonObject {
 
 function toAbortError(error: unknown): AbortError {
   return error instanceof AbortError ? error : new AbortError(undefined, { cause: error });
+}
+
+/** A context provider's instructions and the run's own, in that order, as one extra block. */
+function joinInstructions(fromProviders: string, forThisRun: string | undefined): string {
+  return forThisRun ? [fromProviders, forThisRun].filter(Boolean).join('\n') : fromProviders;
 }
 
 const NO_CONTEXT: Required<AIContext> = Object.freeze({ instructions: '', messages: [], tools: [] });

@@ -51,6 +51,19 @@ describe('skein/ag-ui: AgUiAgent, a remote AG-UI agent as a Skein agent', () => 
       expect((await again.getMessages(resumed)).map(messageText)).to.deep.equal(['My name is Ada.', 'Nice to meet you, Ada!', 'What is my name?', 'Your name is Ada.', 'What is my name?', 'Your name is Ada.']);
     });
 
+    it('additionalInstructions reach the remote model for that run only (as AG-UI context)', async () => {
+      const agent = new AgUiAgent({ url: `${base}/responses` });
+      const thread = agent.getNewThread();
+      const marker = `checkout-${Math.random().toString(36).slice(2)}`;
+      const from = emulator.requests.length;
+      expect((await agent.run('My name is Ada.', { thread, additionalInstructions: `The user is on page ${marker}.` })).text).to.equal('Nice to meet you, Ada!');
+      const carried = (since: number) => emulator.requests.slice(since).filter((r) => r.method === 'POST' && JSON.stringify(r.body ?? '').includes(`The user is on page ${marker}.`));
+      expect(carried(from)).to.have.length(1);
+      const next = emulator.requests.length;
+      expect((await agent.run('What is my name?', { thread })).text).to.equal('Your name is Ada.');
+      expect(carried(next)).to.have.length(0);
+    });
+
     it('interrupts are Skein approval requests: approving runs the remote tool once', async () => {
       const agent = new AgUiAgent({ url: `${base}/chat-postgres` });
       const thread = agent.getNewThread();

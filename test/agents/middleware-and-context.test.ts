@@ -117,6 +117,22 @@ describe('middleware, context providers and function approval (ChatAgent on the 
     expect(r.text).to.contain('Be helpful.').and.to.contain('name: Alice').and.to.contain('location: Lisbon');
   });
 
+  it('additionalInstructions: sent after the agent\'s and the context providers\' instructions, for that run only, never stored', async () => {
+    const agent = new ChatAgent({ chatClient: client(), instructions: 'Be helpful.', contextProviders: [new UserFactsMemory()] });
+    const thread = agent.getNewThread();
+    await agent.run('Hi, my name is Alice.', { thread });
+    await agent.run('What is my name?', { thread, additionalInstructions: 'The user is on the checkout page.' });
+    const system = lastBody().messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => JSON.stringify(m.content)).join('\n');
+    const [own, facts, page] = ['Be helpful.', 'name: Alice', 'The user is on the checkout page.'].map((t) => system.indexOf(t));
+    expect(own).to.be.at.least(0);
+    expect(facts).to.be.greaterThan(own);
+    expect(page).to.be.greaterThan(facts);
+    await agent.run('What is my name?', { thread });
+    expect(JSON.stringify(lastBody())).to.not.contain('checkout page');
+    expect(JSON.stringify(await thread.serialize())).to.not.contain('checkout page');
+    expect(JSON.stringify(await agent.getMessages(thread))).to.not.contain('checkout page');
+  });
+
   it('keeps context-provider state unchanged when the run fails', async () => {
     const agent = new ChatAgent({ chatClient: client(), contextProviders: [new UserFactsMemory()] });
     const thread = agent.getNewThread();

@@ -548,7 +548,7 @@ export class AssistantRunProcessor {
     const own = readThreadState(thread.state);
     // Precedence: invocation > thread > assistant.
     const merged: OpenAIAssistantExecutionOptions = mergeExecutionOptions(assistant.executionOptions, own.executionOptions, { ...invocation, responseFormat: prepared.responseFormat });
-    const additional = [merged.additionalInstructions, ...prepared.system].filter((s): s is string => !!s);
+    const additional = [merged.additionalInstructions, ...prepared.system, options.additionalInstructions].filter((s): s is string => !!s);
     const tools = this.toolsFor(options);
     const params: RunCreateParams = {
       // A thread keeps running on the assistant it was made with (recorded in its state).
