@@ -260,15 +260,16 @@ export class ChatAgent extends AIAgent {
   /** Throws ThreadCompatibilityError when `thread` cannot be continued by this agent. */
   assertCompatible(thread: AgentThread): void {
     const provider = this.chatClient.providerId;
-    const made = `made by ${thread.origin.provider}${thread.origin.agent ? ` (agent "${thread.origin.agent}")` : ''}`;
+    // Built only for an error: this runs on every turn.
+    const made = () => `made by ${thread.origin.provider}${thread.origin.agent ? ` (agent "${thread.origin.agent}")` : ''}`;
     if (thread.origin.provider !== provider) {
       throw new ThreadCompatibilityError(
-        `Expected a thread of provider "${provider}", found a thread ${made}. Continue it with an agent on ${thread.origin.provider}, or start a new thread with agent.getNewThread().`,
+        `Expected a thread of provider "${provider}", found a thread ${made()}. Continue it with an agent on ${thread.origin.provider}, or start a new thread with agent.getNewThread().`,
       );
     }
     if (thread.origin.agent !== undefined && this.name !== undefined && thread.origin.agent !== this.name) {
       throw new ThreadCompatibilityError(
-        `Expected a thread of agent "${this.name}", found a thread ${made}. Continue it with agent "${thread.origin.agent}", or start a new thread.`,
+        `Expected a thread of agent "${this.name}", found a thread ${made()}. Continue it with agent "${thread.origin.agent}", or start a new thread.`,
       );
     }
     const kind = this.threadKind;
