@@ -42,6 +42,12 @@ function sseBody(): Buffer {
 const stream = sseBody();
 const STREAM_MARK = Buffer.from('"stream":true');
 
+/** The server's reply to a request body: the SSE stream when it asks for one, else the completion. */
+export function replyTo(body: Buffer): { body: Buffer; contentType: string } {
+  const streaming = body.includes(STREAM_MARK);
+  return streaming ? { body: stream, contentType: 'text/event-stream' } : { body: completion, contentType: 'application/json' };
+}
+
 function serve(): Promise<number> {
   const server = createServer((request, response) => {
     const parts: Buffer[] = [];
@@ -51,12 +57,8 @@ function serve(): Promise<number> {
         response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found","type":"invalid_request_error"}}');
         return;
       }
-      const streaming = Buffer.concat(parts).includes(STREAM_MARK);
-      const body = streaming ? stream : completion;
-      response.writeHead(200, {
-        'content-type': streaming ? 'text/event-stream' : 'application/json',
-        'content-length': body.length,
-      });
+      const { body, contentType } = replyTo(Buffer.concat(parts));
+      response.writeHead(200, { 'content-type': contentType, 'content-length': body.length });
       response.end(body);
     });
   });

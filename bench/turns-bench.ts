@@ -44,8 +44,10 @@ export interface ContenderResult {
   /** Median over runs of mean(last 5 turns) / mean(first 5 turns). */
   flatnessWall: number;
   flatnessCpu: number;
+  /** This contender's CPU flatness / its baseline's, same round: the growth with history it adds. */
+  flatnessCpuRatio?: number;
   /** With several rounds: each round's own ratio (the merged ratio is their median). */
-  processRatios?: { wall: number[]; cpu: number[] };
+  processRatios?: { wall: number[]; cpu: number[]; flatnessCpu: number[] };
 }
 
 export function userText(turn: number): string {
@@ -83,14 +85,21 @@ export async function measureTurns(contender: Contender, options: TurnsOptions):
   };
 }
 
-function sdkClient(baseURL: string): OpenAI {
-  return new OpenAI({ apiKey: 'bench', baseURL });
+/**
+ * Where contenders send requests: the fixed-reply server's URL, or (turn-cost.ts) that URL with an
+ * in-memory `fetch` (no sockets), or an SDK-shaped client with no SDK behind it (Skein contenders only).
+ */
+export type Endpoint = string | { baseURL: string; fetch: typeof fetch } | { client: OpenAI };
+
+function sdkClient(endpoint: Endpoint): OpenAI {
+  if (typeof endpoint === 'string') return new OpenAI({ apiKey: 'bench', baseURL: endpoint });
+  return 'client' in endpoint ? endpoint.client : new OpenAI({ apiKey: 'bench', ...endpoint });
 }
 
 type SdkMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
 /** The raw SDK, keeping the same growing history itself. */
-export function sdkContender(baseURL: string, name = 'openai SDK'): Contender {
+export function sdkContender(baseURL: Endpoint, name = 'openai SDK'): Contender {
   const client = sdkClient(baseURL);
   return {
     name,
@@ -110,7 +119,7 @@ export function sdkContender(baseURL: string, name = 'openai SDK'): Contender {
 }
 
 /** The raw SDK's own stream, folding the text deltas. */
-export function sdkStreamContender(baseURL: string, name = 'openai SDK stream'): Contender {
+export function sdkStreamContender(baseURL: Endpoint, name = 'openai SDK stream'): Contender {
   const client = sdkClient(baseURL);
   return {
     name,
@@ -135,16 +144,16 @@ export function sdkStreamContender(baseURL: string, name = 'openai SDK stream'):
   };
 }
 
-export function skeinAgent(baseURL: string): ChatAgent {
+export function skeinAgent(endpoint: Endpoint): ChatAgent {
   return new ChatAgent({
-    chatClient: new OpenAIChatClient({ apiKey: 'bench', baseURL, model: MODEL }),
+    chatClient: new OpenAIChatClient({ client: sdkClient(endpoint), model: MODEL }),
     name: 'bench',
     instructions: INSTRUCTIONS,
   });
 }
 
 /** `agent.run` on an in-memory thread. */
-export function skeinRunContender(baseURL: string, baseline = 'openai SDK'): Contender {
+export function skeinRunContender(baseURL: Endpoint, baseline = 'openai SDK'): Contender {
   const agent = skeinAgent(baseURL);
   return {
     name: 'Skein run',
@@ -157,7 +166,7 @@ export function skeinRunContender(baseURL: string, baseline = 'openai SDK'): Con
 }
 
 /** `agent.runStream` on an in-memory thread, folding the text updates. */
-export function skeinStreamContender(baseURL: string, baseline = 'openai SDK stream'): Contender {
+export function skeinStreamContender(baseURL: Endpoint, baseline = 'openai SDK stream'): Contender {
   const agent = skeinAgent(baseURL);
   return {
     name: 'Skein runStream',
@@ -180,7 +189,7 @@ export function skeinStreamContender(baseURL: string, baseline = 'openai SDK str
 }
 
 /** The four core contenders: the raw SDK and Skein, each with and without streaming. */
-export function coreContenders(baseURL: string): Contender[] {
+export function coreContenders(baseURL: Endpoint): Contender[] {
   return [sdkContender(baseURL), skeinRunContender(baseURL), sdkStreamContender(baseURL), skeinStreamContender(baseURL)];
 }
 
@@ -207,7 +216,8 @@ export function mergeProcessResults(perProcess: readonly ContenderResult[][]): C
       merged.baseline = template.baseline;
       merged.wallRatio = mid((r) => r.wallRatio!);
       merged.cpuRatio = mid((r) => r.cpuRatio!);
-      merged.processRatios = { wall: all.map((r) => r.wallRatio!), cpu: all.map((r) => r.cpuRatio!) };
+      merged.flatnessCpuRatio = mid((r) => r.flatnessCpuRatio!);
+      merged.processRatios = { wall: all.map((r) => r.wallRatio!), cpu: all.map((r) => r.cpuRatio!), flatnessCpu: all.map((r) => r.flatnessCpuRatio!) };
     }
     return merged;
   });

@@ -7,6 +7,7 @@ import { type ChatOptions, type ToolDeclaration, mergeChatOptions } from '../cli
 import { type ChatResponse, ChatResponseFolder, type ChatResponseUpdate } from '../clients/chat-response.js';
 import { AbortError, ForkUnsupportedError, HistoryUnavailableError, SkeinError, ThreadCompatibilityError } from '../errors/skein-error.js';
 import { type AgentInput, type ChatMessage, toMessages } from '../messages/chat-message.js';
+import { withField } from '../messages/message-copy.js';
 import { type FunctionCallContent, type FunctionResultContent, isText } from '../messages/content.js';
 import type { JsonObject } from '../serialization/json.js';
 import { type SerializationRegistry, defaultSerializationRegistry } from '../serialization/serialization-registry.js';
@@ -261,15 +262,16 @@ export class ChatAgent extends AIAgent {
   /** Throws ThreadCompatibilityError when `thread` cannot be continued by this agent. */
   assertCompatible(thread: AgentThread): void {
     const provider = this.chatClient.providerId;
-    const made = `made by ${thread.origin.provider}${thread.origin.agent ? ` (agent "${thread.origin.agent}")` : ''}`;
+    // Built only for an error: this runs on every turn.
+    const made = () => `made by ${thread.origin.provider}${thread.origin.agent ? ` (agent "${thread.origin.agent}")` : ''}`;
     if (thread.origin.provider !== provider) {
       throw new ThreadCompatibilityError(
-        `Expected a thread of provider "${provider}", found a thread ${made}. Continue it with an agent on ${thread.origin.provider}, or start a new thread with agent.getNewThread().`,
+        `Expected a thread of provider "${provider}", found a thread ${made()}. Continue it with an agent on ${thread.origin.provider}, or start a new thread with agent.getNewThread().`,
       );
     }
     if (thread.origin.agent !== undefined && this.name !== undefined && thread.origin.agent !== this.name) {
       throw new ThreadCompatibilityError(
-        `Expected a thread of agent "${this.name}", found a thread ${made}. Continue it with agent "${thread.origin.agent}", or start a new thread.`,
+        `Expected a thread of agent "${this.name}", found a thread ${made()}. Continue it with agent "${thread.origin.agent}", or start a new thread.`,
       );
     }
     const kind = this.threadKind;
@@ -599,18 +601,6 @@ function stamp(input: AgentInput): ChatMessage[] {
   const now = new Date().toISOString();
   if (typeof input === 'string') return [{ role: 'user', contents: [{ kind: 'text', text: input }], createdAt: now }];
   return toMessages(input).map((m) => (m.createdAt ? m : withField(m, 'createdAt', now)));
-}
-
-/**
- * `{ ...message, [key]: value }` for a key the message lacks, built by copying. On Node 20 an
- * optimized spread that adds a property gives every result its own hidden class (~230 bytes
- * per stored message); copies made this way share one.
- */
-function withField<K extends 'authorName' | 'createdAt'>(message: ChatMessage, key: K, value: ChatMessage[K]): ChatMessage {
-  const copy = {} as Record<string, unknown>;
-  for (const k of Object.keys(message)) copy[k] = message[k as keyof ChatMessage];
-  copy[key] = value;
-  return copy as unknown as ChatMessage;
 }
 
 function hasApprovalAnswers(input: readonly ChatMessage[]): boolean {

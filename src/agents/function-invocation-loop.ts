@@ -2,6 +2,7 @@ import type { ChatOptions } from '../clients/chat-options.js';
 import { type ChatResponse, type ChatResponseUpdate, functionCallsOf } from '../clients/chat-response.js';
 import { AbortError } from '../errors/skein-error.js';
 import type { ChatMessage } from '../messages/chat-message.js';
+import { withField } from '../messages/message-copy.js';
 import { type FunctionCallContent, type FunctionResultContent, type UsageDetails, addUsage } from '../messages/content.js';
 import type { AgentThread } from '../threads/agent-thread.js';
 import type { AITool } from '../tools/ai-tool.js';
@@ -103,7 +104,7 @@ export async function runFunctionLoop(request: FunctionLoopRequest): Promise<Fun
 function stampCreatedAt(response: ChatResponse): ChatResponse {
   if (response.messages.every((m) => m.createdAt)) return response;
   const now = new Date().toISOString();
-  return { ...response, messages: response.messages.map((m) => (m.createdAt ? m : { ...m, createdAt: now })) };
+  return { ...response, messages: response.messages.map((m) => (m.createdAt ? m : withField(m, 'createdAt', now))) };
 }
 
 function absorb(result: FunctionLoopResult, response: ChatResponse): void {

@@ -45,6 +45,9 @@ describe('bench harness (npm run bench, tiny sizes)', function () {
     expect(run.processRatios!.cpu).to.have.length(2);
     const [a, b] = run.processRatios!.cpu;
     expect(run.cpuRatio).to.be.closeTo((a! + b!) / 2, 1e-9);
+    // Growth with history is paired the same way: Skein's flatness over the SDK's, per round.
+    expect(run.processRatios!.flatnessCpu).to.have.length(2);
+    expect(run.flatnessCpuRatio).to.be.closeTo((run.processRatios!.flatnessCpu[0]! + run.processRatios!.flatnessCpu[1]!) / 2, 1e-9);
     expect(results.turns.find((t) => t.name === 'openai SDK')!.processRatios).to.equal(undefined);
   });
 
@@ -64,8 +67,9 @@ describe('bench harness (npm run bench, tiny sizes)', function () {
     const metrics = results.checks.map((c) => c.metric);
     expect(metrics).to.include.members([
       'agent.run wall / openai SDK',
-      'runStream CPU / SDK stream',
-      'agent.run wall, turns 46-50 / 1-5',
+      'runStream CPU / SDK stream (include_usage)',
+      "agent.run CPU, turns 46-50 / 1-5, over the SDK's",
+      "runStream CPU, turns 46-50 / 1-5, over the SDK's",
       'RSS import skein+skein/openai / openai',
     ]);
     for (const c of results.checks) if (c.target !== undefined) expect(c.pass).to.be.a('boolean');
