@@ -63,9 +63,16 @@ export interface DbosRunnerOptions {
   logLevel?: string;
   /** How often waiting calls poll the database, in ms (DBOS's default when unset). */
   pollingIntervalMs?: number;
+  /**
+   * How long a call of this runner (`start`, `getRun`, `approve`, ...) waits while the system
+   * database cannot be reached before it fails with `DurableEngineUnavailableError`. Default 30 000.
+   * DBOS itself keeps retrying: runs in flight pause and go on when the database is back.
+   */
+  outageTimeoutMs?: number;
 }
 
 const WAITING_EVENT = 'skein.waiting';
+const DEFAULT_OUTAGE_TIMEOUT_MS = 30_000;
 const APPROVAL_TOPIC = 'skein.approval';
 /** recv waits this long per round; the wait itself has no limit (a run may wait for days). */
 const APPROVAL_WAIT_SECONDS = 24 * 60 * 60;
@@ -138,10 +145,10 @@ export class DbosDurableRunner implements DurableRunner {
     if (this.#launched) return;
     const { systemDatabaseUrl, schema = 'dbos', name = 'skein', applicationVersion, executorId, logLevel = 'warn' } = this.#options;
     DBOS.setConfig({ name, systemDatabaseUrl, systemDatabaseSchemaName: schema, applicationVersion, executorID: executorId, logLevel });
-    await engineCall(undefined, () => withLaunchLock(systemDatabaseUrl, schema, () => DBOS.launch()));
+    await this.#call(undefined, () => withLaunchLock(systemDatabaseUrl, schema, () => DBOS.launch()));
     this.#launched = true;
     for (const [queue, limits] of Object.entries(this.#options.queues ?? {})) {
-      await engineCall(undefined, () => DBOS.registerQueue(queue, toQueueParameters(limits)));
+      await this.#call(undefined, () => DBOS.registerQueue(queue, toQueueParameters(limits)));
     }
   }
 
@@ -154,7 +161,7 @@ export class DbosDurableRunner implements DurableRunner {
   async getRun(runId: string): Promise<DurableRunResult> {
     this.#assertLaunched();
     await this.#checkRunnable(runId);
-    const output = await engineCall(runId, () => DBOS.retrieveWorkflow<WorkflowOutput>(runId).getResult(this.#polling()));
+    const output = await this.#call(runId, () => DBOS.retrieveWorkflow<WorkflowOutput>(runId).getResult(this.#polling()));
     return toResult(runId, output);
   }
 
@@ -178,7 +185,7 @@ export class DbosDurableRunner implements DurableRunner {
 
   async getWaiting(runId: string): Promise<DurableRunWaiting | undefined> {
     this.#assertLaunched();
-    const waiting = await engineCall(runId, () => DBOS.getEvent<DurableRunWaiting | null>(runId, WAITING_EVENT, 0));
+    const waiting = await this.#call(runId, () => DBOS.getEvent<DurableRunWaiting | null>(runId, WAITING_EVENT, 0));
     return waiting ?? undefined;
   }
 
@@ -186,13 +193,13 @@ export class DbosDurableRunner implements DurableRunner {
     this.#assertLaunched();
     const message: ApprovalMessage = reason === undefined ? { callId, approved } : { callId, approved, reason };
     // Keyed by run and call: answering twice (a retried web request) delivers one answer.
-    await engineCall(runId, () => DBOS.send(runId, message, APPROVAL_TOPIC, `${runId}:${callId}`));
+    await this.#call(runId, () => DBOS.send(runId, message, APPROVAL_TOPIC, `${runId}:${callId}`));
   }
 
   async cancelRun(runId: string): Promise<void> {
     this.#assertLaunched();
     await this.#status(runId);
-    await engineCall(runId, () => DBOS.cancelWorkflow(runId));
+    await this.#call(runId, () => DBOS.cancelWorkflow(runId));
   }
 
   async #start(entry: Registered, input: AgentInput, options: DurableStartOptions = {}): Promise<string> {
@@ -206,7 +213,7 @@ export class DbosDurableRunner implements DurableRunner {
     // Made here, not in the workflow: a new thread's store key is random, and a replay must find the same one.
     const thread = options.thread ?? entry.agent.getNewThread();
     const workflowInput: WorkflowInput = { input: stamped(input), thread: (await thread.serialize()) as unknown as JsonObject };
-    const handle = await engineCall(options.runId, () =>
+    const handle = await this.#call(options.runId, () =>
       DBOS.startWorkflow(entry.start, {
         workflowID: options.runId,
         queueName: queue,
@@ -255,9 +262,32 @@ export class DbosDurableRunner implements DurableRunner {
   }
 
   async #status(runId: string) {
-    const status = await engineCall(runId, () => DBOS.getWorkflowStatus(runId));
+    const status = await this.#call(runId, () => DBOS.getWorkflowStatus(runId));
     if (!status) throw new DurableRunNotFoundError(runId, `No durable run has id "${runId}" in this system database (schema "${this.#options.schema ?? 'dbos'}").`);
     return status;
+  }
+
+  /**
+   * An engine call, failing with DurableEngineUnavailableError when the system database stays
+   * unreachable for outageTimeoutMs: DBOS retries a lost connection forever, so without this a
+   * caller would hang through an outage with no word of it.
+   */
+  #call<T>(runId: string | undefined, call: () => Promise<T>): Promise<T> {
+    const { systemDatabaseUrl, outageTimeoutMs = DEFAULT_OUTAGE_TIMEOUT_MS } = this.#options;
+    const done = new AbortController();
+    const pending = engineCall(runId, call);
+    const outage = failWhenUnreachable(systemDatabaseUrl, outageTimeoutMs, done.signal).catch((error: unknown) => {
+      throw new DurableEngineUnavailableError(
+        runId,
+        `The DBOS system database has been unreachable for ${outageTimeoutMs} ms (${(error as Error).message}). ` +
+          'Nothing acknowledged is lost: DBOS keeps retrying, and runs in flight go on when it is back; this call may still take effect then ' +
+          '(start again with the same runId, or getRun, to find out). Check systemDatabaseUrl and that PostgreSQL is up.',
+        { cause: error },
+      );
+    });
+    // The call goes on in the background after an outage error: its own failure is not the caller's any more.
+    pending.catch(() => {});
+    return Promise.race([pending, outage]).finally(() => done.abort());
   }
 
   #polling(): { pollingIntervalMs?: number } {
@@ -382,6 +412,40 @@ function toEngineError(runId: string | undefined, error: unknown): unknown {
     );
   }
   return error;
+}
+
+const PROBE_INTERVAL_MS = 1_000;
+
+/**
+ * Probes the database once a second while `signal` is not aborted (not at once: a quick call
+ * never probes) and rejects once every probe for `afterMs` has failed; never resolves.
+ */
+async function failWhenUnreachable(url: string, afterMs: number, signal: AbortSignal): Promise<never> {
+  let downSince: number | undefined;
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, PROBE_INTERVAL_MS).unref());
+    if (signal.aborted) return new Promise<never>(() => {});
+    const failure = await probe(url);
+    if (signal.aborted) return new Promise<never>(() => {});
+    if (!failure) downSince = undefined;
+    else if (!isConnectionFailure(failure)) continue;
+    else if ((downSince ??= Date.now()) + afterMs <= Date.now()) throw failure;
+  }
+}
+
+/** The error of one `SELECT 1` on a new connection, or undefined when it worked. */
+async function probe(url: string): Promise<unknown> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: PROBE_INTERVAL_MS });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return undefined;
+  } catch (error) {
+    return error;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 async function engineCall<T>(runId: string | undefined, call: () => Promise<T>): Promise<T> {

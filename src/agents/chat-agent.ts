@@ -381,7 +381,7 @@ export class ChatAgent extends AIAgent {
       throwIfAborted(abort);
     } catch (error) {
       if (this.#contextProviders.length) await this.#notifyProviders(thread, turnInput, undefined, error);
-      const kept = partial ? await this.#recordPartial(thread, turnInput, partial, abort?.aborted ? toAbortError(error) : error) : { error, committed: false };
+      const kept = partial ? await this.#recordPartial(thread, turnInput, partial, abort?.aborted ? toAbortError(error) : error, options.steps) : { error, committed: false };
       if (settled) await this.#keepSettledApprovals(thread, settled, kept.committed);
       throw kept.error;
     }
@@ -483,11 +483,12 @@ export class ChatAgent extends AIAgent {
    * returns the error to throw, carrying the partial assistant message. When nothing arrived, or
    * the store append fails, the thread is unchanged and `failure` is returned as it was.
    */
-  async #recordPartial(thread: AgentThread, input: ChatMessage[], partial: PartialTurn, failure: unknown): Promise<{ error: unknown; committed: boolean }> {
+  async #recordPartial(thread: AgentThread, input: ChatMessage[], partial: PartialTurn, failure: unknown, steps?: RunSteps): Promise<{ error: unknown; committed: boolean }> {
     const kept = failure instanceof SkeinError ? partial.messages(this.name) : undefined;
     if (!kept) return { error: failure, committed: false };
     try {
-      await this.#commit(thread, input, kept, { messages: kept });
+      // Through the run's steps like a whole turn: in a durable run the partial turn lands once too.
+      await this.#commit(thread, input, kept, { messages: kept }, steps);
     } catch {
       return { error: failure, committed: false }; // the run's own failure is what the caller must see
     }

@@ -9,6 +9,7 @@ import {
   DurableRunNotFoundError,
   DurableRunVersionError,
   type DurableRunWaiting,
+  ServiceError,
   tool,
 } from 'skein';
 import { DbosDurableRunner, DURABLE_TURN_KEY, UNRECORDED_RESULT, durableAgent } from 'skein/dbos';
@@ -45,6 +46,25 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
       queues: { perThread: { partitionConcurrency: 1 } },
     });
     const researcher = durableAgent(agent, { runner, unrecordedTools: ['summarize'] });
+    // keepPartial: the first reply says something and calls fetch_page; the next model call fails.
+    const flakyClient = new ScriptedClient();
+    const flaky = new ChatAgent({
+      name: 'flaky',
+      keepPartial: true,
+      tools: [fetchPage, summarize],
+      chatMessageStoreFactory: factory,
+      chatClient: {
+        providerId: 'flaky',
+        threadKind: 'message-store',
+        getStreamingResponse: () => flakyClient.getStreamingResponse(),
+        getResponse: async (messages) => {
+          if (messages.some((m) => m.role === 'tool')) throw new ServiceError('flaky', 'The model service failed (503).', { status: 503 });
+          const response = await flakyClient.getResponse(messages);
+          return { ...response, messages: response.messages.map((m) => ({ ...m, contents: [{ kind: 'text', text: 'Looking it up.' }, ...m.contents] })) };
+        },
+      },
+    });
+    const flakyDurable = durableAgent(flaky, { runner });
 
     before(async () => {
       // Before the real launch: DBOS is one per process, and a launch that failed leaves it unlaunched.
@@ -104,6 +124,18 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
       expect(all.filter((u) => u.text === result.text)).to.have.length(1);
       const rest = await lastValueFrom(runner.runStream(result.runId, { after: 2 }).pipe(toArray()));
       expect(rest).to.deep.equal(all.slice(3));
+    });
+
+    it('keepPartial: a run whose model call fails keeps its partial turn once, appended as a step keyed by the run', async () => {
+      const thread = flaky.getNewThread();
+      const runId = await flakyDurable.start('research', { thread, runId: `partial-${RUN_ID}` });
+      const error = await runner.getRun(runId).then(() => undefined, (e: unknown) => e as Error);
+      expect(error?.message).to.equal('The model service failed (503).');
+      const stored = await flaky.getMessages(await flaky.deserializeThread((await thread.serialize()) as never));
+      expect(stored.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'tool']);
+      expect(stored[0]!.additionalProperties?.[DURABLE_TURN_KEY]).to.equal(`${runId}#0`);
+      expect(stored[1]!.additionalProperties?.partial).to.equal(true);
+      expect(executions).to.deep.equal([`fetch_page ${runId}:call_fetch_page_0`]);
     });
 
     it('waits for approval with the pending call in the thread, then runs the tool once when approved', async () => {
