@@ -36,14 +36,16 @@ withService('durable runs on DBOS: queue limits', await postgresAvailable(), NEE
     });
 
     it('a queue with concurrency 1 never runs two runs at once, though both workers take runs', async () => {
-      const runIds = [1, 2, 3, 4].map((n) => `serial-${n}-${RUN_ID}`);
+      // Six runs of 3 x 300 ms calls keep the queue busy for several of DBOS's ~1 s polls, so the
+      // second worker has time to take runs too (the point: the limit holds across processes).
+      const runIds = [1, 2, 3, 4, 5, 6].map((n) => `serial-${n}-${RUN_ID}`);
       const log = join(dir.path, 'serial.log');
       const base = {
         DBOS_SCHEMA,
         STORE: 'memory',
         COUNT_FILE: join(dir.path, 'serial.count'),
         MODEL_LOG: log,
-        MODEL_DELAY_MS: '150',
+        MODEL_DELAY_MS: '300',
         QUEUE_NAME: 'serial',
         QUEUE_CONCURRENCY: '1',
         WORKER_CONCURRENCY: 'none',
