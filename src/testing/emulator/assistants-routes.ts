@@ -1,8 +1,21 @@
-import { isToolCallsReply, type ModelMessage, type ModelTool } from './emulated-model.js';
+import { arrayOf, BadRequest, checkMetadata, checkTools, omit, pick, record, vectorStoreIds } from './bad-request.js';
+import { isToolCallsReply, type ModelMessage } from './emulated-model.js';
 import { FilesState, registerFilesRoutes, searchFiles } from './files-routes.js';
 import type { SseStream } from './http-replies.js';
 import { listPage } from './list-page.js';
 import type { RouteContext, RouteHandler, RouteRegistry, RouteReply, RouteRequest } from './router.js';
+import {
+  ACTIVE_RUN_STATUSES,
+  expireRunIfDue,
+  isRecord,
+  type Json,
+  messageText,
+  modelTools,
+  nowSeconds as now,
+  runStep,
+  sendTextDeltas,
+  toolRoundMessages,
+} from './run-simulator.js';
 import { jsonAnswer, readResponseFormat, ResponseFormatError } from './structured-output.js';
 
 /**
@@ -46,8 +59,6 @@ export interface AssistantsRoutesOptions {
   defaultPolls?: number;
 }
 
-type Json = Record<string, unknown>;
-
 export interface EmulatedRun {
   object: Json;
   pollsLeft: number;
@@ -70,18 +81,6 @@ interface EmulatedThread {
 export class AssistantsState extends FilesState {
   readonly assistants = new Map<string, Json>();
   readonly threads = new Map<string, EmulatedThread>();
-}
-
-const ACTIVE = new Set(['queued', 'in_progress', 'requires_action', 'cancelling']);
-
-class BadRequest extends Error {
-  constructor(
-    message: string,
-    readonly status = 400,
-    readonly param?: string,
-  ) {
-    super(message);
-  }
 }
 
 /**
@@ -275,25 +274,8 @@ class AssistantsService {
   thread(id: string): EmulatedThread {
     const found = this.state.threads.get(id);
     if (!found) throw new BadRequest(`No thread found with id '${id}'.`, 404);
-    for (const run of found.runs) this.expireIfDue(run);
+    for (const run of found.runs) expireRunIfDue(run.object, run.expiresAtMs, run.steps);
     return found;
-  }
-
-  /**
-   * A run waiting for tool outputs past its `expires_at` is `expired`, as the run lifecycle of the
-   * Assistants deep dive says ("If the outputs are not provided before the expires_at timestamp
-   * passes (roughly 10 mins past creation), the run will move to an expired status"). Checked
-   * whenever a request reads the run's thread; a run still working is not expired here.
-   */
-  private expireIfDue(run: EmulatedRun): void {
-    if (run.object.status !== 'requires_action' || Date.now() < run.expiresAtMs) return;
-    run.object.status = 'expired';
-    run.object.required_action = null;
-    for (const step of run.steps) {
-      if (step.status !== 'in_progress') continue;
-      step.status = 'expired';
-      step.expired_at = now();
-    }
   }
 
   deleteThread(id: string): Json {
@@ -304,7 +286,7 @@ class AssistantsService {
 
   addMessage(threadId: string, body: unknown, context: RouteContext): Json {
     const thread = this.thread(threadId);
-    const active = thread.runs.find((r) => ACTIVE.has(r.object.status as string));
+    const active = thread.runs.find((r) => ACTIVE_RUN_STATUSES.has(r.object.status as string));
     if (active) throw new BadRequest(`Can't add messages to ${threadId} while a run ${active.object.id as string} is active.`);
     const message = this.newMessage(thread, body, 'body', context);
     thread.messages.push(message);
@@ -417,7 +399,7 @@ class AssistantsService {
     const b = record(body, 'body');
     if (typeof b.assistant_id !== 'string') throw new BadRequest('`assistant_id` is required.', 400, 'assistant_id');
     const assistant = this.assistant(b.assistant_id);
-    const active = thread.runs.find((r) => ACTIVE.has(r.object.status as string));
+    const active = thread.runs.find((r) => ACTIVE_RUN_STATUSES.has(r.object.status as string));
     if (active) throw new BadRequest(`Thread ${threadId} already has an active run ${active.object.id as string}.`);
     if (b.tools !== undefined) checkTools(b.tools);
     checkMetadata(b.metadata, 'metadata');
@@ -497,7 +479,7 @@ class AssistantsService {
   cancelRun(threadId: string, runId: string): Json {
     const run = this.run(threadId, runId);
     const status = run.object.status as string;
-    if (!ACTIVE.has(status)) throw new BadRequest(`Cannot cancel run with status '${status}'.`);
+    if (!ACTIVE_RUN_STATUSES.has(status)) throw new BadRequest(`Cannot cancel run with status '${status}'.`);
     if (status === 'requires_action') this.finish(run, 'cancelled');
     else if (status !== 'cancelling') run.object.status = 'cancelling';
     return run.object;
@@ -640,24 +622,7 @@ class AssistantsService {
   }
 
   private newStep(run: EmulatedRun, context: RouteContext, type: string, details: Json): Json {
-    const step: Json = {
-      id: context.ids.next('step_'),
-      object: 'thread.run.step',
-      created_at: now(),
-      run_id: run.object.id,
-      assistant_id: run.object.assistant_id,
-      thread_id: run.object.thread_id,
-      type,
-      status: 'in_progress',
-      step_details: details,
-      last_error: null,
-      expired_at: null,
-      cancelled_at: null,
-      failed_at: null,
-      completed_at: null,
-      metadata: {},
-      usage: null,
-    };
+    const step = runStep(context.ids.next('step_'), run.object, type, details, 'in_progress');
     run.steps.unshift(step); // newest first, like every list here
     return step;
   }
@@ -672,8 +637,7 @@ class AssistantsService {
     for (const step of [...run.steps].reverse()) {
       if (step.type !== 'tool_calls' || step.status !== 'completed') continue;
       const calls = (step.step_details as { tool_calls: { id: string; function: { name: string; arguments: string; output: string | null } }[] }).tool_calls;
-      out.push({ role: 'assistant', text: '', toolCalls: calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) });
-      for (const c of calls) out.push({ role: 'tool', text: c.function.output ?? '', toolCallId: c.id });
+      out.push(...toolRoundMessages(calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments, output: c.function.output ?? '' }))));
     }
     return out;
   }
@@ -715,15 +679,7 @@ class AssistantsService {
       if (!(await send('thread.run.step.created', { ...step, status: 'in_progress' }))) return;
       if (!(await send('thread.message.created', inProgress))) return;
       if (!(await send('thread.message.in_progress', inProgress))) return;
-      let offset = 0;
-      for (const word of text.split(/(?<=\s)(?=\S)/)) {
-        // An annotation rides on the delta that completes the text it covers.
-        const end = offset + word.length;
-        const covered = annotations.filter((a) => (a.end_index as number) > offset && (a.end_index as number) <= end);
-        offset = end;
-        const delta = { id: result.id, object: 'thread.message.delta', delta: { content: [{ index: 0, type: 'text', text: { value: word, annotations: covered } }] } };
-        if (!(await send('thread.message.delta', delta))) return;
-      }
+      if (!(await sendTextDeltas(send, result.id, text.split(/(?<=\s)(?=\S)/), annotations))) return;
       if (!(await send('thread.message.completed', result))) return;
       if (!(await send('thread.run.step.completed', step))) return;
       if (!(await send('thread.run.completed', run.object))) return;
@@ -742,80 +698,7 @@ function idNumber(item: Json): number {
   return Number(/(\d+)$/.exec(String(item.id))?.[1] ?? 0);
 }
 
-function modelTools(tools: unknown): ModelTool[] {
-  if (!Array.isArray(tools)) return [];
-  return tools
-    .filter((t): t is { type: 'function'; function: { name: string; description?: string; parameters?: Json } } => isRecord(t) && t.type === 'function' && isRecord(t.function))
-    .map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters }));
-}
-
-function checkTools(tools: unknown): void {
-  if (!Array.isArray(tools)) throw new BadRequest('`tools` must be an array.', 400, 'tools');
-  tools.forEach((t, i) => {
-    if (!isRecord(t) || !['function', 'code_interpreter', 'file_search'].includes(t.type as string)) {
-      throw new BadRequest(`tools[${i}].type must be function, code_interpreter or file_search.`, 400, `tools[${i}]`);
-    }
-    if (t.type === 'function' && (!isRecord(t.function) || typeof t.function.name !== 'string')) {
-      throw new BadRequest(`tools[${i}] must be {type:"function", function:{name, description?, parameters?}}.`, 400, `tools[${i}]`);
-    }
-  });
-}
-
-/** Metadata as the service takes it: at most 16 pairs, keys up to 64 characters, string values up to 512. */
-function checkMetadata(value: unknown, param: string): void {
-  if (value === undefined || value === null) return;
-  if (!isRecord(value)) throw new BadRequest(`Invalid '${param}': expected an object of string values.`, 400, param);
-  const entries = Object.entries(value);
-  if (entries.length > 16) throw new BadRequest(`Invalid '${param}': expected an object with at most 16 properties, but got an object with ${entries.length} properties instead.`, 400, param);
-  for (const [key, v] of entries) {
-    if (key.length > 64) throw new BadRequest(`Invalid '${param}': metadata keys are at most 64 characters; '${key.slice(0, 20)}...' has ${key.length}.`, 400, param);
-    if (typeof v !== 'string') throw new BadRequest(`Invalid '${param}.${key}': expected a string.`, 400, `${param}.${key}`);
-    if (v.length > 512) throw new BadRequest(`Invalid '${param}.${key}': string too long. Expected a string with maximum length 512, but got a string with length ${v.length} instead.`, 400, `${param}.${key}`);
-  }
-}
-
-function vectorStoreIds(resources: unknown): string[] {
-  if (!isRecord(resources) || !isRecord(resources.file_search)) return [];
-  const ids = resources.file_search.vector_store_ids;
-  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
-}
-
-function omit(source: Json, key: string): Json {
-  const out = { ...source };
-  delete out[key];
-  return out;
-}
-
 function lastUserText(messages: Json[]): string {
   for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user') return messageText(messages[i]);
   return '';
-}
-
-function messageText(message: Json): string {
-  return (message.content as { type: string; text?: { value: string } }[]).map((c) => (c.type === 'text' ? (c.text?.value ?? '') : '')).join('');
-}
-
-function pick(source: Json, keys: string[]): Json {
-  const out: Json = {};
-  for (const k of keys) if (source[k] !== undefined) out[k] = source[k];
-  return out;
-}
-
-function record(value: unknown, param: string): Json {
-  if (!isRecord(value)) throw new BadRequest(`${param} must be a JSON object.`, 400, param);
-  return value;
-}
-
-function arrayOf(value: unknown, param: string): unknown[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw new BadRequest(`\`${param}\` must be an array.`, 400, param);
-  return value;
-}
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function now(): number {
-  return Math.floor(Date.now() / 1000);
 }
