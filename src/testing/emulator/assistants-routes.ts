@@ -1,9 +1,11 @@
-import { arrayOf, BadRequest, checkMetadata, checkTools, omit, pick, record, vectorStoreIds } from './bad-request.js';
+import { attachments, contentParts, modelText } from './assistants-message-content.js';
+import { arrayOf, BadRequest, checkMetadata, checkTools, pick, record, vectorStoreIds } from './bad-request.js';
 import { isToolCallsReply, type ModelMessage } from './emulated-model.js';
-import { FilesState, registerFilesRoutes, searchFiles } from './files-routes.js';
+import { FilesState, registerFilesRoutes } from './files-routes.js';
 import type { SseStream } from './http-replies.js';
 import { listPage } from './list-page.js';
 import type { RouteContext, RouteHandler, RouteRegistry, RouteReply, RouteRequest } from './router.js';
+import { fileSearchAnswer, stepsAsAsked } from './run-file-search.js';
 import {
   ACTIVE_RUN_STATUSES,
   expireRunIfDue,
@@ -29,13 +31,9 @@ import { jsonAnswer, readResponseFormat, ResponseFormatError } from './structure
  * - `[emulator:failed]` / `[emulator:expired]` / `[emulator:incomplete]` / `[emulator:cancelled]`
  *   the run ends in that status instead of answering.
  *
- * File search: files and vector stores are served beside (see `registerFilesRoutes`). When a
- * run has the `file_search` tool and its thread or assistant has vector stores
- * (`tool_resources.file_search.vector_store_ids`), the first model turn of the run searches
- * their completed files for the newest user message's keywords; on a hit (and when the model
- * would not call a function instead) the run records a completed `file_search` tool-call step
- * and answers `According to <file>: "<sentence>"【0:0†source】`, with a `file_citation`
- * annotation over the marker naming the file.
+ * File search: files and vector stores are served beside (see `registerFilesRoutes`). A run with
+ * the `file_search` tool whose thread or assistant has vector stores searches them on its first
+ * model turn and answers with a citation (see `fileSearchAnswer`).
  *
  * Content parts: messages take a string or `text`, `image_url` (an http(s) URL; data URLs are
  * refused, as on the service) and `image_file` (an uploaded file) parts, images in user messages
@@ -210,19 +208,7 @@ class AssistantsService {
 
   /** A run's steps; file search results carry their text only when asked with `include`. */
   steps(threadId: string, runId: string, query: Record<string, string>): Json[] {
-    const steps = this.run(threadId, runId).steps;
-    const withContent = Object.entries(query).some(([k, v]) => k.startsWith('include') && v.includes('file_search.results[*].content'));
-    if (withContent) return steps;
-    return steps.map((step) => {
-      const calls = (step.step_details as { tool_calls?: Json[] }).tool_calls;
-      if (!calls?.some((c) => c.type === 'file_search')) return step;
-      const stripped = calls.map((c) => {
-        if (c.type !== 'file_search') return c;
-        const search = c.file_search as { results?: Json[] };
-        return { ...c, file_search: { ...search, results: search.results?.map((r) => omit(r, 'content')) } };
-      });
-      return { ...step, step_details: { ...(step.step_details as Json), tool_calls: stripped } };
-    });
+    return stepsAsAsked(this.run(threadId, runId).steps, query);
   }
 
   /** Updates the named fields of a thread, message or run (the "modify" operations). */
@@ -314,83 +300,15 @@ class AssistantsService {
       thread_id: thread.object.id,
       role: m.role,
       status: 'completed',
-      content: this.contentParts(m.content, m.role, `${param}.content`),
+      content: contentParts(this.state, m.content, m.role, `${param}.content`),
       assistant_id: null,
       run_id: null,
-      attachments: this.attachments(m.attachments, `${param}.attachments`),
+      attachments: attachments(this.state, m.attachments, `${param}.attachments`),
       metadata: isRecord(m.metadata) ? m.metadata : {},
       completed_at: now(),
       incomplete_at: null,
       incomplete_details: null,
     };
-  }
-
-  /** A message's content as stored: text parts as `{type:"text", text:{value, annotations}}`, image parts as sent. */
-  private contentParts(content: unknown, role: string, param: string): Json[] {
-    if (typeof content === 'string') return [{ type: 'text', text: { value: content, annotations: [] } }];
-    if (!Array.isArray(content) || content.length === 0) throw new BadRequest(`Invalid '${param}': expected a string or a non-empty array of content parts.`, 400, param);
-    return content.map((raw, i) => {
-      const at = `${param}[${i}]`;
-      const part = record(raw, at);
-      if (part.type === 'text') {
-        if (typeof part.text !== 'string') throw new BadRequest(`Invalid '${at}.text': expected a string.`, 400, `${at}.text`);
-        return { type: 'text', text: { value: part.text, annotations: [] } };
-      }
-      if (part.type !== 'image_url' && part.type !== 'image_file') {
-        throw new BadRequest(`Invalid '${at}.type': expected one of "text", "image_url", "image_file", got ${JSON.stringify(part.type)}.`, 400, `${at}.type`);
-      }
-      if (role !== 'user') throw new BadRequest(`Invalid '${at}': image content is only supported in messages with role "user".`, 400, at);
-      const image = record(part[part.type], `${at}.${part.type}`);
-      if (image.detail !== undefined && !['auto', 'low', 'high'].includes(image.detail as string)) {
-        throw new BadRequest(`Invalid '${at}.${part.type}.detail': expected "auto", "low" or "high".`, 400, `${at}.${part.type}.detail`);
-      }
-      if (part.type === 'image_url') {
-        if (typeof image.url !== 'string' || !/^https?:\/\/[^\s]+$/i.test(image.url)) {
-          throw new BadRequest(`Invalid '${at}.image_url.url'. Expected a valid URL, but got a value with an invalid format.`, 400, `${at}.image_url.url`);
-        }
-        return { type: 'image_url', image_url: { url: image.url, detail: image.detail ?? 'auto' } };
-      }
-      this.existingFile(image.file_id, `${at}.image_file.file_id`);
-      return { type: 'image_file', image_file: { file_id: image.file_id, detail: image.detail ?? 'auto' } };
-    });
-  }
-
-  /** Attachments: uploaded files, each for file_search and/or code_interpreter. */
-  private attachments(value: unknown, param: string): Json[] {
-    return arrayOf(value, param).map((raw, i) => {
-      const at = `${param}[${i}]`;
-      const attachment = record(raw, at);
-      this.existingFile(attachment.file_id, `${at}.file_id`);
-      const tools = arrayOf(attachment.tools, `${at}.tools`).map((t, j) => {
-        if (!isRecord(t) || (t.type !== 'file_search' && t.type !== 'code_interpreter')) {
-          throw new BadRequest(`Invalid '${at}.tools[${j}].type': expected "file_search" or "code_interpreter".`, 400, `${at}.tools[${j}]`);
-        }
-        return { type: t.type };
-      });
-      return { file_id: attachment.file_id, tools };
-    });
-  }
-
-  private existingFile(fileId: unknown, param: string): void {
-    if (typeof fileId !== 'string' || !this.state.files.has(fileId)) throw new BadRequest(`No file found with id ${JSON.stringify(fileId)}.`, 404, param);
-  }
-
-  /** A message as the model reads it: its text, then what it shows or attaches. */
-  private modelText(message: Json): string {
-    const notes: string[] = [];
-    for (const part of message.content as Json[]) {
-      if (part.type === 'image_url') notes.push(`[image: ${(part.image_url as Json).url as string}]`);
-      if (part.type === 'image_file') notes.push(`[image: ${this.fileName((part.image_file as Json).file_id as string)}]`);
-    }
-    for (const a of (message.attachments as Json[] | undefined) ?? []) {
-      notes.push(`[attachment: ${this.fileName(a.file_id as string)} for ${(a.tools as Json[]).map((t) => t.type as string).join(' and ') || 'no tool'}]`);
-    }
-    const text = messageText(message);
-    return notes.length ? [text, ...notes].filter(Boolean).join(' ') : text;
-  }
-
-  private fileName(fileId: string): string {
-    return (this.state.files.get(fileId)?.object.filename as string | undefined) ?? fileId;
   }
 
   // ---- runs
@@ -587,38 +505,14 @@ class AssistantsService {
     return format ? jsonAnswer(format, text, lastUserText(thread.messages)) : text;
   }
 
-  /**
-   * On the run's first model turn, with the file_search tool and vector stores attached: the
-   * best sentence for the question, recorded as a completed file_search step, as cited text.
-   */
+  /** On the run's first model turn, with file_search and vector stores attached: the cited answer (see `fileSearchAnswer`). */
   private fileSearch(thread: EmulatedThread, run: EmulatedRun, context: RouteContext): Json | undefined {
     const tools = Array.isArray(run.object.tools) ? (run.object.tools as unknown[]) : [];
     if (!tools.some((t) => isRecord(t) && t.type === 'file_search')) return undefined;
     if (run.steps.some((s) => s.type === 'tool_calls')) return undefined;
     const assistant = this.state.assistants.get(run.object.assistant_id as string);
     const storeIds = [...vectorStoreIds(thread.object.tool_resources), ...vectorStoreIds(assistant?.tool_resources)];
-    if (storeIds.length === 0) return undefined;
-    const hit = searchFiles(this.state, storeIds, lastUserText(thread.messages));
-    if (!hit) return undefined;
-    const step = this.newStep(run, context, 'tool_calls', {
-      type: 'tool_calls',
-      tool_calls: [
-        {
-          id: context.ids.next('call_'),
-          type: 'file_search',
-          file_search: {
-            ranking_options: { ranker: 'default_2024_08_21', score_threshold: 0 },
-            results: [{ file_id: hit.fileId, file_name: hit.filename, score: hit.score, content: [{ type: 'text', text: hit.sentence }] }],
-          },
-        },
-      ],
-    });
-    step.status = 'completed';
-    step.completed_at = now();
-    const marker = '【0:0†source】';
-    const value = `According to ${hit.filename}: "${hit.sentence}"${marker}`;
-    const start = value.length - marker.length;
-    return { value, annotations: [{ type: 'file_citation', text: marker, start_index: start, end_index: value.length, file_citation: { file_id: hit.fileId } }] };
+    return fileSearchAnswer(this.state, storeIds, lastUserText(thread.messages), context, (type, details) => this.newStep(run, context, type, details));
   }
 
   private newStep(run: EmulatedRun, context: RouteContext, type: string, details: Json): Json {
@@ -632,7 +526,7 @@ class AssistantsService {
     if (run.object.instructions) out.push({ role: 'system', text: run.object.instructions as string });
     for (const m of thread.messages) {
       if (m.run_id === run.object.id) continue;
-      out.push({ role: m.role as 'user' | 'assistant', text: this.modelText(m) });
+      out.push({ role: m.role as 'user' | 'assistant', text: modelText(this.state, m) });
     }
     for (const step of [...run.steps].reverse()) {
       if (step.type !== 'tool_calls' || step.status !== 'completed') continue;
