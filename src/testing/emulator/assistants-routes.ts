@@ -6,18 +6,7 @@ import type { SseStream } from './http-replies.js';
 import { listPage } from './list-page.js';
 import type { RouteContext, RouteHandler, RouteRegistry, RouteReply, RouteRequest } from './router.js';
 import { fileSearchAnswer, stepsAsAsked } from './run-file-search.js';
-import {
-  ACTIVE_RUN_STATUSES,
-  expireRunIfDue,
-  isRecord,
-  type Json,
-  messageText,
-  modelTools,
-  nowSeconds as now,
-  runStep,
-  sendTextDeltas,
-  toolRoundMessages,
-} from './run-simulator.js';
+import { ACTIVE_RUN_STATUSES, expireRunIfDue, isRecord, type Json, messageText, modelTools, nowSeconds as now, runStep, sendTextDeltas, toolRoundMessages } from './run-simulator.js';
 import { jsonAnswer, readResponseFormat, ResponseFormatError } from './structured-output.js';
 
 /**

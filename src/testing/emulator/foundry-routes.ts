@@ -3,17 +3,7 @@ import { type AgentWire, type Directive, FoundryRouteError, FoundryState, type R
 import type { SseStream } from './http-replies.js';
 import { listPage } from './list-page.js';
 import type { RouteContext, RouteHandler, RouteRegistry, RouteReply, RouteRequest } from './router.js';
-import {
-  ACTIVE_RUN_STATUSES,
-  expireRunIfDue,
-  isRecord,
-  messageText,
-  modelTools,
-  nowSeconds as now,
-  runStep,
-  sendTextDeltas,
-  toolRoundMessages,
-} from './run-simulator.js';
+import { ACTIVE_RUN_STATUSES, expireRunIfDue, isRecord, messageText, modelTools, nowSeconds as now, runStep, sendTextDeltas, toolRoundMessages } from './run-simulator.js';
 
 /**
  * Foundry (Azure AI) Agents, as `@azure/ai-agents` 1.x speaks it: the Assistants v2 paths under a
