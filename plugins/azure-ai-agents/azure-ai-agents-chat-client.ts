@@ -4,7 +4,6 @@ import type {
   Agent,
   AgentsClient,
   UpdateAgentOptionalParams,
-  FunctionToolDefinition,
   RunsCreateRunOptionalParams,
   ThreadMessageOptions,
   ThreadRun,
@@ -38,6 +37,7 @@ import {
   functionResultText,
 } from 'skein';
 import { isRestError } from './azure-peers.js';
+import { type BoundAgent, FOUNDRY_RUN_OPTIONS, foundryRunOptions, toFunctionTool } from './foundry-run-options.js';
 import { requiredCalls, runError, RunEventTranslator, usageOf } from './run-event-translator.js';
 import { foundryMessageDrafts, foundryMessages } from './foundry-message-content.js';
 import { listEveryPage } from './foundry-paging.js';
@@ -60,12 +60,6 @@ export interface FoundryAgentDefinition {
   metadata?: Record<string, string>;
 }
 
-/**
- * Foundry run parameters a caller may set as provider options (`ChatOptions.additionalProperties`,
- * or keys of the agent config): each goes to every run as is.
- */
-export const FOUNDRY_RUN_OPTIONS = ['topP', 'maxPromptTokens', 'truncationStrategy', 'responseFormat', 'parallelToolCalls', 'metadata'] as const;
-
 /** What to do when a new turn finds a run of an earlier turn still active on the thread. */
 export type ActiveRunPolicy = 'cancel' | 'wait';
 
@@ -85,6 +79,8 @@ export interface AzureAIAgentsChatClientOptions {
   providerId?: string;
 }
 
+export { FOUNDRY_RUN_OPTIONS };
+
 /**
  * Run metadata key holding a tag Skein gives each run it creates: when the caller aborts after the
  * service created the run but before its id came back, the run is found by this tag and cancelled.
@@ -97,13 +93,6 @@ const RUNNING_STATUSES = new Set(['queued', 'in_progress', 'cancelling']);
 const DEFAULT_POLL_INTERVAL_MS = 500;
 /** The largest page the agents list serves. */
 const DEFAULT_RUN_TIMEOUT_MS = 10 * 60_000;
-
-interface BoundAgent {
-  id: string;
-  model: string | undefined;
-  instructions: string | undefined;
-  tools: ToolDefinitionUnion[];
-}
 
 /** Where a model call starts: a new run on the thread, or the pending run taking tool outputs. */
 interface RunStart {
@@ -342,33 +331,11 @@ export class AzureAIAgentsChatClient implements ChatClient {
     const threadId = options.conversationId ?? (await this.client.threads.create({ abortSignal: signal })).id;
     if (options.conversationId !== undefined) await this.#settleActiveRun(threadId, signal);
     const systemText = messages.filter((m) => m.role === 'system').map((m) => textOf(m.contents));
-    const runOptions = this.#runOptions(agent, options, systemText);
+    const runOptions = foundryRunOptions(agent, options, systemText);
     if (additionalMessages.length > 0) runOptions.additionalMessages = additionalMessages;
     const tag = randomUUID();
     runOptions.metadata = { ...runOptions.metadata, [RUN_TAG_METADATA_KEY]: tag };
     return { threadId, agent, runOptions, tag };
-  }
-
-  #runOptions(agent: BoundAgent, options: ChatOptions, systemText: string[]): RunsCreateRunOptionalParams {
-    const run: RunsCreateRunOptionalParams = {};
-    if (options.model !== undefined && options.model !== agent.model) run.model = options.model;
-    const extra = [...(options.instructions && options.instructions !== agent.instructions ? [options.instructions] : []), ...systemText];
-    if (extra.length > 0) run.additionalInstructions = extra.join('\n');
-    const wanted = (options.tools ?? []).map(toFunctionTool);
-    const have = new Set(agent.tools.filter(isFunctionTool).map((t) => t.function.name));
-    if (wanted.some((t) => !have.has(t.function.name))) {
-      const names = new Set(wanted.map((t) => t.function.name));
-      run.tools = [...agent.tools.filter((t) => !isFunctionTool(t) || !names.has(t.function.name)), ...wanted];
-    }
-    if (options.toolChoice === 'none' || options.toolChoice === 'auto') run.toolChoice = options.toolChoice;
-    if (options.temperature !== undefined) run.temperature = options.temperature;
-    if (options.topP !== undefined) run.topP = options.topP;
-    if (options.maxOutputTokens !== undefined) run.maxCompletionTokens = options.maxOutputTokens;
-    const provided = options.additionalProperties ?? {};
-    for (const key of FOUNDRY_RUN_OPTIONS) {
-      if (provided[key] !== undefined) (run as Record<string, unknown>)[key] = provided[key];
-    }
-    return run;
   }
 
   /**
@@ -594,14 +561,6 @@ function functionResults(messages: readonly ChatMessage[]): FunctionResultConten
 
 function toToolOutput(result: FunctionResultContent): ToolOutput {
   return { toolCallId: result.callId, output: functionResultText(result) };
-}
-
-function toFunctionTool(tool: NonNullable<ChatOptions['tools']>[number]): FunctionToolDefinition {
-  return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
-}
-
-function isFunctionTool(tool: ToolDefinitionUnion): tool is FunctionToolDefinition {
-  return tool.type === 'function' && 'function' in tool;
 }
 
 function textOf(contents: readonly AIContent[]): string {
