@@ -2,16 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   Agent,
-  AgentEventMessage,
   AgentsClient,
   UpdateAgentOptionalParams,
-  FunctionToolDefinition,
-  MessageDeltaChunk,
-  RequiredFunctionToolCall,
   RunsCreateRunOptionalParams,
-  RunStepDeltaChunk,
-  RunStepDeltaToolCallObject,
-  SubmitToolOutputsAction,
   ThreadMessageOptions,
   ThreadRun,
   ToolDefinitionUnion,
@@ -30,27 +23,26 @@ import {
   type ChatResponse,
   type ChatResponseUpdate,
   ConfigurationError,
-  ConnectionError,
   agentsOfDefinition,
   type DefinedAgentService,
   definitionTags,
   provisionDefinedAgent,
   type FunctionResultContent,
   NotFoundError,
-  ServiceError,
   type ServiceThreadFork,
   SkeinError,
   type ThreadKind,
   toolResultsNote,
   toolResultsNoteMetadata,
-  type UsageDetails,
   functionResultText,
 } from 'skein';
 import { isRestError } from './azure-peers.js';
+import { type BoundAgent, FOUNDRY_RUN_OPTIONS, foundryRunOptions, toFunctionTool } from './foundry-run-options.js';
+import { requiredCalls, runError, RunEventTranslator, usageOf } from './run-event-translator.js';
 import { foundryMessageDrafts, foundryMessages } from './foundry-message-content.js';
 import { listEveryPage } from './foundry-paging.js';
 import { foundryFinishedCount, foundryThreadMessages, seededFoundryThread } from './foundry-thread-history.js';
-import { FoundryRunError, FoundryRunTimeoutError, listAll, reportCredentialFailures, toSkeinError } from './azure-ai-agents-errors.js';
+import { FoundryRunTimeoutError, listAll, reportCredentialFailures, toSkeinError } from './azure-ai-agents-errors.js';
 
 export const AZURE_AI_AGENTS_CLIENT_ID = 'azure-ai-agents';
 
@@ -67,12 +59,6 @@ export interface FoundryAgentDefinition {
   topP?: number;
   metadata?: Record<string, string>;
 }
-
-/**
- * Foundry run parameters a caller may set as provider options (`ChatOptions.additionalProperties`,
- * or keys of the agent config): each goes to every run as is.
- */
-export const FOUNDRY_RUN_OPTIONS = ['topP', 'maxPromptTokens', 'truncationStrategy', 'responseFormat', 'parallelToolCalls', 'metadata'] as const;
 
 /** What to do when a new turn finds a run of an earlier turn still active on the thread. */
 export type ActiveRunPolicy = 'cancel' | 'wait';
@@ -93,6 +79,8 @@ export interface AzureAIAgentsChatClientOptions {
   providerId?: string;
 }
 
+export { FOUNDRY_RUN_OPTIONS };
+
 /**
  * Run metadata key holding a tag Skein gives each run it creates: when the caller aborts after the
  * service created the run but before its id came back, the run is found by this tag and cancelled.
@@ -105,13 +93,6 @@ const RUNNING_STATUSES = new Set(['queued', 'in_progress', 'cancelling']);
 const DEFAULT_POLL_INTERVAL_MS = 500;
 /** The largest page the agents list serves. */
 const DEFAULT_RUN_TIMEOUT_MS = 10 * 60_000;
-
-interface BoundAgent {
-  id: string;
-  model: string | undefined;
-  instructions: string | undefined;
-  tools: ToolDefinitionUnion[];
-}
 
 /** Where a model call starts: a new run on the thread, or the pending run taking tool outputs. */
 interface RunStart {
@@ -350,33 +331,11 @@ export class AzureAIAgentsChatClient implements ChatClient {
     const threadId = options.conversationId ?? (await this.client.threads.create({ abortSignal: signal })).id;
     if (options.conversationId !== undefined) await this.#settleActiveRun(threadId, signal);
     const systemText = messages.filter((m) => m.role === 'system').map((m) => textOf(m.contents));
-    const runOptions = this.#runOptions(agent, options, systemText);
+    const runOptions = foundryRunOptions(agent, options, systemText);
     if (additionalMessages.length > 0) runOptions.additionalMessages = additionalMessages;
     const tag = randomUUID();
     runOptions.metadata = { ...runOptions.metadata, [RUN_TAG_METADATA_KEY]: tag };
     return { threadId, agent, runOptions, tag };
-  }
-
-  #runOptions(agent: BoundAgent, options: ChatOptions, systemText: string[]): RunsCreateRunOptionalParams {
-    const run: RunsCreateRunOptionalParams = {};
-    if (options.model !== undefined && options.model !== agent.model) run.model = options.model;
-    const extra = [...(options.instructions && options.instructions !== agent.instructions ? [options.instructions] : []), ...systemText];
-    if (extra.length > 0) run.additionalInstructions = extra.join('\n');
-    const wanted = (options.tools ?? []).map(toFunctionTool);
-    const have = new Set(agent.tools.filter(isFunctionTool).map((t) => t.function.name));
-    if (wanted.some((t) => !have.has(t.function.name))) {
-      const names = new Set(wanted.map((t) => t.function.name));
-      run.tools = [...agent.tools.filter((t) => !isFunctionTool(t) || !names.has(t.function.name)), ...wanted];
-    }
-    if (options.toolChoice === 'none' || options.toolChoice === 'auto') run.toolChoice = options.toolChoice;
-    if (options.temperature !== undefined) run.temperature = options.temperature;
-    if (options.topP !== undefined) run.topP = options.topP;
-    if (options.maxOutputTokens !== undefined) run.maxCompletionTokens = options.maxOutputTokens;
-    const provided = options.additionalProperties ?? {};
-    for (const key of FOUNDRY_RUN_OPTIONS) {
-      if (provided[key] !== undefined) (run as Record<string, unknown>)[key] = provided[key];
-    }
-    return run;
   }
 
   /**
@@ -581,115 +540,6 @@ export class AzureAIAgentsChatClient implements ChatClient {
   }
 }
 
-/** Folds a run's SSE events into Skein updates, tool calls included. */
-class RunEventTranslator {
-  #end: { kind: 'completed' | 'incomplete' | 'requires_action'; runId: string } | undefined;
-
-  constructor(
-    private readonly provider: string,
-    private readonly threadId: string,
-    private readonly agentId: string,
-  ) {}
-
-  next(event: AgentEventMessage): { updates: ChatResponseUpdate[]; done: boolean } {
-    const base = { conversationId: this.threadId };
-    switch (event.event) {
-      case 'thread.run.created':
-      case 'thread.run.queued':
-      case 'thread.run.in_progress': {
-        const run = event.data as ThreadRun;
-        return { updates: [{ ...base, contents: [], responseId: run.id, modelId: run.model }], done: false };
-      }
-      case 'thread.message.delta': {
-        const chunk = event.data as MessageDeltaChunk;
-        const contents: AIContent[] = [];
-        for (const part of chunk.delta.content ?? []) {
-          if (part.type === 'text') {
-            const value = (part as { text?: { value?: string } }).text?.value;
-            if (value) contents.push({ kind: 'text', text: value });
-          }
-        }
-        return { updates: contents.length ? [{ ...base, role: 'assistant', contents, messageId: chunk.id }] : [], done: false };
-      }
-      case 'thread.run.step.delta': {
-        const chunk = event.data as RunStepDeltaChunk;
-        const details = chunk.delta.stepDetails as RunStepDeltaToolCallObject | undefined;
-        if (details?.type !== 'tool_calls') return { updates: [], done: false };
-        const updates: ChatResponseUpdate[] = [];
-        for (const call of details.toolCalls ?? []) {
-          if (call.type !== 'function') continue;
-          const fn = (call as { function?: { name?: string; arguments?: string } }).function;
-          updates.push({
-            ...base,
-            role: 'assistant',
-            contents: [],
-            toolCallDelta: { index: call.index, callId: call.id, name: fn?.name, argumentsDelta: fn?.arguments ?? '' },
-          });
-        }
-        return { updates, done: false };
-      }
-      case 'thread.run.requires_action': {
-        const run = event.data as ThreadRun;
-        this.#end = { kind: 'requires_action', runId: run.id };
-        return {
-          updates: [{ ...base, role: 'assistant', contents: requiredCalls(run), messageId: run.id, responseId: run.id, finishReason: 'tool_calls', continuation: this.#continuation(run) }],
-          done: false,
-        };
-      }
-      case 'thread.run.completed':
-      case 'thread.run.incomplete': {
-        const run = event.data as ThreadRun;
-        this.#end = { kind: event.event === 'thread.run.completed' ? 'completed' : 'incomplete', runId: run.id };
-        const usage = usageOf(run);
-        return {
-          updates: [{
-            ...base,
-            contents: usage ? [{ kind: 'usage', usage }] : [],
-            responseId: run.id,
-            finishReason: event.event === 'thread.run.completed' ? 'stop' : 'incomplete',
-            continuation: this.#continuation(run),
-          }],
-          done: false,
-        };
-      }
-      case 'thread.run.failed':
-      case 'thread.run.cancelled':
-      case 'thread.run.expired':
-        throw runError(this.provider, event.data as ThreadRun);
-      case 'error': {
-        const data = event.data as { error?: { message?: string } } | string;
-        const message = typeof data === 'string' ? data : (data.error?.message ?? JSON.stringify(data));
-        throw new ServiceError(this.provider, `${this.provider} sent an error event on thread ${this.threadId}: ${message}`);
-      }
-      case 'done':
-        return { updates: [], done: true };
-      default:
-        return { updates: [], done: false };
-    }
-  }
-
-  finish(): { kind: 'completed' | 'incomplete' | 'requires_action'; runId: string } {
-    if (!this.#end) {
-      throw new ConnectionError(this.provider, `The ${this.provider} run stream on thread ${this.threadId} ended before the run did (no completed, requires_action or failure event).`);
-    }
-    return this.#end;
-  }
-
-  #continuation(run: ThreadRun) {
-    return { agentId: this.agentId, runId: run.id };
-  }
-}
-
-function runError(provider: string, run: ThreadRun): FoundryRunError {
-  const status = run.status as 'failed' | 'cancelled' | 'expired';
-  const reason = run.lastError ? `: ${run.lastError.code} — ${run.lastError.message}` : '';
-  const advice =
-    status === 'failed' ? 'See the run in the Foundry portal; retry the turn if the failure was transient.'
-      : status === 'expired' ? 'Its tool outputs came too late or it ran past its deadline; run the turn again.'
-        : 'It was cancelled outside this turn; run the turn again.';
-  return new FoundryRunError(provider, run.threadId, run.id, status, run.lastError?.code, `Foundry run ${run.id} on thread ${run.threadId} ended "${status}"${reason}. ${advice}`);
-}
-
 /** What creating or updating a definition's agent sends. */
 type AgentBody = Pick<UpdateAgentOptionalParams, 'name' | 'description' | 'instructions' | 'tools' | 'temperature' | 'topP' | 'metadata'> & { model: string };
 
@@ -703,14 +553,6 @@ function boundAgent(agent: Agent): BoundAgent {
   return { id: agent.id, model: agent.model, instructions: agent.instructions ?? undefined, tools: agent.tools ?? [] };
 }
 
-function requiredCalls(run: ThreadRun): Extract<AIContent, { kind: 'function-call' }>[] {
-  const action = run.requiredAction as SubmitToolOutputsAction | null | undefined;
-  const calls = action?.type === 'submit_tool_outputs' ? action.submitToolOutputs.toolCalls : [];
-  return calls
-    .filter((c): c is RequiredFunctionToolCall => c.type === 'function')
-    .map((c) => ({ kind: 'function-call' as const, callId: c.id, name: c.function.name, arguments: c.function.arguments }));
-}
-
 function functionResults(messages: readonly ChatMessage[]): FunctionResultContent[] {
   const results: FunctionResultContent[] = [];
   for (const m of messages) for (const c of m.contents) if (c.kind === 'function-result') results.push(c);
@@ -719,14 +561,6 @@ function functionResults(messages: readonly ChatMessage[]): FunctionResultConten
 
 function toToolOutput(result: FunctionResultContent): ToolOutput {
   return { toolCallId: result.callId, output: functionResultText(result) };
-}
-
-function toFunctionTool(tool: NonNullable<ChatOptions['tools']>[number]): FunctionToolDefinition {
-  return { type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
-}
-
-function isFunctionTool(tool: ToolDefinitionUnion): tool is FunctionToolDefinition {
-  return tool.type === 'function' && 'function' in tool;
 }
 
 function textOf(contents: readonly AIContent[]): string {
@@ -741,9 +575,4 @@ function outputContents(content: readonly { type: string }[]): AIContent[] {
     if (part.type === 'text') out.push({ kind: 'text', text: (part as unknown as { text: { value: string } }).text.value });
   }
   return out;
-}
-
-function usageOf(run: ThreadRun): UsageDetails | undefined {
-  if (!run.usage) return undefined;
-  return { inputTokens: run.usage.promptTokens, outputTokens: run.usage.completionTokens, totalTokens: run.usage.totalTokens };
 }

@@ -1,8 +1,12 @@
-import { isToolCallsReply, type ModelMessage, type ModelTool } from './emulated-model.js';
-import { FilesState, registerFilesRoutes, searchFiles } from './files-routes.js';
+import { attachments, contentParts, modelText } from './assistants-message-content.js';
+import { arrayOf, BadRequest, checkMetadata, checkTools, pick, record, vectorStoreIds } from './bad-request.js';
+import { isToolCallsReply, type ModelMessage } from './emulated-model.js';
+import { FilesState, registerFilesRoutes } from './files-routes.js';
 import type { SseStream } from './http-replies.js';
 import { listPage } from './list-page.js';
 import type { RouteContext, RouteHandler, RouteRegistry, RouteReply, RouteRequest } from './router.js';
+import { fileSearchAnswer, stepsAsAsked } from './run-file-search.js';
+import { ACTIVE_RUN_STATUSES, expireRunIfDue, isRecord, type Json, messageText, modelTools, nowSeconds as now, runStep, sendTextDeltas, toolRoundMessages } from './run-simulator.js';
 import { jsonAnswer, readResponseFormat, ResponseFormatError } from './structured-output.js';
 
 /**
@@ -16,13 +20,9 @@ import { jsonAnswer, readResponseFormat, ResponseFormatError } from './structure
  * - `[emulator:failed]` / `[emulator:expired]` / `[emulator:incomplete]` / `[emulator:cancelled]`
  *   the run ends in that status instead of answering.
  *
- * File search: files and vector stores are served beside (see `registerFilesRoutes`). When a
- * run has the `file_search` tool and its thread or assistant has vector stores
- * (`tool_resources.file_search.vector_store_ids`), the first model turn of the run searches
- * their completed files for the newest user message's keywords; on a hit (and when the model
- * would not call a function instead) the run records a completed `file_search` tool-call step
- * and answers `According to <file>: "<sentence>"【0:0†source】`, with a `file_citation`
- * annotation over the marker naming the file.
+ * File search: files and vector stores are served beside (see `registerFilesRoutes`). A run with
+ * the `file_search` tool whose thread or assistant has vector stores searches them on its first
+ * model turn and answers with a citation (see `fileSearchAnswer`).
  *
  * Content parts: messages take a string or `text`, `image_url` (an http(s) URL; data URLs are
  * refused, as on the service) and `image_file` (an uploaded file) parts, images in user messages
@@ -46,8 +46,6 @@ export interface AssistantsRoutesOptions {
   defaultPolls?: number;
 }
 
-type Json = Record<string, unknown>;
-
 export interface EmulatedRun {
   object: Json;
   pollsLeft: number;
@@ -70,18 +68,6 @@ interface EmulatedThread {
 export class AssistantsState extends FilesState {
   readonly assistants = new Map<string, Json>();
   readonly threads = new Map<string, EmulatedThread>();
-}
-
-const ACTIVE = new Set(['queued', 'in_progress', 'requires_action', 'cancelling']);
-
-class BadRequest extends Error {
-  constructor(
-    message: string,
-    readonly status = 400,
-    readonly param?: string,
-  ) {
-    super(message);
-  }
 }
 
 /**
@@ -211,19 +197,7 @@ class AssistantsService {
 
   /** A run's steps; file search results carry their text only when asked with `include`. */
   steps(threadId: string, runId: string, query: Record<string, string>): Json[] {
-    const steps = this.run(threadId, runId).steps;
-    const withContent = Object.entries(query).some(([k, v]) => k.startsWith('include') && v.includes('file_search.results[*].content'));
-    if (withContent) return steps;
-    return steps.map((step) => {
-      const calls = (step.step_details as { tool_calls?: Json[] }).tool_calls;
-      if (!calls?.some((c) => c.type === 'file_search')) return step;
-      const stripped = calls.map((c) => {
-        if (c.type !== 'file_search') return c;
-        const search = c.file_search as { results?: Json[] };
-        return { ...c, file_search: { ...search, results: search.results?.map((r) => omit(r, 'content')) } };
-      });
-      return { ...step, step_details: { ...(step.step_details as Json), tool_calls: stripped } };
-    });
+    return stepsAsAsked(this.run(threadId, runId).steps, query);
   }
 
   /** Updates the named fields of a thread, message or run (the "modify" operations). */
@@ -275,25 +249,8 @@ class AssistantsService {
   thread(id: string): EmulatedThread {
     const found = this.state.threads.get(id);
     if (!found) throw new BadRequest(`No thread found with id '${id}'.`, 404);
-    for (const run of found.runs) this.expireIfDue(run);
+    for (const run of found.runs) expireRunIfDue(run.object, run.expiresAtMs, run.steps);
     return found;
-  }
-
-  /**
-   * A run waiting for tool outputs past its `expires_at` is `expired`, as the run lifecycle of the
-   * Assistants deep dive says ("If the outputs are not provided before the expires_at timestamp
-   * passes (roughly 10 mins past creation), the run will move to an expired status"). Checked
-   * whenever a request reads the run's thread; a run still working is not expired here.
-   */
-  private expireIfDue(run: EmulatedRun): void {
-    if (run.object.status !== 'requires_action' || Date.now() < run.expiresAtMs) return;
-    run.object.status = 'expired';
-    run.object.required_action = null;
-    for (const step of run.steps) {
-      if (step.status !== 'in_progress') continue;
-      step.status = 'expired';
-      step.expired_at = now();
-    }
   }
 
   deleteThread(id: string): Json {
@@ -304,7 +261,7 @@ class AssistantsService {
 
   addMessage(threadId: string, body: unknown, context: RouteContext): Json {
     const thread = this.thread(threadId);
-    const active = thread.runs.find((r) => ACTIVE.has(r.object.status as string));
+    const active = thread.runs.find((r) => ACTIVE_RUN_STATUSES.has(r.object.status as string));
     if (active) throw new BadRequest(`Can't add messages to ${threadId} while a run ${active.object.id as string} is active.`);
     const message = this.newMessage(thread, body, 'body', context);
     thread.messages.push(message);
@@ -332,83 +289,15 @@ class AssistantsService {
       thread_id: thread.object.id,
       role: m.role,
       status: 'completed',
-      content: this.contentParts(m.content, m.role, `${param}.content`),
+      content: contentParts(this.state, m.content, m.role, `${param}.content`),
       assistant_id: null,
       run_id: null,
-      attachments: this.attachments(m.attachments, `${param}.attachments`),
+      attachments: attachments(this.state, m.attachments, `${param}.attachments`),
       metadata: isRecord(m.metadata) ? m.metadata : {},
       completed_at: now(),
       incomplete_at: null,
       incomplete_details: null,
     };
-  }
-
-  /** A message's content as stored: text parts as `{type:"text", text:{value, annotations}}`, image parts as sent. */
-  private contentParts(content: unknown, role: string, param: string): Json[] {
-    if (typeof content === 'string') return [{ type: 'text', text: { value: content, annotations: [] } }];
-    if (!Array.isArray(content) || content.length === 0) throw new BadRequest(`Invalid '${param}': expected a string or a non-empty array of content parts.`, 400, param);
-    return content.map((raw, i) => {
-      const at = `${param}[${i}]`;
-      const part = record(raw, at);
-      if (part.type === 'text') {
-        if (typeof part.text !== 'string') throw new BadRequest(`Invalid '${at}.text': expected a string.`, 400, `${at}.text`);
-        return { type: 'text', text: { value: part.text, annotations: [] } };
-      }
-      if (part.type !== 'image_url' && part.type !== 'image_file') {
-        throw new BadRequest(`Invalid '${at}.type': expected one of "text", "image_url", "image_file", got ${JSON.stringify(part.type)}.`, 400, `${at}.type`);
-      }
-      if (role !== 'user') throw new BadRequest(`Invalid '${at}': image content is only supported in messages with role "user".`, 400, at);
-      const image = record(part[part.type], `${at}.${part.type}`);
-      if (image.detail !== undefined && !['auto', 'low', 'high'].includes(image.detail as string)) {
-        throw new BadRequest(`Invalid '${at}.${part.type}.detail': expected "auto", "low" or "high".`, 400, `${at}.${part.type}.detail`);
-      }
-      if (part.type === 'image_url') {
-        if (typeof image.url !== 'string' || !/^https?:\/\/[^\s]+$/i.test(image.url)) {
-          throw new BadRequest(`Invalid '${at}.image_url.url'. Expected a valid URL, but got a value with an invalid format.`, 400, `${at}.image_url.url`);
-        }
-        return { type: 'image_url', image_url: { url: image.url, detail: image.detail ?? 'auto' } };
-      }
-      this.existingFile(image.file_id, `${at}.image_file.file_id`);
-      return { type: 'image_file', image_file: { file_id: image.file_id, detail: image.detail ?? 'auto' } };
-    });
-  }
-
-  /** Attachments: uploaded files, each for file_search and/or code_interpreter. */
-  private attachments(value: unknown, param: string): Json[] {
-    return arrayOf(value, param).map((raw, i) => {
-      const at = `${param}[${i}]`;
-      const attachment = record(raw, at);
-      this.existingFile(attachment.file_id, `${at}.file_id`);
-      const tools = arrayOf(attachment.tools, `${at}.tools`).map((t, j) => {
-        if (!isRecord(t) || (t.type !== 'file_search' && t.type !== 'code_interpreter')) {
-          throw new BadRequest(`Invalid '${at}.tools[${j}].type': expected "file_search" or "code_interpreter".`, 400, `${at}.tools[${j}]`);
-        }
-        return { type: t.type };
-      });
-      return { file_id: attachment.file_id, tools };
-    });
-  }
-
-  private existingFile(fileId: unknown, param: string): void {
-    if (typeof fileId !== 'string' || !this.state.files.has(fileId)) throw new BadRequest(`No file found with id ${JSON.stringify(fileId)}.`, 404, param);
-  }
-
-  /** A message as the model reads it: its text, then what it shows or attaches. */
-  private modelText(message: Json): string {
-    const notes: string[] = [];
-    for (const part of message.content as Json[]) {
-      if (part.type === 'image_url') notes.push(`[image: ${(part.image_url as Json).url as string}]`);
-      if (part.type === 'image_file') notes.push(`[image: ${this.fileName((part.image_file as Json).file_id as string)}]`);
-    }
-    for (const a of (message.attachments as Json[] | undefined) ?? []) {
-      notes.push(`[attachment: ${this.fileName(a.file_id as string)} for ${(a.tools as Json[]).map((t) => t.type as string).join(' and ') || 'no tool'}]`);
-    }
-    const text = messageText(message);
-    return notes.length ? [text, ...notes].filter(Boolean).join(' ') : text;
-  }
-
-  private fileName(fileId: string): string {
-    return (this.state.files.get(fileId)?.object.filename as string | undefined) ?? fileId;
   }
 
   // ---- runs
@@ -417,7 +306,7 @@ class AssistantsService {
     const b = record(body, 'body');
     if (typeof b.assistant_id !== 'string') throw new BadRequest('`assistant_id` is required.', 400, 'assistant_id');
     const assistant = this.assistant(b.assistant_id);
-    const active = thread.runs.find((r) => ACTIVE.has(r.object.status as string));
+    const active = thread.runs.find((r) => ACTIVE_RUN_STATUSES.has(r.object.status as string));
     if (active) throw new BadRequest(`Thread ${threadId} already has an active run ${active.object.id as string}.`);
     if (b.tools !== undefined) checkTools(b.tools);
     checkMetadata(b.metadata, 'metadata');
@@ -497,7 +386,7 @@ class AssistantsService {
   cancelRun(threadId: string, runId: string): Json {
     const run = this.run(threadId, runId);
     const status = run.object.status as string;
-    if (!ACTIVE.has(status)) throw new BadRequest(`Cannot cancel run with status '${status}'.`);
+    if (!ACTIVE_RUN_STATUSES.has(status)) throw new BadRequest(`Cannot cancel run with status '${status}'.`);
     if (status === 'requires_action') this.finish(run, 'cancelled');
     else if (status !== 'cancelling') run.object.status = 'cancelling';
     return run.object;
@@ -605,59 +494,18 @@ class AssistantsService {
     return format ? jsonAnswer(format, text, lastUserText(thread.messages)) : text;
   }
 
-  /**
-   * On the run's first model turn, with the file_search tool and vector stores attached: the
-   * best sentence for the question, recorded as a completed file_search step, as cited text.
-   */
+  /** On the run's first model turn, with file_search and vector stores attached: the cited answer (see `fileSearchAnswer`). */
   private fileSearch(thread: EmulatedThread, run: EmulatedRun, context: RouteContext): Json | undefined {
     const tools = Array.isArray(run.object.tools) ? (run.object.tools as unknown[]) : [];
     if (!tools.some((t) => isRecord(t) && t.type === 'file_search')) return undefined;
     if (run.steps.some((s) => s.type === 'tool_calls')) return undefined;
     const assistant = this.state.assistants.get(run.object.assistant_id as string);
     const storeIds = [...vectorStoreIds(thread.object.tool_resources), ...vectorStoreIds(assistant?.tool_resources)];
-    if (storeIds.length === 0) return undefined;
-    const hit = searchFiles(this.state, storeIds, lastUserText(thread.messages));
-    if (!hit) return undefined;
-    const step = this.newStep(run, context, 'tool_calls', {
-      type: 'tool_calls',
-      tool_calls: [
-        {
-          id: context.ids.next('call_'),
-          type: 'file_search',
-          file_search: {
-            ranking_options: { ranker: 'default_2024_08_21', score_threshold: 0 },
-            results: [{ file_id: hit.fileId, file_name: hit.filename, score: hit.score, content: [{ type: 'text', text: hit.sentence }] }],
-          },
-        },
-      ],
-    });
-    step.status = 'completed';
-    step.completed_at = now();
-    const marker = '【0:0†source】';
-    const value = `According to ${hit.filename}: "${hit.sentence}"${marker}`;
-    const start = value.length - marker.length;
-    return { value, annotations: [{ type: 'file_citation', text: marker, start_index: start, end_index: value.length, file_citation: { file_id: hit.fileId } }] };
+    return fileSearchAnswer(this.state, storeIds, lastUserText(thread.messages), context, (type, details) => this.newStep(run, context, type, details));
   }
 
   private newStep(run: EmulatedRun, context: RouteContext, type: string, details: Json): Json {
-    const step: Json = {
-      id: context.ids.next('step_'),
-      object: 'thread.run.step',
-      created_at: now(),
-      run_id: run.object.id,
-      assistant_id: run.object.assistant_id,
-      thread_id: run.object.thread_id,
-      type,
-      status: 'in_progress',
-      step_details: details,
-      last_error: null,
-      expired_at: null,
-      cancelled_at: null,
-      failed_at: null,
-      completed_at: null,
-      metadata: {},
-      usage: null,
-    };
+    const step = runStep(context.ids.next('step_'), run.object, type, details, 'in_progress');
     run.steps.unshift(step); // newest first, like every list here
     return step;
   }
@@ -667,13 +515,12 @@ class AssistantsService {
     if (run.object.instructions) out.push({ role: 'system', text: run.object.instructions as string });
     for (const m of thread.messages) {
       if (m.run_id === run.object.id) continue;
-      out.push({ role: m.role as 'user' | 'assistant', text: this.modelText(m) });
+      out.push({ role: m.role as 'user' | 'assistant', text: modelText(this.state, m) });
     }
     for (const step of [...run.steps].reverse()) {
       if (step.type !== 'tool_calls' || step.status !== 'completed') continue;
       const calls = (step.step_details as { tool_calls: { id: string; function: { name: string; arguments: string; output: string | null } }[] }).tool_calls;
-      out.push({ role: 'assistant', text: '', toolCalls: calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) });
-      for (const c of calls) out.push({ role: 'tool', text: c.function.output ?? '', toolCallId: c.id });
+      out.push(...toolRoundMessages(calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments, output: c.function.output ?? '' }))));
     }
     return out;
   }
@@ -715,15 +562,7 @@ class AssistantsService {
       if (!(await send('thread.run.step.created', { ...step, status: 'in_progress' }))) return;
       if (!(await send('thread.message.created', inProgress))) return;
       if (!(await send('thread.message.in_progress', inProgress))) return;
-      let offset = 0;
-      for (const word of text.split(/(?<=\s)(?=\S)/)) {
-        // An annotation rides on the delta that completes the text it covers.
-        const end = offset + word.length;
-        const covered = annotations.filter((a) => (a.end_index as number) > offset && (a.end_index as number) <= end);
-        offset = end;
-        const delta = { id: result.id, object: 'thread.message.delta', delta: { content: [{ index: 0, type: 'text', text: { value: word, annotations: covered } }] } };
-        if (!(await send('thread.message.delta', delta))) return;
-      }
+      if (!(await sendTextDeltas(send, result.id, text.split(/(?<=\s)(?=\S)/), annotations))) return;
       if (!(await send('thread.message.completed', result))) return;
       if (!(await send('thread.run.step.completed', step))) return;
       if (!(await send('thread.run.completed', run.object))) return;
@@ -742,80 +581,7 @@ function idNumber(item: Json): number {
   return Number(/(\d+)$/.exec(String(item.id))?.[1] ?? 0);
 }
 
-function modelTools(tools: unknown): ModelTool[] {
-  if (!Array.isArray(tools)) return [];
-  return tools
-    .filter((t): t is { type: 'function'; function: { name: string; description?: string; parameters?: Json } } => isRecord(t) && t.type === 'function' && isRecord(t.function))
-    .map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters }));
-}
-
-function checkTools(tools: unknown): void {
-  if (!Array.isArray(tools)) throw new BadRequest('`tools` must be an array.', 400, 'tools');
-  tools.forEach((t, i) => {
-    if (!isRecord(t) || !['function', 'code_interpreter', 'file_search'].includes(t.type as string)) {
-      throw new BadRequest(`tools[${i}].type must be function, code_interpreter or file_search.`, 400, `tools[${i}]`);
-    }
-    if (t.type === 'function' && (!isRecord(t.function) || typeof t.function.name !== 'string')) {
-      throw new BadRequest(`tools[${i}] must be {type:"function", function:{name, description?, parameters?}}.`, 400, `tools[${i}]`);
-    }
-  });
-}
-
-/** Metadata as the service takes it: at most 16 pairs, keys up to 64 characters, string values up to 512. */
-function checkMetadata(value: unknown, param: string): void {
-  if (value === undefined || value === null) return;
-  if (!isRecord(value)) throw new BadRequest(`Invalid '${param}': expected an object of string values.`, 400, param);
-  const entries = Object.entries(value);
-  if (entries.length > 16) throw new BadRequest(`Invalid '${param}': expected an object with at most 16 properties, but got an object with ${entries.length} properties instead.`, 400, param);
-  for (const [key, v] of entries) {
-    if (key.length > 64) throw new BadRequest(`Invalid '${param}': metadata keys are at most 64 characters; '${key.slice(0, 20)}...' has ${key.length}.`, 400, param);
-    if (typeof v !== 'string') throw new BadRequest(`Invalid '${param}.${key}': expected a string.`, 400, `${param}.${key}`);
-    if (v.length > 512) throw new BadRequest(`Invalid '${param}.${key}': string too long. Expected a string with maximum length 512, but got a string with length ${v.length} instead.`, 400, `${param}.${key}`);
-  }
-}
-
-function vectorStoreIds(resources: unknown): string[] {
-  if (!isRecord(resources) || !isRecord(resources.file_search)) return [];
-  const ids = resources.file_search.vector_store_ids;
-  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
-}
-
-function omit(source: Json, key: string): Json {
-  const out = { ...source };
-  delete out[key];
-  return out;
-}
-
 function lastUserText(messages: Json[]): string {
   for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user') return messageText(messages[i]);
   return '';
-}
-
-function messageText(message: Json): string {
-  return (message.content as { type: string; text?: { value: string } }[]).map((c) => (c.type === 'text' ? (c.text?.value ?? '') : '')).join('');
-}
-
-function pick(source: Json, keys: string[]): Json {
-  const out: Json = {};
-  for (const k of keys) if (source[k] !== undefined) out[k] = source[k];
-  return out;
-}
-
-function record(value: unknown, param: string): Json {
-  if (!isRecord(value)) throw new BadRequest(`${param} must be a JSON object.`, 400, param);
-  return value;
-}
-
-function arrayOf(value: unknown, param: string): unknown[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw new BadRequest(`\`${param}\` must be an array.`, 400, param);
-  return value;
-}
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function now(): number {
-  return Math.floor(Date.now() / 1000);
 }

@@ -1,7 +1,9 @@
 import { isToolCallsReply, type ModelMessage, type ModelReply, type ModelTool, type ModelToolCall } from './emulated-model.js';
+import { type AgentWire, type Directive, FoundryRouteError, FoundryState, type RunState, type ThreadState, type WireAttachment, type WireContent, type WireMessage, type WireRun, type WireTool, type WireToolCall } from './foundry-state.js';
 import type { SseStream } from './http-replies.js';
 import { listPage } from './list-page.js';
 import type { RouteContext, RouteHandler, RouteRegistry, RouteReply, RouteRequest } from './router.js';
+import { ACTIVE_RUN_STATUSES, expireRunIfDue, isRecord, messageText, modelTools, nowSeconds as now, runStep, sendTextDeltas, toolRoundMessages } from './run-simulator.js';
 
 /**
  * Foundry (Azure AI) Agents, as `@azure/ai-agents` 1.x speaks it: the Assistants v2 paths under a
@@ -23,135 +25,8 @@ export function foundryProjectEndpoint(emulatorUrl: string, project = FOUNDRY_DE
   return `${emulatorUrl.replace(/^http:/, 'https:')}/api/projects/${project}`;
 }
 
-type Directive = 'failed' | 'expired' | 'cancelled' | 'incomplete' | 'hold';
 const DIRECTIVE = /\[run:(failed|expired|cancelled|incomplete|hold)\]/i;
-const ACTIVE = new Set(['queued', 'in_progress', 'requires_action', 'cancelling']);
 const ARGUMENT_FRAGMENT_LENGTH = 8;
-
-interface WireTool {
-  type: string;
-  function?: { name: string; description?: string; parameters?: Record<string, unknown> };
-  [key: string]: unknown;
-}
-
-interface WireMessage {
-  id: string;
-  object: 'thread.message';
-  created_at: number;
-  thread_id: string;
-  status: 'in_progress' | 'completed' | 'incomplete';
-  incomplete_details: { reason: string } | null;
-  completed_at: number | null;
-  incomplete_at: number | null;
-  role: 'user' | 'assistant';
-  content: WireContent[];
-  assistant_id: string | null;
-  run_id: string | null;
-  attachments: WireAttachment[];
-  metadata: Record<string, string>;
-}
-
-type WireContent =
-  | { type: 'text'; text: { value: string; annotations: unknown[] } }
-  | { type: 'image_url'; image_url: { url: string; detail: string } }
-  | { type: 'image_file'; image_file: { file_id: string; detail: string } };
-
-interface WireAttachment {
-  file_id: string;
-  tools: { type: 'file_search' | 'code_interpreter' }[];
-}
-
-interface WireToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
-
-interface WireRun {
-  id: string;
-  object: 'thread.run';
-  thread_id: string;
-  assistant_id: string;
-  status: string;
-  required_action: { type: 'submit_tool_outputs'; submit_tool_outputs: { tool_calls: WireToolCall[] } } | null;
-  last_error: { code: string; message: string } | null;
-  model: string;
-  instructions: string;
-  tools: WireTool[];
-  created_at: number;
-  expires_at: number | null;
-  started_at: number | null;
-  completed_at: number | null;
-  cancelled_at: number | null;
-  failed_at: number | null;
-  incomplete_details: { reason: string } | null;
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
-  temperature: number;
-  top_p: number;
-  max_prompt_tokens: number | null;
-  max_completion_tokens: number | null;
-  truncation_strategy: { type: string; last_messages: number | null };
-  tool_choice: unknown;
-  response_format: unknown;
-  metadata: Record<string, string>;
-  tool_resources: null;
-  parallel_tool_calls: boolean;
-}
-
-interface RunState {
-  wire: WireRun;
-  directive: Directive | undefined;
-  offerTools: boolean;
-  /** Tool calls asked for and the outputs submitted, per round, in order. */
-  rounds: { calls: WireToolCall[]; outputs: Map<string, string> }[];
-  /** Messages of the thread the run reads (those before it started). */
-  inputCount: number;
-  /** Set while a held stream waits for the run to be cancelled. */
-  onCancel?: () => void;
-  /** `expires_at` in milliseconds (the wire field is whole seconds). */
-  expiresAtMs: number;
-}
-
-interface ThreadState {
-  wire: { id: string; object: 'thread'; created_at: number; metadata: Record<string, string>; tool_resources: null };
-  messages: WireMessage[];
-  runs: RunState[];
-}
-
-interface AgentWire {
-  id: string;
-  object: 'assistant';
-  created_at: number;
-  name: string | null;
-  description: string | null;
-  model: string;
-  instructions: string | null;
-  tools: WireTool[];
-  tool_resources: null;
-  temperature: number;
-  top_p: number;
-  response_format: unknown;
-  metadata: Record<string, string>;
-}
-
-class FoundryState {
-  readonly agents = new Map<string, AgentWire>();
-  readonly threads = new Map<string, ThreadState>();
-}
-
-/** Thrown while handling a request; becomes an error envelope with this status. */
-class FoundryRouteError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly param?: string,
-    readonly code?: string,
-  ) {
-    super(message);
-  }
-}
-
-const now = () => Math.floor(Date.now() / 1000);
 
 export function registerFoundryRoutes(registry: RouteRegistry): void {
   const state = new FoundryState();
@@ -292,24 +167,12 @@ function createThread(state: FoundryState, context: RouteContext, messages: unkn
 function threadOf(state: FoundryState, id: string): ThreadState {
   const thread = state.threads.get(id);
   if (!thread) throw new FoundryRouteError(404, `No thread found with id '${id}'.`, 'thread_id', 'not_found');
-  for (const run of thread.runs) expireIfDue(run);
+  for (const run of thread.runs) expireRunIfDue(run.wire, run.expiresAtMs);
   return thread;
 }
 
-/**
- * A run waiting for tool outputs past its `expires_at` is `expired` (the Foundry run object's
- * `expires_at`, "the Unix timestamp, in seconds, representing when this item expires", and run
- * status `expired`, "a run that expired before it could otherwise finish"; Assistants semantics,
- * about 10 minutes). Checked whenever a request reads the run's thread.
- */
-function expireIfDue(run: RunState): void {
-  if (run.wire.status !== 'requires_action' || Date.now() < run.expiresAtMs) return;
-  run.wire.status = 'expired';
-  run.wire.required_action = null;
-}
-
 function activeRun(thread: ThreadState): RunState | undefined {
-  return thread.runs.find((r) => ACTIVE.has(r.wire.status));
+  return thread.runs.find((r) => ACTIVE_RUN_STATUSES.has(r.wire.status));
 }
 
 function addMessage(thread: ThreadState, context: RouteContext, input: unknown, param: string): WireMessage {
@@ -552,7 +415,7 @@ function settle(thread: ThreadState, run: RunState, context: RouteContext): Sett
 
 function cancelRun(run: RunState): void {
   const status = run.wire.status;
-  if (!ACTIVE.has(status)) {
+  if (!ACTIVE_RUN_STATUSES.has(status)) {
     throw new FoundryRouteError(400, `Cannot cancel run ${run.wire.id} with status '${status}'.`, 'run_id', 'invalid_run_status');
   }
   if (status === 'cancelling') return;
@@ -611,24 +474,7 @@ async function streamRun(thread: ThreadState, run: RunState, reply: RouteReply, 
     if (!stream.open) return;
     advance(thread, run, context);
   }
-  const step = (type: 'message_creation' | 'tool_calls', details: Record<string, unknown>, status: string) => ({
-    id: stepId,
-    object: 'thread.run.step',
-    type,
-    assistant_id: run.wire.assistant_id,
-    thread_id: thread.wire.id,
-    run_id: run.wire.id,
-    status,
-    step_details: { type, ...details },
-    last_error: null,
-    created_at: now(),
-    expired_at: null,
-    completed_at: status === 'completed' ? now() : null,
-    cancelled_at: null,
-    failed_at: null,
-    usage: null,
-    metadata: {},
-  });
+  const step = (type: 'message_creation' | 'tool_calls', details: Record<string, unknown>, status: string) => runStep(stepId, run.wire, type, { type, ...details }, status);
   const stepId = context.ids.next('step_');
 
   if (settled.calls) {
@@ -652,10 +498,7 @@ async function streamRun(thread: ThreadState, run: RunState, reply: RouteReply, 
     const opening = { ...message, status: 'in_progress', content: [], completed_at: null, incomplete_at: null, incomplete_details: null };
     if (!(await send('thread.message.created', opening))) return;
     if (!(await send('thread.message.in_progress', opening))) return;
-    for (const word of splitWords(text)) {
-      const delta = { id: message.id, object: 'thread.message.delta', delta: { role: 'assistant', content: [{ index: 0, type: 'text', text: { value: word, annotations: [] } }] } };
-      if (!(await send('thread.message.delta', delta))) return;
-    }
+    if (!(await sendTextDeltas(send, message.id, splitWords(text), [], 'assistant'))) return;
     if (!(await send(message.status === 'incomplete' ? 'thread.message.incomplete' : 'thread.message.completed', message))) return;
     if (!(await send('thread.run.step.completed', step('message_creation', { message_creation: { message_id: message.id } }, 'completed')))) return;
     if (!(await send(`thread.run.${run.wire.status}`, run.wire))) return;
@@ -674,19 +517,9 @@ function modelInput(thread: ThreadState, run: RunState): ModelMessage[] {
   const visible = thread.messages.slice(0, run.inputCount);
   for (const m of visible) input.push({ role: m.role, text: messageText(m).replace(DIRECTIVE, '').trim() });
   for (const round of run.rounds) {
-    input.push({ role: 'assistant', text: '', toolCalls: round.calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })) });
-    for (const call of round.calls) {
-      const output = round.outputs.get(call.id);
-      if (output !== undefined) input.push({ role: 'tool', text: output, toolCallId: call.id });
-    }
+    input.push(...toolRoundMessages(round.calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments, output: round.outputs.get(c.id) }))));
   }
   return input;
-}
-
-function modelTools(tools: readonly WireTool[]): ModelTool[] {
-  return tools
-    .filter((t) => t.type === 'function' && t.function)
-    .map((t) => ({ name: t.function!.name, description: t.function!.description, parameters: t.function!.parameters }));
 }
 
 function parseTools(tools: unknown, param: string): WireTool[] {
@@ -717,10 +550,6 @@ function addUsage(a: WireRun['usage'], b: NonNullable<WireRun['usage']>): NonNul
   };
 }
 
-function messageText(message: WireMessage): string {
-  return message.content.map((c) => (c.type === 'text' ? c.text.value : '')).join('');
-}
-
 function splitWords(text: string): string[] {
   return text.split(/(?<=\s)(?=\S)/).filter((word) => word.length > 0);
 }
@@ -745,8 +574,4 @@ function optionalString(value: unknown): string | undefined {
 function metadataOf(value: unknown): Record<string, string> {
   if (!isRecord(value)) return {};
   return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
