@@ -15,6 +15,7 @@ import { Emulator } from 'skein/testing';
 import { rejection } from '../support/async-expectations.js';
 import { userMessage } from './remote-fixtures.js';
 import { deleteFileTool } from '../support/example-tools.js';
+import { useEmulator } from '../support/emulator.js';
 
 function quietLogger() {
   const logged = { warnings: [] as string[], errors: [] as { message: string; error: unknown }[] };
@@ -404,13 +405,7 @@ describe('A2AServer: authentication and context ownership (SDK client)', () => {
 });
 
 describe('A2AServer: failures outside the agent run stay on the server', () => {
-  let emulator: Emulator;
-  before(async () => {
-    emulator = await Emulator.start();
-  });
-  after(async () => {
-    await emulator.stop();
-  });
+  const emu = useEmulator();
 
   /** A context store whose database is down: its error names the host and the password. */
   class DownContextStore extends InMemoryA2AContextStore {
@@ -424,7 +419,7 @@ describe('A2AServer: failures outside the agent run stay on the server', () => {
   it('a store error reaches the caller as an internal error with an error id only (JSON-RPC and HTTP+JSON); the log has the rest; the context works again after', async () => {
     const quiet = quietLogger();
     const contextStore = new DownContextStore();
-    const server = new A2AServer({ agent: chatAgent(emulator), contextStore, logger: quiet.logger });
+    const server = new A2AServer({ agent: chatAgent(emu.emulator), contextStore, logger: quiet.logger });
     await server.listen();
     try {
       const client = await sdkClient(server.url!);

@@ -3,8 +3,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Emulator } from 'skein/testing';
 import { HttpAgent, lastText, runVerified, say, tempDir } from './ag-ui-fixture.js';
+import { useEmulator } from '../support/emulator.js';
 
 const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/cli/main.js');
 
@@ -39,20 +39,19 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 describe('skein ag-ui serve --config', () => {
-  let emulator: Emulator;
   let dir: string;
   let config: string;
   const children: ChildProcess[] = [];
 
+  const emu = useEmulator();
   before(async () => {
-    emulator = await Emulator.start();
     dir = await tempDir();
     config = path.join(dir, 'skein.yaml');
     await writeFile(
       config,
       [
         'plugins:',
-        `  openai: { apiKey: k, baseURL: "${emulator.openaiBaseURL}", maxRetries: 0 }`,
+        `  openai: { apiKey: k, baseURL: "${emu.emulator.openaiBaseURL}", maxRetries: 0 }`,
         `  sqlite: { path: ${JSON.stringify(path.join(dir, 'threads.db'))} }`,
         `  ag-ui: { server: { agents: [helper], corsOrigins: ["http://app.example.com"], threadsDir: ${JSON.stringify(path.join(dir, 'ag-ui'))} } }`,
         'agents:',
@@ -66,7 +65,6 @@ describe('skein ag-ui serve --config', () => {
     for (const child of children.splice(0)) await stop(child);
   });
   after(async () => {
-    await emulator.stop();
     await rm(dir, { recursive: true, force: true });
   });
 

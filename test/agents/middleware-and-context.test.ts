@@ -15,8 +15,8 @@ import {
   type TextContent,
 } from 'skein';
 import { OpenAIChatClient } from 'skein/openai';
-import { Emulator } from 'skein/testing';
 import { deleteFileTool } from '../support/example-tools.js';
+import { useEmulator } from '../support/emulator.js';
 
 interface Body {
   messages: { role: string; content: unknown }[];
@@ -35,14 +35,10 @@ const redactSecrets: ChatClientMiddleware = {
 };
 
 describe('middleware, context providers and function approval (ChatAgent on the emulator)', () => {
-  let emulator: Emulator;
-  before(async () => {
-    emulator = await Emulator.start();
-  });
-  after(() => emulator.stop());
+  const emu = useEmulator();
 
-  const client = () => new OpenAIChatClient({ apiKey: 'k', baseURL: emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 });
-  const lastBody = () => emulator.requestsTo('/v1/chat/completions').at(-1)!.body as Body;
+  const client = () => new OpenAIChatClient({ apiKey: 'k', baseURL: emu.emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 });
+  const lastBody = () => emu.emulator.requestsTo('/v1/chat/completions').at(-1)!.body as Body;
 
   it('chat-client middleware redacts secrets from what leaves, not from the thread', async () => {
     const agent = new ChatAgent({ chatClient: client(), middleware: { chatClient: [redactSecrets] } });
@@ -77,10 +73,10 @@ describe('middleware, context providers and function approval (ChatAgent on the 
     };
     const agent = new ChatAgent({ chatClient: client(), middleware: { agentRun: [logger('outer'), logger('inner'), guard] } });
     const thread = agent.getNewThread();
-    const before = emulator.requestsTo('/v1/chat/completions').length;
+    const before = emu.emulator.requestsTo('/v1/chat/completions').length;
     const blocked = await agent.run('tell me something forbidden', { thread });
     expect(blocked.text).to.equal('I cannot help with that.');
-    expect(emulator.requestsTo('/v1/chat/completions').length).to.equal(before);
+    expect(emu.emulator.requestsTo('/v1/chat/completions').length).to.equal(before);
     expect(order).to.deep.equal(['outer:before', 'inner:before', 'guard:blocked', 'inner:after', 'outer:after']);
     expect((await thread.messageStore!.listMessages()).map(messageText)).to.deep.equal(['tell me something forbidden', 'I cannot help with that.']);
   });
@@ -136,7 +132,7 @@ describe('middleware, context providers and function approval (ChatAgent on the 
   it('keeps context-provider state unchanged when the run fails', async () => {
     const agent = new ChatAgent({ chatClient: client(), contextProviders: [new UserFactsMemory()] });
     const thread = agent.getNewThread();
-    emulator.injectFault({ kind: 'status', status: 500, path: '/v1/chat/completions' });
+    emu.emulator.injectFault({ kind: 'status', status: 500, path: '/v1/chat/completions' });
     await agent.run('my name is Bob', { thread }).then(
       () => expect.fail('expected failure'),
       () => undefined,
@@ -207,7 +203,7 @@ describe('middleware, context providers and function approval (ChatAgent on the 
       const agent = makeAgent();
       const thread = agent.getNewThread();
       const first = await agent.run('call delete_file {"path":"/tmp/once"}', { thread });
-      emulator.injectFault({ kind: 'status', status: 500, path: '/v1/chat/completions' });
+      emu.emulator.injectFault({ kind: 'status', status: 500, path: '/v1/chat/completions' });
       await agent.run(approvalResponse(first.approvalRequests[0]!, true), { thread }).then(
         () => expect.fail('expected the model call to fail'),
         (e: Error) => expect(e.name).to.equal('ServiceError'),

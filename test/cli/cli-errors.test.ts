@@ -3,8 +3,8 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Emulator } from 'skein/testing';
 import { runSkein } from './cli-process.js';
+import { useEmulator } from '../support/emulator.js';
 
 /** The environment of a user who has not set a key yet. */
 function envWithoutKeys(): NodeJS.ProcessEnv {
@@ -26,24 +26,18 @@ function expectNoStack(stderr: string): void {
  */
 describe('skein: errors are messages, not stacks (the real process)', function () {
   this.timeout(120_000);
-  let emulator: Emulator;
   let dir: string;
   let keyed: string;
   let keyless: string;
 
-  before(async () => {
-    emulator = await Emulator.start();
-  });
-  after(async () => {
-    await emulator.stop();
-  });
+  const emu = useEmulator();
   beforeEach(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'skein-cli-errors-'));
     keyed = path.join(dir, 'keyed.yaml');
     keyless = path.join(dir, 'keyless.yaml');
     const agents = ['agents:', '  helper: { client: openai-chat, model: emu }', '  keeper: { client: openai-responses, model: emu, conversation: true }', ''];
-    await writeFile(keyed, [`plugins:`, `  openai: { apiKey: test, baseURL: "${emulator.openaiBaseURL}", maxRetries: 0 }`, ...agents].join('\n'));
-    await writeFile(keyless, [`plugins:`, `  openai: { baseURL: "${emulator.openaiBaseURL}", maxRetries: 0 }`, ...agents].join('\n'));
+    await writeFile(keyed, [`plugins:`, `  openai: { apiKey: test, baseURL: "${emu.emulator.openaiBaseURL}", maxRetries: 0 }`, ...agents].join('\n'));
+    await writeFile(keyless, [`plugins:`, `  openai: { baseURL: "${emu.emulator.openaiBaseURL}", maxRetries: 0 }`, ...agents].join('\n'));
   });
   afterEach(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -105,7 +99,7 @@ describe('skein: errors are messages, not stacks (the real process)', function (
     expectNoStack(thread.stderr);
 
     const typed = path.join(dir, 'typed.yaml');
-    await writeFile(typed, ['plugins:', `  openai: { apiKey: test, baseURL: "${emulator.openaiBaseURL}" }`, 'agents:', '  support: { client: openai-chat, maxToolIterations: "${MAX}" }', ''].join('\n'));
+    await writeFile(typed, ['plugins:', `  openai: { apiKey: test, baseURL: "${emu.emulator.openaiBaseURL}" }`, 'agents:', '  support: { client: openai-chat, maxToolIterations: "${MAX}" }', ''].join('\n'));
     const result = await runSkein(['chat', '--config', typed, '--agent', 'support'], { cwd: dir, input: '', env: { ...envWithoutKeys(), MAX: 'abc' } });
     expect(result.code).to.equal(1);
     expect(result.stderr).to.equal(
@@ -134,7 +128,7 @@ describe('skein: errors are messages, not stacks (the real process)', function (
 
   it('a configuration problem found during a turn ends the chat with it (exit 1) instead of failing every turn', async () => {
     const noModel = path.join(dir, 'no-model.yaml');
-    await writeFile(noModel, ['plugins:', `  openai: { apiKey: test, baseURL: "${emulator.openaiBaseURL}" }`, 'agents:', '  helper: { client: openai-chat }', ''].join('\n'));
+    await writeFile(noModel, ['plugins:', `  openai: { apiKey: test, baseURL: "${emu.emulator.openaiBaseURL}" }`, 'agents:', '  helper: { client: openai-chat }', ''].join('\n'));
     const result = await skein(['chat', '--config', noModel, '--agent', 'helper'], 'hello\nhello again\n');
     expect(result.code).to.equal(1);
     expect(result.stderr).to.match(/skein chat: invalid configuration \(1 problem\):\n {2}- No model for openai-chat: set `model`/);

@@ -3,8 +3,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Emulator } from 'skein/testing';
 import { runSkein } from './cli-process.js';
+import { useEmulator } from '../support/emulator.js';
 
 const WEATHER_PLUGIN = fileURLToPath(new URL('./fixtures/weather-tool-plugin.js', import.meta.url));
 const WAITING = '[approval needed] delete_file {"path":"notes.txt"}: answer /approve or /reject [reason]';
@@ -12,17 +12,11 @@ const WAITING = '[approval needed] delete_file {"path":"notes.txt"}: answer /app
 /** Issue 16 item 5: a chat stopped at a tool needing approval is answered in a later process. */
 describe('skein chat: approvals pending across processes (the real process against the emulator)', function () {
   this.timeout(120_000);
-  let emulator: Emulator;
   let dir: string;
   let config: string;
   let log: string;
 
-  before(async () => {
-    emulator = await Emulator.start();
-  });
-  after(async () => {
-    await emulator.stop();
-  });
+  const emu = useEmulator();
   beforeEach(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'skein-approvals-'));
     config = path.join(dir, 'skein.yaml');
@@ -31,7 +25,7 @@ describe('skein chat: approvals pending across processes (the real process again
       config,
       [
         'plugins:',
-        `  openai: { apiKey: test, baseURL: "${emulator.openaiBaseURL}", maxRetries: 0 }`,
+        `  openai: { apiKey: test, baseURL: "${emu.emulator.openaiBaseURL}", maxRetries: 0 }`,
         `  weather: { module: "${WEATHER_PLUGIN}", export: weatherToolPlugin, log: "${log}" }`,
         'agents:',
         '  helper: { client: openai-chat, model: emu, tools: [get_weather, delete_file] }',
@@ -99,7 +93,7 @@ describe('skein chat: approvals pending across processes (the real process again
     const threadFile = path.join(dir, 'fails.json');
     await stopAtApproval(threadFile);
 
-    emulator.injectFault({ kind: 'status', status: 500, message: 'The model is down.', path: '/v1/chat/completions' });
+    emu.emulator.injectFault({ kind: 'status', status: 500, message: 'The model is down.', path: '/v1/chat/completions' });
     const second = await chat(threadFile, '/approve\n');
     expect(second.code, second.stderr).to.equal(0);
     expect(second.stdout).to.contain('[tool result] delete_file: "deleted notes.txt"');
@@ -135,8 +129,8 @@ describe('skein chat: approvals pending across processes (the real process again
     });
 
     it('threads show lists the settled call as a tool call and its result, never the note the service run read', async () => {
-      const expiry = emulator.runExpirySeconds;
-      emulator.runExpirySeconds = 0; // the waiting run would expire before the answer anyway
+      const expiry = emu.emulator.runExpirySeconds;
+      emu.emulator.runExpirySeconds = 0; // the waiting run would expire before the answer anyway
       try {
         await chatOps('ops-show', 'call delete_file {"path":"notes.txt"}\n');
         const second = await chatOps('ops-show', '/approve\n');
@@ -154,7 +148,7 @@ describe('skein chat: approvals pending across processes (the real process again
         expect(show.stdout).to.not.contain('[tool results]');
         expect(await runs()).to.equal(1);
       } finally {
-        emulator.runExpirySeconds = expiry;
+        emu.emulator.runExpirySeconds = expiry;
       }
     });
 

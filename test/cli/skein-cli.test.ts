@@ -3,8 +3,8 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Emulator } from 'skein/testing';
 import { CliProcess, runSkein } from './cli-process.js';
+import { useEmulator } from '../support/emulator.js';
 
 const WEATHER_PLUGIN = fileURLToPath(new URL('./fixtures/weather-tool-plugin.js', import.meta.url));
 const FILE_STORE_PLUGIN = fileURLToPath(new URL('./fixtures/file-store-plugin.js', import.meta.url));
@@ -24,16 +24,10 @@ function texts(thread: SerializedFile): string[] {
 describe('skein CLI (the real process against the emulator)', function () {
   // Every test starts real node processes; a loaded machine needs more than the default.
   this.timeout(120_000);
-  let emulator: Emulator;
   let dir: string;
   let config: string;
 
-  before(async () => {
-    emulator = await Emulator.start();
-  });
-  after(async () => {
-    await emulator.stop();
-  });
+  const emu = useEmulator();
   beforeEach(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'skein-cli-'));
     config = path.join(dir, 'skein.yaml');
@@ -41,7 +35,7 @@ describe('skein CLI (the real process against the emulator)', function () {
       config,
       [
         'plugins:',
-        `  openai: { apiKey: test, baseURL: "${emulator.openaiBaseURL}", maxRetries: 0 }`,
+        `  openai: { apiKey: test, baseURL: "${emu.emulator.openaiBaseURL}", maxRetries: 0 }`,
         `  weather: { module: "${WEATHER_PLUGIN}", export: weatherToolPlugin, sky: Sunny }`,
         `  files: { module: "${FILE_STORE_PLUGIN}", export: fileStorePlugin, dir: "${path.join(dir, 'store')}" }`,
         'agents:',
@@ -83,7 +77,7 @@ describe('skein CLI (the real process against the emulator)', function () {
       expect(saved).to.include({ $type: 'in-memory', provider: 'openai-chat', agent: 'helper' });
       expect(texts(saved)).to.have.length(4);
       // Streamed: the reply reached the emulator as a streaming request.
-      const bodies = emulator.requestsTo('/v1/chat/completions').map((r) => r.body as { stream?: boolean });
+      const bodies = emu.emulator.requestsTo('/v1/chat/completions').map((r) => r.body as { stream?: boolean });
       expect(bodies.at(-1)?.stream).to.equal(true);
     });
 
@@ -138,7 +132,7 @@ describe('skein CLI (the real process against the emulator)', function () {
       try {
         cli.send('My name is Cy');
         await cli.waitFor('Nice to meet you, Cy!\n');
-        emulator.injectFault({ kind: 'status', status: 429, message: 'Slow down, please.', path: '/v1/chat/completions' });
+        emu.emulator.injectFault({ kind: 'status', status: 429, message: 'Slow down, please.', path: '/v1/chat/completions' });
         cli.send('this one fails');
         await cli.waitFor(/RateLimitError: .*Slow down, please\./, 'stderr');
         expect(cli.stderr).to.contain('The thread is unchanged');
@@ -165,8 +159,8 @@ describe('skein CLI (the real process against the emulator)', function () {
         const before = await readFile(threadFile, 'utf8');
 
         // The reply starts streaming, then the service stalls: only Ctrl-C ends it.
-        emulator.injectFault({ kind: 'stall-stream', afterEvents: 3, path: '/v1/chat/completions' });
-        const aborted = emulator.waitForAbortedStream();
+        emu.emulator.injectFault({ kind: 'stall-stream', afterEvents: 3, path: '/v1/chat/completions' });
+        const aborted = emu.emulator.waitForAbortedStream();
         cli.send('please stall here');
         await cli.waitFor('helper: You said:');
         cli.child.kill('SIGINT');
@@ -276,7 +270,7 @@ describe('skein CLI (the real process against the emulator)', function () {
 
       const deleted = await skein(['threads', 'delete', 'svc', '--yes']);
       expect(deleted.code, deleted.stderr).to.equal(0);
-      expect(emulator.requests.some((r) => r.method === 'DELETE' && r.path === `/v1/conversations/${conversation}`)).to.equal(true);
+      expect(emu.emulator.requests.some((r) => r.method === 'DELETE' && r.path === `/v1/conversations/${conversation}`)).to.equal(true);
       expect(await readdir(path.join(dir, '.skein', 'threads'))).to.deep.equal([]);
     });
 

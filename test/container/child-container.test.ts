@@ -7,33 +7,31 @@ import type { Container } from 'inversify';
 import { type ChatAgent, ChatClient, ConfigurationError, agentToken, createContainer } from 'skein';
 import { OpenAIAssistantAgent, openaiPlugin } from 'skein/openai';
 import { sqliteStorePlugin } from 'skein/store-sqlite';
-import { Emulator } from 'skein/testing';
 import { echoPlugin } from './fixtures/echo-plugin.js';
+import { useEmulator } from '../support/emulator.js';
 
 const ECHO_PLUGIN = fileURLToPath(new URL('./fixtures/echo-plugin.js', import.meta.url));
 
 /** Issue 16 item 11: a child container's agents may use the clients and stores its parent provides. */
 describe('createContainer({ parent }): children use what their parent provides', () => {
   let dir: string;
-  let emulator: Emulator;
+  const emu = useEmulator();
   let parent: Container;
 
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'skein-child-'));
-    emulator = await Emulator.start();
   });
   after(async () => {
-    await emulator.stop();
     await rm(dir, { recursive: true, force: true });
   });
   beforeEach(() => {
     parent = createContainer({
-      plugins: [openaiPlugin({ apiKey: 'k', baseURL: emulator.openaiBaseURL, maxRetries: 0 }), sqliteStorePlugin({ path: path.join(dir, `p-${Date.now()}.db`) })],
+      plugins: [openaiPlugin({ apiKey: 'k', baseURL: emu.emulator.openaiBaseURL, maxRetries: 0 }), sqliteStorePlugin({ path: path.join(dir, `p-${Date.now()}.db`) })],
       agents: { support: { client: 'openai-chat', model: 'base-model' } },
     });
   });
 
-  const lastModel = () => (emulator.requestsTo('/v1/chat/completions').at(-1)!.body as { model: string }).model;
+  const lastModel = () => (emu.emulator.requestsTo('/v1/chat/completions').at(-1)!.body as { model: string }).model;
 
   it('overrides only an agent: the child agent runs on the parent\'s client', async () => {
     const child = createContainer({ parent, agents: { support: { client: 'openai-chat', model: 'tenant-model', instructions: 'You serve tenant A.' } } });

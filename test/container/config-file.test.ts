@@ -5,19 +5,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ChatAgent, agentToken, createContainer } from 'skein';
 import { OpenAIChatClient } from 'skein/openai';
-import { Emulator } from 'skein/testing';
 import { problemsOf, writeConfig } from './config-test-helpers.js';
+import { useEmulator } from '../support/emulator.js';
 
 const fixture = fileURLToPath(new URL('./fixtures/echo-plugin.js', import.meta.url));
 
 describe('createContainer(configFile)', () => {
   let dir: string;
-  let emulator: Emulator;
+  const emu = useEmulator({ apiKey: 'sk-from-env' });
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'skein-config-'));
-    emulator = await Emulator.start({ apiKey: 'sk-from-env' });
   });
-  after(() => emulator.stop());
 
   const write = (name: string, text: string) => writeConfig(dir, name, text);
 
@@ -36,12 +34,12 @@ agents:
     instructions: You are a helpful assistant
 `,
     );
-    const container = await createContainer(file, { env: { TEST_OPENAI_KEY: 'sk-from-env', TEST_BASE_URL: emulator.openaiBaseURL } });
+    const container = await createContainer(file, { env: { TEST_OPENAI_KEY: 'sk-from-env', TEST_BASE_URL: emu.emulator.openaiBaseURL } });
     const agent = container.get(agentToken('assistant'));
     const thread = agent.getNewThread();
     await agent.run('My name is Alice', { thread });
     expect((await agent.run("What's my name?", { thread })).text).to.equal('Your name is Alice.');
-    expect((emulator.requests.at(-1)!.body as { model: string }).model).to.equal('gpt-4.1');
+    expect((emu.emulator.requests.at(-1)!.body as { model: string }).model).to.equal('gpt-4.1');
   });
 
   it('reads JSON too, and loads a third-party plugin by module path', async () => {
@@ -86,14 +84,14 @@ agents:
   });
 
   it('serves child containers per tenant over a shared parent', async () => {
-    const parentFile = await write('parent.yaml', `plugins:\n  openai:\n    apiKey: k\n    baseURL: ${emulator.openaiBaseURL}\nagents:\n  assistant:\n    client: openai-chat\n    model: base\n`);
+    const parentFile = await write('parent.yaml', `plugins:\n  openai:\n    apiKey: k\n    baseURL: ${emu.emulator.openaiBaseURL}\nagents:\n  assistant:\n    client: openai-chat\n    model: base\n`);
     const parent = await createContainer(parentFile);
-    const tenantFile = await write('tenant.yaml', `plugins:\n  openai:\n    apiKey: sk-from-env\n    baseURL: ${emulator.openaiBaseURL}\nagents:\n  assistant:\n    client: openai-chat\n    model: tenant-model\n`);
+    const tenantFile = await write('tenant.yaml', `plugins:\n  openai:\n    apiKey: sk-from-env\n    baseURL: ${emu.emulator.openaiBaseURL}\nagents:\n  assistant:\n    client: openai-chat\n    model: tenant-model\n`);
     const tenant = await createContainer(tenantFile, { parent });
     const agent = tenant.get(agentToken('assistant')) as ChatAgent;
     expect(agent.chatClient).to.be.instanceOf(OpenAIChatClient);
     await agent.run('hello');
-    expect((emulator.requests.at(-1)!.body as { model: string }).model).to.equal('tenant-model');
+    expect((emu.emulator.requests.at(-1)!.body as { model: string }).model).to.equal('tenant-model');
     expect(parent.get(agentToken('assistant'))).to.not.equal(agent);
   });
 });

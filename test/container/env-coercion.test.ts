@@ -5,19 +5,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ChatAgent, agentToken, createContainer } from 'skein';
 import type { OpenAIChatClient } from 'skein/openai';
-import { Emulator } from 'skein/testing';
 import { problemsOf, writeConfig } from './config-test-helpers.js';
+import { useEmulator } from '../support/emulator.js';
 
 /** Issue 16 item 9: a whole-value `${VAR}` takes the type its setting expects. */
 describe('createContainer(configFile): ${VAR} values typed by their setting', () => {
   let dir: string;
-  let emulator: Emulator;
+  const emu = useEmulator();
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'skein-env-'));
-    emulator = await Emulator.start();
   });
   after(async () => {
-    await emulator.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -46,7 +44,7 @@ agents:
 
   it('coerces numbers, integers and booleans (defaults too) and the agents work; partial references and string settings stay strings', async () => {
     const file = await write('typed.yaml', yaml);
-    const env = { BASE_URL: emulator.openaiBaseURL, MODEL: '4', HOST: '10.0.0.7', TIMEOUT: '45000' };
+    const env = { BASE_URL: emu.emulator.openaiBaseURL, MODEL: '4', HOST: '10.0.0.7', TIMEOUT: '45000' };
     const container = await createContainer(file, { env });
     const support = container.get(agentToken('support')) as ChatAgent;
     const sdk = (support.chatClient as OpenAIChatClient).client;
@@ -57,7 +55,7 @@ agents:
     await support.run('one', { thread });
     await support.run('two', { thread });
     const reply = await support.run('three', { thread });
-    const body = emulator.requestsTo('/v1/chat/completions').at(-1)!.body as { model: unknown; temperature: unknown; messages: { role: string; content: string }[] };
+    const body = emu.emulator.requestsTo('/v1/chat/completions').at(-1)!.body as { model: unknown; temperature: unknown; messages: { role: string; content: string }[] };
     // A model named "4" is still a string; the temperature is a number.
     expect(body.model).to.equal('4');
     expect(body.temperature).to.equal(0.5);
@@ -75,13 +73,13 @@ agents:
     const keeper = container.get(agentToken('keeper'));
     const keeperThread = keeper.getNewThread();
     await keeper.run('hello', { thread: keeperThread });
-    expect((emulator.requestsTo('/v1/responses').at(-1)!.body as { store: unknown }).store).to.equal(false);
+    expect((emu.emulator.requestsTo('/v1/responses').at(-1)!.body as { store: unknown }).store).to.equal(false);
     expect(keeperThread.messageStore).to.not.equal(undefined);
   });
 
   it('reports a value that does not parse once, with its path, the reference and what it found', async () => {
     const file = await write('typed-bad.yaml', yaml);
-    const env = { BASE_URL: emulator.openaiBaseURL, MODEL: 'm', HOST: 'h', RETRIES: 'lots', MAX: 'abc', KEEP_PARTIAL: 'yes', TEMPERATURE: 'warm', HISTORY: '2.5' };
+    const env = { BASE_URL: emu.emulator.openaiBaseURL, MODEL: 'm', HOST: 'h', RETRIES: 'lots', MAX: 'abc', KEEP_PARTIAL: 'yes', TEMPERATURE: 'warm', HISTORY: '2.5' };
     const problems = await problemsOf(createContainer(file, { env }));
     expect(problems).to.have.members([
       'plugins.openai.maxRetries: expected an integer from ${RETRIES:-0} but found "lots". Set RETRIES to an integer.',
@@ -105,16 +103,16 @@ agents:
         agents: { support: { client: 'openai-chat', model: 'm', maxOutputTokens: '${TOKENS}' } },
       }),
     );
-    const problems = await problemsOf(createContainer(file, { env: { BASE_URL: emulator.openaiBaseURL, RETRIES: '-1', TOKENS: '0' } }));
+    const problems = await problemsOf(createContainer(file, { env: { BASE_URL: emu.emulator.openaiBaseURL, RETRIES: '-1', TOKENS: '0' } }));
     expect(problems).to.have.length(2);
     expect(problems[0]).to.match(/^plugins\.openai\.maxRetries: Too small/);
     expect(problems[1]).to.equal('agents.support.maxOutputTokens: expected a positive integer, found 0.');
 
-    const container = await createContainer(file, { env: { BASE_URL: emulator.openaiBaseURL, RETRIES: '3', TOKENS: '64' } });
+    const container = await createContainer(file, { env: { BASE_URL: emu.emulator.openaiBaseURL, RETRIES: '3', TOKENS: '64' } });
     const agent = container.get(agentToken('support')) as ChatAgent;
     expect((agent.chatClient as OpenAIChatClient).client.maxRetries).to.equal(3);
     await agent.run('hi');
-    expect((emulator.requestsTo('/v1/chat/completions').at(-1)!.body as { max_completion_tokens?: unknown; max_tokens?: unknown })).to.satisfy(
+    expect((emu.emulator.requestsTo('/v1/chat/completions').at(-1)!.body as { max_completion_tokens?: unknown; max_tokens?: unknown })).to.satisfy(
       (b: { max_completion_tokens?: unknown; max_tokens?: unknown }) => b.max_completion_tokens === 64 || b.max_tokens === 64,
     );
   });

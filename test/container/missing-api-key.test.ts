@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigurationError, agentToken, createContainer } from 'skein';
 import { OpenAIChatClient, OpenAIResponsesClient, openaiPlugin } from 'skein/openai';
-import { Emulator } from 'skein/testing';
+import { useEmulator } from '../support/emulator.js';
 
 const KEY_VARIABLES = ['OPENAI_API_KEY', 'OPENAI_ADMIN_KEY', 'AZURE_OPENAI_API_KEY', 'OPENAI_API_VERSION', 'AZURE_OPENAI_ENDPOINT', 'OPENAI_BASE_URL'];
 
@@ -22,14 +22,12 @@ function thrown(build: () => unknown): ConfigurationError {
 /** Issue 16 item 8: no API key is a ConfigurationError naming the setting and the variable. */
 describe('OpenAI clients without an API key', () => {
   const saved: Record<string, string | undefined> = {};
-  let emulator: Emulator;
   let dir: string;
+  const emu = useEmulator();
   before(async () => {
-    emulator = await Emulator.start();
     dir = await mkdtemp(path.join(tmpdir(), 'skein-nokey-'));
   });
   after(async () => {
-    await emulator.stop();
     await rm(dir, { recursive: true, force: true });
   });
   beforeEach(() => {
@@ -47,8 +45,8 @@ describe('OpenAI clients without an API key', () => {
 
   it('new OpenAIChatClient / new OpenAIResponsesClient name apiKey and OPENAI_API_KEY', () => {
     for (const [client, build] of [
-      ['openai-chat', () => new OpenAIChatClient({ baseURL: emulator.openaiBaseURL })],
-      ['openai-responses', () => new OpenAIResponsesClient({ baseURL: emulator.openaiBaseURL })],
+      ['openai-chat', () => new OpenAIChatClient({ baseURL: emu.emulator.openaiBaseURL })],
+      ['openai-responses', () => new OpenAIResponsesClient({ baseURL: emu.emulator.openaiBaseURL })],
     ] as const) {
       const error = thrown(build);
       expect(error.message).to.equal(
@@ -59,10 +57,10 @@ describe('OpenAI clients without an API key', () => {
 
   it('takes the key from OPENAI_API_KEY, as the SDK does, and then talks to the service', async () => {
     process.env.OPENAI_API_KEY = 'sk-from-env';
-    const client = new OpenAIChatClient({ baseURL: emulator.openaiBaseURL, model: 'm' });
+    const client = new OpenAIChatClient({ baseURL: emu.emulator.openaiBaseURL, model: 'm' });
     const response = await client.getResponse([{ role: 'user', contents: [{ kind: 'text', text: 'ping' }] }]);
     expect(response.messages[0]!.contents[0]).to.deep.include({ kind: 'text' });
-    expect(emulator.requestsTo('/v1/chat/completions').at(-1)!.headers.authorization).to.equal('Bearer sk-from-env');
+    expect(emu.emulator.requestsTo('/v1/chat/completions').at(-1)!.headers.authorization).to.equal('Bearer sk-from-env');
   });
 
   it('the Azure variant names its own settings and variables (key, API version, endpoint)', () => {
@@ -76,19 +74,19 @@ describe('OpenAI clients without an API key', () => {
   });
 
   it('resolving an agent of a container whose openai plugin has no key throws the ConfigurationError, not the SDK error', async () => {
-    const container = createContainer({ plugins: [openaiPlugin({ baseURL: emulator.openaiBaseURL })], agents: { a: { client: 'openai-chat', model: 'm' }, r: { client: 'openai-responses', model: 'm' } } });
+    const container = createContainer({ plugins: [openaiPlugin({ baseURL: emu.emulator.openaiBaseURL })], agents: { a: { client: 'openai-chat', model: 'm' }, r: { client: 'openai-responses', model: 'm' } } });
     expect(thrown(() => container.get(agentToken('a'))).message).to.contain('OPENAI_API_KEY');
     expect(thrown(() => container.get(agentToken('r'))).message).to.contain('The openai-responses client has no OpenAI API key');
 
     const file = path.join(dir, 'nokey.yaml');
-    await writeFile(file, `plugins:\n  openai: { baseURL: "${emulator.openaiBaseURL}" }\nagents:\n  a: { client: openai-chat, model: m }\n`);
+    await writeFile(file, `plugins:\n  openai: { baseURL: "${emu.emulator.openaiBaseURL}" }\nagents:\n  a: { client: openai-chat, model: m }\n`);
     const fromFile = await createContainer(file);
     expect(thrown(() => fromFile.get(agentToken('a'))).message).to.contain('plugins.openai.apiKey');
   });
 
   it('an openai-assistants agent without a key is the same ConfigurationError, before any request', async () => {
-    const before = emulator.requests.length;
-    const container = createContainer({ plugins: [openaiPlugin({ baseURL: emulator.openaiBaseURL })], agents: { helper: { client: 'openai-assistants', model: 'm', instructions: 'Be brief.' } } });
+    const before = emu.emulator.requests.length;
+    const container = createContainer({ plugins: [openaiPlugin({ baseURL: emu.emulator.openaiBaseURL })], agents: { helper: { client: 'openai-assistants', model: 'm', instructions: 'Be brief.' } } });
     let error: unknown;
     try {
       const agent = container.get(agentToken('helper'));
@@ -98,6 +96,6 @@ describe('OpenAI clients without an API key', () => {
     }
     expect(error, 'expected a ConfigurationError').to.be.instanceOf(ConfigurationError);
     expect((error as Error).message).to.contain('has no OpenAI API key').and.contain('OPENAI_API_KEY');
-    expect(emulator.requests.length).to.equal(before);
+    expect(emu.emulator.requests.length).to.equal(before);
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { Emulator } from '../../src/testing/emulator/index.js';
 import { OpenApiSpec, type SpecOperation } from './openapi-spec.js';
+import { useEmulator } from '../support/emulator.js';
 
 /** One request and what came back: a JSON body, SSE events, or other bytes. */
 interface Exchange {
@@ -20,7 +20,7 @@ interface Exchange {
  */
 describe('Emulator: replies validate against the OpenAI OpenAPI specification', function () {
   this.timeout(60_000);
-  let emulator: Emulator;
+  const emu = useEmulator();
   let spec: OpenApiSpec;
   const exchanges: Exchange[] = [];
 
@@ -31,7 +31,7 @@ describe('Emulator: replies validate against the OpenAI OpenAPI specification', 
       init.body = JSON.stringify(body);
       (init.headers as Record<string, string>)['content-type'] = 'application/json';
     }
-    const response = await fetch(`${emulator.openaiBaseURL}${path}`, init);
+    const response = await fetch(`${emu.emulator.openaiBaseURL}${path}`, init);
     const type = response.headers.get('content-type') ?? '';
     const exchange: Exchange = { method, path, status: response.status, requestId: response.headers.get('x-request-id') };
     if (type.startsWith('text/event-stream')) exchange.events = parseSse(await response.text());
@@ -44,12 +44,7 @@ describe('Emulator: replies validate against the OpenAI OpenAPI specification', 
 
   before(async () => {
     spec = new OpenApiSpec();
-    emulator = await Emulator.start();
     await exerciseEveryOperation();
-  });
-
-  after(async () => {
-    await emulator.stop();
   });
 
   async function exerciseEveryOperation(): Promise<void> {
@@ -160,7 +155,7 @@ describe('Emulator: replies validate against the OpenAI OpenAPI specification', 
   }
 
   it('exercises every /v1 operation the emulator serves, each one an operation of the spec', () => {
-    const served = emulator.routes.filter((r) => r.pattern.startsWith('/v1/'));
+    const served = emu.emulator.routes.filter((r) => r.pattern.startsWith('/v1/'));
     const unknown = served.filter((r) => !spec.operationOfPattern(r.method, r.pattern.slice(3)));
     expect(unknown, 'routes with no operation in the spec').to.deep.equal([]);
     const exercised = new Set(exchanges.map((e) => operationOf(e)).map((o) => o && `${o.method} ${o.template}`));

@@ -2,20 +2,16 @@ import OpenAI, { toFile } from 'openai';
 import { expect } from 'chai';
 import { agentToken, createContainer, messageText, type AIAgent } from 'skein';
 import { openaiPlugin } from 'skein/openai';
-import { Emulator } from 'skein/testing';
 import { expectSeededFork, texts, twoNames } from './history-fixtures.js';
+import { useEmulator } from '../support/emulator.js';
 
 
 describe('history: Assistants v2 threads (real openai SDK against the emulator)', () => {
-  let emulator: Emulator;
-  before(async () => {
-    emulator = await Emulator.start();
-  });
-  after(() => emulator.stop());
+  const emu = useEmulator();
 
   const agent = () =>
     createContainer({
-      plugins: [openaiPlugin({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 })],
+      plugins: [openaiPlugin({ apiKey: 'test', baseURL: emu.emulator.openaiBaseURL, maxRetries: 0 })],
       agents: { helper: { client: 'openai-assistants', model: 'gpt-test', instructions: 'Help.', polling: { intervalMs: 1 } } },
     }).get<AIAgent>(agentToken('helper'));
 
@@ -25,7 +21,7 @@ describe('history: Assistants v2 threads (real openai SDK against the emulator)'
    */
   const waitingTurn = async () => {
     const a = agent();
-    const raw = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
+    const raw = new OpenAI({ apiKey: 'test', baseURL: emu.emulator.openaiBaseURL, maxRetries: 0 });
     const thread = a.getNewThread();
     await a.run('My name is Ann.', { thread });
     const threadId = thread.serviceThreadId!;
@@ -49,7 +45,7 @@ describe('history: Assistants v2 threads (real openai SDK against the emulator)'
 
   it('reads past the first page (150 messages)', async () => {
     const a = agent();
-    const raw = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
+    const raw = new OpenAI({ apiKey: 'test', baseURL: emu.emulator.openaiBaseURL, maxRetries: 0 });
     const seeded = Array.from({ length: 150 }, (_, i) => ({ role: i % 2 ? ('assistant' as const) : ('user' as const), content: `message ${i}` }));
     const remote = await raw.beta.threads.create({ messages: seeded });
     const thread = await a.deserializeThread({ $type: 'service', version: 1, provider: 'openai-assistants', agent: 'helper', serviceThreadId: remote.id });
@@ -58,7 +54,7 @@ describe('history: Assistants v2 threads (real openai SDK against the emulator)'
 
   it('a fork carries image files and attachments as the same file references', async () => {
     const a = agent();
-    const raw = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
+    const raw = new OpenAI({ apiKey: 'test', baseURL: emu.emulator.openaiBaseURL, maxRetries: 0 });
     const image = await raw.files.create({ file: await toFile(Buffer.from('png'), 'cat.png'), purpose: 'vision' });
     const doc = await raw.files.create({ file: await toFile(Buffer.from('text'), 'notes.txt'), purpose: 'assistants' });
     const remote = await raw.beta.threads.create({

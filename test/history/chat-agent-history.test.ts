@@ -17,9 +17,9 @@ import {
   type JsonObject,
 } from 'skein';
 import { OpenAIChatClient, openaiPlugin } from 'skein/openai';
-import { Emulator } from 'skein/testing';
 import { texts } from './history-fixtures.js';
 import { deleteFileTool } from '../support/example-tools.js';
+import { useEmulator } from '../support/emulator.js';
 
 interface Body {
   messages: { role: string; content: unknown }[];
@@ -27,14 +27,10 @@ interface Body {
 
 
 describe('history: getMessages and forkThread on message-store threads (ChatAgent, Chat Completions on the emulator)', () => {
-  let emulator: Emulator;
-  before(async () => {
-    emulator = await Emulator.start();
-  });
-  after(() => emulator.stop());
+  const emu = useEmulator();
 
-  const client = () => new OpenAIChatClient({ apiKey: 'k', baseURL: emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 });
-  const lastBody = () => emulator.requestsTo('/v1/chat/completions').at(-1)!.body as Body;
+  const client = () => new OpenAIChatClient({ apiKey: 'k', baseURL: emu.emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 });
+  const lastBody = () => emu.emulator.requestsTo('/v1/chat/completions').at(-1)!.body as Body;
   const lookup = tool({ name: 'lookup_order', description: 'Looks up an order', parameters: z.object({ id: z.string() }), execute: ({ id }) => `order ${id} shipped` });
 
   async function conversation(agent: AIAgent) {
@@ -154,7 +150,7 @@ describe('history: getMessages and forkThread on message-store threads (ChatAgen
 
     it('forks of forks, serialized and resumed in another container, deleted without touching their origin', async () => {
       const config = {
-        plugins: [openaiPlugin({ apiKey: 'k', baseURL: emulator.openaiBaseURL, maxRetries: 0 })],
+        plugins: [openaiPlugin({ apiKey: 'k', baseURL: emu.emulator.openaiBaseURL, maxRetries: 0 })],
         agents: { helper: { client: 'openai-chat', model: 'gpt-4.1' } },
       };
       const agent = createContainer(config).get<AIAgent>(agentToken('helper'));

@@ -2,22 +2,22 @@ import { expect } from 'chai';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Emulator, RESPONSES_INPUT_ITEMS_LISTINGS } from 'skein/testing';
+import { RESPONSES_INPUT_ITEMS_LISTINGS } from 'skein/testing';
 import { runSkein } from '../cli/cli-process.js';
+import { useEmulator } from '../support/emulator.js';
 
 // Both ways a server lists a continuing response's input_items (a chained thread is read from them).
 for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`history: skein threads show / fork (the real CLI process against the emulator; input_items: ${listing})`, function () {
   this.timeout(120_000);
-  let emulator: Emulator;
   let dir: string;
+  const emu = useEmulator({ responsesInputItems: listing });
   before(async () => {
-    emulator = await Emulator.start({ responsesInputItems: listing });
     dir = await mkdtemp(path.join(tmpdir(), 'skein-hist-cli-'));
     await writeFile(
       path.join(dir, 'skein.yaml'),
       [
         'plugins:',
-        `  openai: { apiKey: test, baseURL: "${emulator.openaiBaseURL}", maxRetries: 0 }`,
+        `  openai: { apiKey: test, baseURL: "${emu.emulator.openaiBaseURL}", maxRetries: 0 }`,
         'agents:',
         '  helper: { client: openai-chat, model: emu }',
         '  keeper: { client: openai-responses, model: emu, conversation: true }',
@@ -27,7 +27,6 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`history: skein t
     );
   });
   after(async () => {
-    await emulator.stop();
     await rm(dir, { recursive: true, force: true });
   });
   const skein = (args: string[], input?: string) => runSkein(args, { cwd: dir, input });

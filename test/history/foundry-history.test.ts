@@ -2,21 +2,17 @@ import { expect } from 'chai';
 import { agentToken, approvalResponse, createContainer, messageText, tool, type AIAgent, type ChatAgent } from 'skein';
 import { z } from 'zod';
 import { type AzureAIAgentsChatClient, azureAIAgentsPlugin, emulatorConnection } from 'skein/azure-ai-agents';
-import { Emulator } from 'skein/testing';
 import { expectSeededFork, texts, twoNames } from './history-fixtures.js';
 import { deleteFileTool } from '../support/example-tools.js';
+import { useEmulator } from '../support/emulator.js';
 
 
 describe('history: Foundry Agents threads (real @azure/ai-agents SDK against the emulator)', () => {
-  let emulator: Emulator;
-  before(async () => {
-    emulator = await Emulator.start();
-  });
-  after(() => emulator.stop());
+  const emu = useEmulator();
 
   const agent = () =>
     createContainer({
-      plugins: [azureAIAgentsPlugin({ ...emulatorConnection(emulator.url, { token: 'foundry-token' }), pollIntervalMs: 1 })],
+      plugins: [azureAIAgentsPlugin({ ...emulatorConnection(emu.url, { token: 'foundry-token' }), pollIntervalMs: 1 })],
       agents: { support: { client: 'azure-ai-agents', model: 'gpt-4o', instructions: 'You are support.' } },
     }).get<AIAgent>(agentToken('support'));
 

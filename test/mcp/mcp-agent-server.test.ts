@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { InMemoryMcpThreadStore, McpAgentServer } from 'skein/mcp';
 import { Emulator } from 'skein/testing';
 import { FAULT_SERVER, marks, tempDir } from './mcp-fixtures.js';
+import { useEmulator } from '../support/emulator.js';
 
 const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/cli/main.js');
 
@@ -46,24 +47,22 @@ async function converse(client: Client): Promise<string> {
 }
 
 describe('skein/mcp: Skein agents served over MCP (McpAgentServer, skein mcp serve)', () => {
-  let emulator: Emulator;
+  const emu = useEmulator();
   let dir: string;
   let configFile: string;
   const cleanups: (() => Promise<unknown>)[] = [];
 
   before(async () => {
-    emulator = await Emulator.start();
     dir = await tempDir();
     configFile = path.join(dir, 'skein.yaml');
     await writeFile(
       configFile,
-      `plugins:\n  openai: { apiKey: k, baseURL: "${emulator.openaiBaseURL}", maxRetries: 0 }\nagents:\n  helper: { client: openai-chat, model: gpt-4.1, description: answers questions }\n`,
+      `plugins:\n  openai: { apiKey: k, baseURL: "${emu.emulator.openaiBaseURL}", maxRetries: 0 }\nagents:\n  helper: { client: openai-chat, model: gpt-4.1, description: answers questions }\n`,
     );
   });
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
-  after(() => emulator.stop());
 
   it('McpAgentServer over Streamable HTTP: a multi-turn conversation through the SDK client', async () => {
     const container: Container = await createContainer(configFile);
@@ -122,7 +121,7 @@ describe('skein/mcp: Skein agents served over MCP (McpAgentServer, skein mcp ser
     beforeEach(async () => {
       opened = 0;
       const secret = tool({ name: 'open_vault', parameters: z.object({}), requiresApproval: true, execute: () => `opened ${++opened}` });
-      const agent = new ChatAgent({ chatClient: new OpenAIChatClient({ apiKey: 'k', baseURL: emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 }), tools: [secret] });
+      const agent = new ChatAgent({ chatClient: new OpenAIChatClient({ apiKey: 'k', baseURL: emu.emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 }), tools: [secret] });
       const server = new McpAgentServer({ agents: { vault: agent } });
       const url = await server.listenHttp();
       cleanups.push(() => server.close());
@@ -162,7 +161,7 @@ describe('skein/mcp: Skein agents served over MCP (McpAgentServer, skein mcp ser
       const rejected = (await ask(client, { input: '', thread: asked.structuredContent.thread, approvals: [{ callId, approved: false, reason: 'not today' }] }, 'ask_vault')) as Asked;
       expect(rejected.isError).to.not.equal(true);
       expect(opened).to.equal(0);
-      const sent = JSON.stringify(emulator.requestsTo('/v1/chat/completions').at(-1)!.body);
+      const sent = JSON.stringify(emu.emulator.requestsTo('/v1/chat/completions').at(-1)!.body);
       expect(sent).to.contain('not today');
     });
 
@@ -192,7 +191,7 @@ describe('skein/mcp: Skein agents served over MCP (McpAgentServer, skein mcp ser
       const asked = (await ask(client, { input: 'call open_vault' }, 'ask_vault')) as Asked;
       const { thread } = asked.structuredContent;
       const callId = asked.structuredContent.approvalRequests![0]!.callId;
-      emulator.injectFault({ kind: 'status', status: 500, times: 1, path: '/v1/chat/completions' });
+      emu.emulator.injectFault({ kind: 'status', status: 500, times: 1, path: '/v1/chat/completions' });
       const failed = await ask(client, { input: '', thread, approvals: [{ callId, approved: true }] }, 'ask_vault');
       expect(failed.isError, JSON.stringify(failed)).to.equal(true);
       expect(opened).to.equal(1);
@@ -215,7 +214,7 @@ describe('skein/mcp: Skein agents served over MCP (McpAgentServer, skein mcp ser
 
   it('calls on one thread at the same time take turns: both turns are kept, in order', async () => {
     const container = createContainer({
-      plugins: [openaiPlugin({ apiKey: 'k', baseURL: emulator.openaiBaseURL, maxRetries: 0 })],
+      plugins: [openaiPlugin({ apiKey: 'k', baseURL: emu.emulator.openaiBaseURL, maxRetries: 0 })],
       agents: { helper: { client: 'openai-chat', model: 'gpt-4.1' } },
     });
     const agent = container.get<AIAgent>(agentToken('helper'));
@@ -244,7 +243,7 @@ describe('skein/mcp: Skein agents served over MCP (McpAgentServer, skein mcp ser
       approvalConfig,
       [
         'plugins:',
-        `  openai: { apiKey: k, baseURL: "${emulator.openaiBaseURL}", maxRetries: 0 }`,
+        `  openai: { apiKey: k, baseURL: "${emu.emulator.openaiBaseURL}", maxRetries: 0 }`,
         '  mcp:',
         '    servers:',
         `      counter: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(FAULT_SERVER)}, normal], env: { MARK_FILE: ${JSON.stringify(markFile)} }, requiresApproval: [pid] }`,
@@ -300,7 +299,7 @@ describe('skein/mcp: Skein agents served over MCP (McpAgentServer, skein mcp ser
     const sqliteConfig = path.join(dir, 'sqlite.yaml');
     await writeFile(
       sqliteConfig,
-      `plugins:\n  openai: { apiKey: k, baseURL: "${emulator.openaiBaseURL}", maxRetries: 0 }\n  sqlite: { path: ${JSON.stringify(path.join(dir, 'threads.db'))} }\nagents:\n  helper: { client: openai-chat, model: gpt-4.1, messageStore: sqlite }\n`,
+      `plugins:\n  openai: { apiKey: k, baseURL: "${emu.emulator.openaiBaseURL}", maxRetries: 0 }\n  sqlite: { path: ${JSON.stringify(path.join(dir, 'threads.db'))} }\nagents:\n  helper: { client: openai-chat, model: gpt-4.1, messageStore: sqlite }\n`,
     );
     const threadsDir = path.join(dir, 'threads-sqlite');
     const client = new Client({ name: 'test', version: '1' });

@@ -3,21 +3,17 @@ import { ChatAgent, ConfigurationError, agentToken, createContainer, tool } from
 import { mcpPlugin, mcpServer } from 'skein/mcp';
 import { importSdk } from '../../plugins/mcp/mcp-sdk.js';
 import { OpenAIChatClient, openaiPlugin } from 'skein/openai';
-import { Emulator } from 'skein/testing';
 import { z } from 'zod';
 import { everythingStdio } from './mcp-fixtures.js';
+import { useEmulator } from '../support/emulator.js';
 
 describe('skein/mcp: wiring rules', () => {
-  let emulator: Emulator;
-  before(async () => {
-    emulator = await Emulator.start();
-  });
-  after(() => emulator.stop());
+  const emu = useEmulator();
 
   it('an MCP tool named like a local tool fails the run with an error naming it (use toolPrefix)', async () => {
     const server = mcpServer({ name: 'everything', ...everythingStdio(), allowTools: ['echo'] });
     const localEcho = tool({ name: 'echo', parameters: z.object({}), execute: () => 'local' });
-    const agent = new ChatAgent({ chatClient: new OpenAIChatClient({ apiKey: 'k', baseURL: emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 }), tools: [localEcho, server] });
+    const agent = new ChatAgent({ chatClient: new OpenAIChatClient({ apiKey: 'k', baseURL: emu.emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 }), tools: [localEcho, server] });
     try {
       const failure = await agent.run('hi').catch((e: unknown) => e);
       expect(failure).to.be.instanceOf(TypeError);
@@ -29,7 +25,7 @@ describe('skein/mcp: wiring rules', () => {
 
   it('agents that take only fixed tools (Assistants) refuse an MCP server with a ConfigurationError', () => {
     const container = createContainer({
-      plugins: [openaiPlugin({ apiKey: 'k', baseURL: emulator.openaiBaseURL }), mcpPlugin({ servers: { files: { command: 'node' } } })],
+      plugins: [openaiPlugin({ apiKey: 'k', baseURL: emu.emulator.openaiBaseURL }), mcpPlugin({ servers: { files: { command: 'node' } } })],
       agents: { keeper: { client: 'openai-assistants', model: 'gpt-4.1', tools: ['mcp:files'] } },
     });
     expect(() => container.get(agentToken('keeper'))).to.throw(ConfigurationError, /"mcp:files" is a tool set listed at run time.*openai-assistants/);

@@ -20,6 +20,7 @@ import {
 import { OpenAIChatClient, openaiPlugin } from 'skein/openai';
 import { until } from '../support/async-expectations.js';
 import { Emulator } from 'skein/testing';
+import { useEmulator } from '../support/emulator.js';
 
 interface ChatRequestBody {
   messages: { role: string; content: unknown; tool_calls?: unknown[] }[];
@@ -28,25 +29,18 @@ interface ChatRequestBody {
 }
 
 describe('OpenAI Chat Completions end to end (real openai SDK against the emulator)', () => {
-  let emulator: Emulator;
-
-  before(async () => {
-    emulator = await Emulator.start({ apiKey: 'sk-test-secret' });
-  });
-  after(async () => {
-    await emulator.stop();
-  });
-  afterEach(() => emulator.clearFaults());
+  const emu = useEmulator({ apiKey: 'sk-test-secret' });
+  afterEach(() => emu.emulator.clearFaults());
 
   function newContainer() {
     return createContainer({
-      plugins: [openaiPlugin({ apiKey: 'sk-test-secret', baseURL: emulator.openaiBaseURL, maxRetries: 0 })],
+      plugins: [openaiPlugin({ apiKey: 'sk-test-secret', baseURL: emu.emulator.openaiBaseURL, maxRetries: 0 })],
       agents: { assistant: { client: 'openai-chat', model: 'gpt-4.1', instructions: 'You are a helpful assistant' } },
     });
   }
 
   function chatBodies(): ChatRequestBody[] {
-    return emulator.requestsTo('/v1/chat/completions').map((r) => r.body as ChatRequestBody);
+    return emu.emulator.requestsTo('/v1/chat/completions').map((r) => r.body as ChatRequestBody);
   }
 
   async function snapshot(thread: AgentThread): Promise<string> {
@@ -122,7 +116,7 @@ describe('OpenAI Chat Completions end to end (real openai SDK against the emulat
     });
 
     it("rejects another agent's thread", async () => {
-      const other = new ChatAgent({ chatClient: new OpenAIChatClient({ apiKey: 'sk-test-secret', baseURL: emulator.openaiBaseURL, model: 'm' }), name: 'support' });
+      const other = new ChatAgent({ chatClient: new OpenAIChatClient({ apiKey: 'sk-test-secret', baseURL: emu.emulator.openaiBaseURL, model: 'm' }), name: 'support' });
       const thread = other.getNewThread();
       await agent.run('hi', { thread }).then(
         () => expect.fail('expected ThreadCompatibilityError'),
@@ -166,17 +160,17 @@ describe('OpenAI Chat Completions end to end (real openai SDK against the emulat
       const stored = await thread.messageStore!.listMessages();
       expect(stored).to.have.length(4);
       expect(stored[3]!.contents).to.deep.equal([{ kind: 'text', text: 'We talked about: "My name is Alice"' }]);
-      expect(emulator.requestsTo('/v1/chat/completions').at(-1)!.body).to.have.property('stream', true);
+      expect(emu.emulator.requestsTo('/v1/chat/completions').at(-1)!.body).to.have.property('stream', true);
     });
 
     it('is cold: nothing is sent until subscription, and each subscription sends one request', async () => {
       const agent = newContainer().get(agentToken('assistant'));
-      const before = emulator.requestsTo('/v1/chat/completions').length;
+      const before = emu.emulator.requestsTo('/v1/chat/completions').length;
       const stream = agent.runStream('Hello');
-      expect(emulator.requestsTo('/v1/chat/completions').length).to.equal(before);
+      expect(emu.emulator.requestsTo('/v1/chat/completions').length).to.equal(before);
       await lastValueFrom(stream);
       await lastValueFrom(stream);
-      expect(emulator.requestsTo('/v1/chat/completions').length).to.equal(before + 2);
+      expect(emu.emulator.requestsTo('/v1/chat/completions').length).to.equal(before + 2);
     });
 
     it('aborts the HTTP request when unsubscribed, leaving the thread unchanged', async () => {
@@ -184,13 +178,13 @@ describe('OpenAI Chat Completions end to end (real openai SDK against the emulat
       const thread = agent.getNewThread();
       await agent.run('My name is Alice', { thread });
       const before = await snapshot(thread);
-      emulator.injectFault({ kind: 'stall-stream', afterEvents: 2, path: '/v1/chat/completions' });
-      const aborted = emulator.abortedStreams;
-      const closed = emulator.waitForAbortedStream();
+      emu.emulator.injectFault({ kind: 'stall-stream', afterEvents: 2, path: '/v1/chat/completions' });
+      const aborted = emu.emulator.abortedStreams;
+      const closed = emu.emulator.waitForAbortedStream();
       const first = await firstValueFrom(agent.runStream('What did we talk about?', { thread }));
       expect(first.role).to.equal('assistant');
       await closed;
-      expect(emulator.abortedStreams).to.equal(aborted + 1);
+      expect(emu.emulator.abortedStreams).to.equal(aborted + 1);
       // The thread lock is released once the aborted turn unwinds; the thread is as it was.
       const next = await agent.run("What's my name?", { thread });
       expect(next.text).to.equal('Your name is Alice.');
@@ -203,12 +197,12 @@ describe('OpenAI Chat Completions end to end (real openai SDK against the emulat
       const agent = newContainer().get(agentToken('assistant'));
       const thread = agent.getNewThread();
       const controller = new AbortController();
-      emulator.injectFault({ kind: 'stall-stream', afterEvents: 1, path: '/v1/chat/completions' });
-      const closed = emulator.waitForAbortedStream();
-      const before = emulator.requestsTo('/v1/chat/completions').length;
+      emu.emulator.injectFault({ kind: 'stall-stream', afterEvents: 1, path: '/v1/chat/completions' });
+      const closed = emu.emulator.waitForAbortedStream();
+      const before = emu.emulator.requestsTo('/v1/chat/completions').length;
       const result = lastValueFrom(agent.runStream('Hello', { thread, signal: controller.signal }));
       // Abort once the request is on the server (the stream then stalls), whatever Node's timing.
-      await until(() => emulator.requestsTo('/v1/chat/completions').length > before);
+      await until(() => emu.emulator.requestsTo('/v1/chat/completions').length > before);
       controller.abort();
       await result.then(
         () => expect.fail('expected AbortError'),
@@ -222,7 +216,7 @@ describe('OpenAI Chat Completions end to end (real openai SDK against the emulat
       const agent = newContainer().get(agentToken('assistant'));
       const thread = agent.getNewThread();
       const controller = new AbortController();
-      emulator.injectFault({ kind: 'latency', ms: 10_000, path: '/v1/chat/completions' });
+      emu.emulator.injectFault({ kind: 'latency', ms: 10_000, path: '/v1/chat/completions' });
       const run = agent.run('Hello', { thread, signal: controller.signal });
       setTimeout(() => controller.abort(), 20);
       await run.then(
@@ -264,7 +258,7 @@ describe('OpenAI Chat Completions end to end (real openai SDK against the emulat
 
     function toolAgent(maxToolIterations?: number) {
       return new ChatAgent({
-        chatClient: new OpenAIChatClient({ apiKey: 'sk-test-secret', baseURL: emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 }),
+        chatClient: new OpenAIChatClient({ apiKey: 'sk-test-secret', baseURL: emu.emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 }),
         name: 'Helper',
         instructions: 'Use tools.',
         tools: [getWeather, getTime, explode],
@@ -361,7 +355,7 @@ describe('OpenAI Chat Completions end to end (real openai SDK against the emulat
       const thread = agent.getNewThread();
       await agent.run('My name is Alice', { thread });
       const before = await snapshot(thread);
-      emulator.injectFault(fault);
+      emu.emulator.injectFault(fault);
       const attempt = stream ? lastValueFrom(agent.runStream('What did we talk about?', { thread })) : agent.run('What did we talk about?', { thread });
       const error = await attempt.then(
         () => expect.fail('expected an error'),
@@ -393,12 +387,12 @@ describe('OpenAI Chat Completions end to end (real openai SDK against the emulat
 
     it('retries a 429 when maxRetries allows, and the turn lands once', async () => {
       const container = createContainer({
-        plugins: [openaiPlugin({ apiKey: 'sk-test-secret', baseURL: emulator.openaiBaseURL, maxRetries: 2 })],
+        plugins: [openaiPlugin({ apiKey: 'sk-test-secret', baseURL: emu.emulator.openaiBaseURL, maxRetries: 2 })],
         agents: { assistant: { client: 'openai-chat', model: 'gpt-4.1' } },
       });
       const agent = container.get(agentToken('assistant'));
       const thread = agent.getNewThread();
-      emulator.injectFault({ kind: 'status', status: 429, retryAfterSeconds: 0, path: '/v1/chat/completions' });
+      emu.emulator.injectFault({ kind: 'status', status: 429, retryAfterSeconds: 0, path: '/v1/chat/completions' });
       const r = await agent.run('My name is Alice', { thread });
       expect(r.text).to.equal('Nice to meet you, Alice!');
       expect(await thread.messageStore!.listMessages()).to.have.length(2);
@@ -406,7 +400,7 @@ describe('OpenAI Chat Completions end to end (real openai SDK against the emulat
 
     it('never puts the API key in an error message', async () => {
       const container = createContainer({
-        plugins: [openaiPlugin({ apiKey: 'sk-wrong-secret-value', baseURL: emulator.openaiBaseURL, maxRetries: 0 })],
+        plugins: [openaiPlugin({ apiKey: 'sk-wrong-secret-value', baseURL: emu.emulator.openaiBaseURL, maxRetries: 0 })],
         agents: { assistant: { client: 'openai-chat', model: 'gpt-4.1' } },
       });
       const error = await container

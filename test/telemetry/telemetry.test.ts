@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ChatAgent, type ChatClientMiddleware, type ChatMessage, ServiceError, agentToken, createContainer, resolveConfigFile, tool } from 'skein';
 import { OpenAIChatClient, OpenAIResponsesClient, openaiPlugin } from 'skein/openai';
 import { TelemetryMiddleware, telemetryMiddleware, telemetryPlugin } from 'skein/telemetry';
-import { Emulator } from 'skein/testing';
+import { useEmulator } from '../support/emulator.js';
 
 const API_KEY = 'sk-telemetry-secret-0123456789';
 
@@ -41,25 +41,21 @@ function dump(spans: readonly ReadableSpan[]): string {
 }
 
 describe('telemetry: OpenTelemetry GenAI spans (ChatAgent + OpenAIChatClient on the emulator)', () => {
-  let emulator: Emulator;
   let exporter: InMemorySpanExporter;
   let provider: BasicTracerProvider;
 
-  before(async () => {
-    emulator = await Emulator.start();
-  });
-  after(() => emulator.stop());
+  const emu = useEmulator();
   beforeEach(() => {
     exporter = new InMemorySpanExporter();
     provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   });
   afterEach(async () => {
     trace.disable();
-    emulator.clearFaults();
+    emu.emulator.clearFaults();
     await provider.shutdown();
   });
 
-  const client = () => new OpenAIChatClient({ apiKey: API_KEY, baseURL: emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 });
+  const client = () => new OpenAIChatClient({ apiKey: API_KEY, baseURL: emu.emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 });
 
   it('nests chat and tool spans under the run span, with the GenAI attributes', async () => {
     const agent = new ChatAgent({
@@ -119,7 +115,7 @@ describe('telemetry: OpenTelemetry GenAI spans (ChatAgent + OpenAIChatClient on 
 
   it('records the conversation id of a service thread (Responses conversation) on run and chat spans', async () => {
     const agent = new ChatAgent({
-      chatClient: new OpenAIResponsesClient({ apiKey: API_KEY, baseURL: emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0, conversation: true }),
+      chatClient: new OpenAIResponsesClient({ apiKey: API_KEY, baseURL: emu.emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0, conversation: true }),
       name: 'memo',
       middleware: telemetryMiddleware({ tracerProvider: provider }),
     });
@@ -147,7 +143,7 @@ describe('telemetry: OpenTelemetry GenAI spans (ChatAgent + OpenAIChatClient on 
 
   it('a 500 from the service marks the chat and run spans ERROR with error.type and the exception', async () => {
     const agent = new ChatAgent({ chatClient: client(), name: 'a', middleware: telemetryMiddleware({ tracerProvider: provider }) });
-    emulator.injectFault({ kind: 'status', status: 500, message: 'upstream exploded', path: '/v1/chat/completions' });
+    emu.emulator.injectFault({ kind: 'status', status: 500, message: 'upstream exploded', path: '/v1/chat/completions' });
     const error = await agent.run('hello').then(
       () => expect.fail('expected the run to fail'),
       (e: unknown) => e,
@@ -271,7 +267,7 @@ describe('telemetry: OpenTelemetry GenAI spans (ChatAgent + OpenAIChatClient on 
   it('telemetryPlugin instruments every agent the container builds, through the global provider', async () => {
     trace.setGlobalTracerProvider(provider);
     const container = createContainer({
-      plugins: [telemetryPlugin(), openaiPlugin({ apiKey: API_KEY, baseURL: emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 })],
+      plugins: [telemetryPlugin(), openaiPlugin({ apiKey: API_KEY, baseURL: emu.emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 })],
       agents: {
         support: { client: 'openai-chat', instructions: 'Help.' },
         sales: { client: 'openai-responses', store: false },
@@ -294,7 +290,7 @@ describe('telemetry: OpenTelemetry GenAI spans (ChatAgent + OpenAIChatClient on 
   it('is a built-in plugin of config files: `telemetry: { captureContent: true }`', async () => {
     trace.setGlobalTracerProvider(provider);
     const { config, problems } = await resolveConfigFile({
-      plugins: { openai: { apiKey: API_KEY, baseURL: emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 }, telemetry: { captureContent: true } },
+      plugins: { openai: { apiKey: API_KEY, baseURL: emu.emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 }, telemetry: { captureContent: true } },
       agents: { helper: { client: 'openai-chat' } },
     });
     expect(problems).to.deep.equal([]);
