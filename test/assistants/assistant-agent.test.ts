@@ -73,7 +73,7 @@ describe('OpenAIAssistantAgent against the emulator (real openai SDK)', () => {
       for (const r of running.emulator.requests) expect(r.headers['openai-beta'], r.path).to.equal('assistants=v2');
     });
 
-    it('the running.emulator refuses calls without the beta header', async () => {
+    it('the emulator refuses calls without the beta header', async () => {
       const response = await fetch(`${running.emulator.openaiBaseURL}/assistants`, { headers: { authorization: 'Bearer test' } });
       expect(response.status).to.equal(400);
       expect(((await response.json()) as { error: { message: string } }).error.message).to.contain('OpenAI-Beta');

@@ -31,7 +31,7 @@ async function toolChain(agent: ChatAgent): Promise<AgentThread> {
 
 // Run against both ways a server lists a continuing response's input_items: the service's (the
 // whole context) and the request's own input only (some compatible servers).
-for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`history: Responses service threads (real openai SDK against the running.emulator; input_items: ${listing})`, () => {
+for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`history: Responses service threads (real openai SDK against the emulator; input_items: ${listing})`, () => {
   const running = emulatorPerTest({ responsesInputItems: listing });
 
   async function names(conversation: boolean) {

@@ -27,7 +27,7 @@ function longConversation(turns: number): ChatMessage[] {
   return out;
 }
 
-describe('history: SummarizingReducer (compaction, Chat Completions on the running.emulator)', function () {
+describe('history: SummarizingReducer (compaction, Chat Completions on the emulator)', function () {
   this.timeout(60_000);
   const running = emulatorPerTest();
 
