@@ -3,7 +3,8 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { AgentGroupChat, ChatAgent, createContainer, readAttribution, textMessage } from 'skein';
 import { azureAIAgentsPlugin, emulatorConnection } from 'skein/azure-ai-agents';
 import { OpenAIResponsesClient, openaiPlugin, participantName } from 'skein/openai';
-import { Emulator, RESPONSES_INPUT_ITEMS_LISTINGS } from 'skein/testing';
+import { RESPONSES_INPUT_ITEMS_LISTINGS } from 'skein/testing';
+import { emulatorPerTest } from '../support/emulator.js';
 import { agent, bodies, containerFor, texts } from './fixture.js';
 
 /**
@@ -13,26 +14,21 @@ import { agent, bodies, containerFor, texts } from './fixture.js';
  */
 // Both ways a server lists a continuing response's input_items (the Responses agent's history is read from them).
 for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: each model is told who spoke (Responses input_items: ${listing})`, () => {
-  let emulator: Emulator;
-
-  beforeEach(async () => {
-    emulator = await Emulator.start({ responsesInputItems: listing });
-  });
-  afterEach(async () => emulator.stop());
+  const running = emulatorPerTest({ responsesInputItems: listing });
 
   const AGENTS = { writer: { client: 'openai-chat', model: 'gpt-test' }, reviewer: { client: 'openai-responses', model: 'gpt-test' } };
   const responsesAgent = (name: string, store = true) =>
-    new ChatAgent({ chatClient: new OpenAIResponsesClient({ apiKey: 'k', baseURL: emulator.openaiBaseURL, maxRetries: 0, model: 'gpt-test', store }), name });
+    new ChatAgent({ chatClient: new OpenAIResponsesClient({ apiKey: 'k', baseURL: running.emulator.openaiBaseURL, maxRetries: 0, model: 'gpt-test', store }), name });
 
   type WireMessage = { role: string; content: unknown; name?: string };
   type WireItem = { type?: string; role: string; content: unknown };
 
   it('sends another agent\'s reply to Chat Completions with its author as `name`, sanitised to what the API accepts', async () => {
-    const chat = AgentGroupChat.fromContainer(containerFor(emulator, AGENTS), { agents: [responsesAgent('Data Analyst'), 'writer'] });
+    const chat = AgentGroupChat.fromContainer(containerFor(running.emulator, AGENTS), { agents: [responsesAgent('Data Analyst'), 'writer'] });
     await chat.addChatMessage('My name is Ada');
     const [fromAnalyst, fromWriter] = await chat.invoke();
 
-    const sent = bodies(emulator, '/v1/chat/completions').at(-1)!.messages as WireMessage[];
+    const sent = bodies(running.emulator, '/v1/chat/completions').at(-1)!.messages as WireMessage[];
     expect(sent).to.deep.equal([
       { role: 'user', content: 'My name is Ada' }, // the human: no name
       { role: 'user', content: texts([fromAnalyst!])[0], name: 'Data_Analyst' },
@@ -42,7 +38,7 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: 
     // Streamed the same way; the writer's own earlier reply stays an (unnamed) assistant turn.
     await chat.addChatMessage(textMessage('user', 'what did we talk about', 'Ada Lovelace'));
     await lastValueFrom(chat.invokeStream().pipe(toArray()));
-    const streamed = bodies(emulator, '/v1/chat/completions').at(-1)!;
+    const streamed = bodies(running.emulator, '/v1/chat/completions').at(-1)!;
     expect(streamed.stream).to.equal(true);
     expect((streamed.messages as WireMessage[]).map((m) => [m.role, m.name])).to.deep.equal([
       ['user', undefined],
@@ -56,14 +52,14 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: 
   });
 
   it('attributes another agent\'s reply in Responses input as "[name]: text", and reads the author back from the stored history', async () => {
-    const container = containerFor(emulator, AGENTS);
+    const container = containerFor(running.emulator, AGENTS);
     const reviewer = agent(container, 'reviewer');
     const chat = AgentGroupChat.fromContainer(container, { agents: ['writer', reviewer] });
     await chat.addChatMessage('Tell me about otters');
     const [fromWriter, fromReviewer] = await chat.invoke();
     const w = texts([fromWriter!])[0]!;
 
-    const input = bodies(emulator, '/v1/responses').at(-1)!.input as WireItem[];
+    const input = bodies(running.emulator, '/v1/responses').at(-1)!.input as WireItem[];
     expect(input.map((i) => [i.role, i.content])).to.deep.equal([
       ['user', 'Tell me about otters'],
       ['user', `[writer]: ${w}`],
@@ -83,8 +79,8 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: 
   it('names the author in the text of Assistants and Foundry thread messages too, and reads it back as authorName', async () => {
     const container = createContainer({
       plugins: [
-        openaiPlugin({ apiKey: 'test-key', baseURL: emulator.openaiBaseURL, maxRetries: 0 }),
-        azureAIAgentsPlugin({ ...emulatorConnection(emulator.url), pollIntervalMs: 5 }),
+        openaiPlugin({ apiKey: 'test-key', baseURL: running.emulator.openaiBaseURL, maxRetries: 0 }),
+        azureAIAgentsPlugin({ ...emulatorConnection(running.emulator.url), pollIntervalMs: 5 }),
       ],
       agents: {
         writer: { client: 'openai-chat', model: 'gpt-test' },
@@ -95,7 +91,7 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: 
     const chat = AgentGroupChat.fromContainer(container, { agents: ['writer', 'assistant', 'foundry'] });
     await chat.addChatMessage('Tell me about otters');
     const [w, a] = texts(await chat.invoke()) as [string, string, string];
-    const runs = emulator.requests.filter((r) => r.method === 'POST' && /\/threads\/[^/]+\/runs$/.test(r.path));
+    const runs = running.emulator.requests.filter((r) => r.method === 'POST' && /\/threads\/[^/]+\/runs$/.test(r.path));
     const sent = runs.map((r) => ((r.body as { additional_messages: WireItem[] }).additional_messages ?? []).map((m) => [m.role, m.content]));
     expect(sent).to.deep.equal([
       [['user', 'Tell me about otters'], ['user', `[writer]: ${w}`]], // Assistants
@@ -112,7 +108,7 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: 
     const agent = responsesAgent('reviewer', false);
     const thread = agent.getNewThread();
     await agent.run([textMessage('user', 'Hi all', 'Ada'), textMessage('user', 'Hello', 'Data Analyst')], { thread });
-    const input = bodies(emulator, '/v1/responses').at(-1)!.input as WireItem[];
+    const input = bodies(running.emulator, '/v1/responses').at(-1)!.input as WireItem[];
     expect(input.map((i) => i.content)).to.deep.equal(['[Ada]: Hi all', '[Data Analyst]: Hello']);
   });
 

@@ -13,19 +13,18 @@ import {
   ServiceError,
   messageText,
 } from 'skein';
-import { Emulator, RESPONSES_INPUT_ITEMS_LISTINGS } from 'skein/testing';
+import { RESPONSES_INPUT_ITEMS_LISTINGS } from 'skein/testing';
+import { emulatorPerTest } from '../support/emulator.js';
 import { agent, bodies, containerFor, rawClient, texts, THREE_AGENTS, viaJson } from './fixture.js';
 
 // Both ways a server lists a continuing response's input_items (the Responses agent's history is read from them).
 for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: agents of different thread kinds in one conversation (Responses input_items: ${listing})`, () => {
-  let emulator: Emulator;
   let container: Container;
 
-  beforeEach(async () => {
-    emulator = await Emulator.start({ responsesInputItems: listing });
-    container = containerFor(emulator);
+  const running = emulatorPerTest({ responsesInputItems: listing });
+  beforeEach(() => {
+    container = containerFor(running.emulator);
   });
-  afterEach(async () => emulator.stop());
 
   const threeAgentChat = (c: Container = container) => AgentGroupChat.fromContainer(c, { agents: ['writer', 'reviewer', 'assistant'] });
 
@@ -43,14 +42,14 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: 
     expect(a.startsWith(`You said: "[reviewer]: ${r}" (I have seen`)).to.equal(true);
 
     // What the Responses channel sent: the user's and the writer's words as user input.
-    const responsesInput = bodies(emulator, '/v1/responses').at(-1)!.input as { role: string; content: unknown }[];
+    const responsesInput = bodies(running.emulator, '/v1/responses').at(-1)!.input as { role: string; content: unknown }[];
     expect(responsesInput.map((i) => i.role)).to.deep.equal(['user', 'user']);
     expect(JSON.stringify(responsesInput)).to.include('Tell me about otters');
 
     await chat.addChatMessage('what did we talk about');
     const [writerAnswer] = await chat.invoke({ agent: agent(container, 'writer') });
     expect(messageText(writerAnswer!)).to.equal(`We talked about: "Tell me about otters"; "${r}"; "${a}"`);
-    const sent = bodies(emulator, '/v1/chat/completions').at(-1)!.messages as { role: string }[];
+    const sent = bodies(running.emulator, '/v1/chat/completions').at(-1)!.messages as { role: string }[];
     expect(sent.map((m) => m.role)).to.deep.equal(['system', 'user', 'assistant', 'user', 'user', 'user']);
 
     await chat.addChatMessage('what did we talk about');
@@ -82,7 +81,7 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: 
   });
 
   it('shares one channel between two message-store agents and one between two assistants on the same service', async () => {
-    const c = containerFor(emulator, {
+    const c = containerFor(running.emulator, {
       ...THREE_AGENTS,
       editor: { client: 'openai-chat', model: 'gpt-test' },
       helper: { client: 'openai-assistants', model: 'gpt-test', polling: { intervalMs: 5 } },
@@ -93,7 +92,7 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: 
     expect(key).to.equal(chat.channelKey(agent(c, 'helper'))).and.not.include('test-key');
     await chat.addChatMessage('My name is Bo');
     await chat.invoke();
-    const threads = bodies(emulator, '/v1/threads');
+    const threads = bodies(running.emulator, '/v1/threads');
     expect(threads).to.have.length(1); // one assistant thread for both assistants
     expect(await chat.getChatMessages(agent(c, 'writer'))).to.deep.equal(await chat.getChatMessages(agent(c, 'editor')));
     // The editor saw the writer's reply as its last input.
@@ -125,7 +124,7 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: 
   });
 
   it('asks a model which agent speaks next', async () => {
-    const selector = agent(containerFor(emulator, { selector: { client: 'openai-chat', model: 'gpt-test' } }), 'selector');
+    const selector = agent(containerFor(running.emulator, { selector: { client: 'openai-chat', model: 'gpt-test' } }), 'selector');
     const fallbacks: string[] = [];
     const chat = AgentGroupChat.fromContainer(container, {
       agents: ['writer', 'reviewer', 'assistant'],
@@ -143,13 +142,13 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: 
     expect(fallbacks).to.have.length(1);
     expect(fallbacks[0]).to.match(/-> assistant$/); // the reply named nobody: sequential after the reviewer
     // The selector saw the transcript before its question.
-    const selectorCalls = bodies(emulator, '/v1/chat/completions').filter((b) => JSON.stringify(b.messages).includes('My name is reviewer'));
+    const selectorCalls = bodies(running.emulator, '/v1/chat/completions').filter((b) => JSON.stringify(b.messages).includes('My name is reviewer'));
     const seenBySelector = (selectorCalls[0]!.messages as { content: string }[]).map((m) => m.content);
     expect(seenBySelector).to.include('hello').and.include(messageText(produced[0]!));
   });
 
   it('stops when the approval agent approves, judging only the chosen agents\' turns', async () => {
-    const judge = agent(containerFor(emulator, { judge: { client: 'openai-chat', model: 'gpt-test', instructions: 'Say LGTM when it is good.' } }), 'judge');
+    const judge = agent(containerFor(running.emulator, { judge: { client: 'openai-chat', model: 'gpt-test', instructions: 'Say LGTM when it is good.' } }), 'judge');
     const chat = AgentGroupChat.fromContainer(container, {
       agents: ['writer', 'reviewer'],
       termination: new AgentApprovalTermination({
@@ -162,7 +161,7 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: 
     await chat.addChatMessage('Please answer LGTM');
     const produced = await chat.invoke();
     expect(produced.map((m) => m.authorName)).to.deep.equal(['writer', 'reviewer']);
-    const judged = bodies(emulator, '/v1/chat/completions').filter((b) => JSON.stringify(b.messages).includes('Say LGTM'));
+    const judged = bodies(running.emulator, '/v1/chat/completions').filter((b) => JSON.stringify(b.messages).includes('Say LGTM'));
     expect(judged).to.have.length(1);
 
     const never = AgentGroupChat.fromContainer(container, {
@@ -214,7 +213,7 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: 
     const threadId = (json as { channels: { thread?: { serviceThreadId?: string } }[] }).channels.map((c) => c.thread?.serviceThreadId);
     expect(threadId.filter((id) => id?.startsWith('thread_'))).to.have.length(1);
 
-    const other = containerFor(emulator); // "another process"
+    const other = containerFor(running.emulator); // "another process"
     const resumed = await AgentGroupChat.deserialize(json, { container: other });
     expect(texts(await resumed.getChatMessages())).to.deep.equal(['My name is Ada', ...texts(before)]);
     await resumed.addChatMessage('what did we talk about');
@@ -222,9 +221,9 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: 
     expect(after.map((m) => m.authorName)).to.deep.equal(['writer', 'reviewer', 'assistant']);
     expect(messageText(after[0]!)).to.equal(`We talked about: "My name is Ada"; "${messageText(before[1]!)}"; "${messageText(before[2]!)}"`);
     // The assistant continued the same assistant thread, the reviewer the same chain.
-    const runs = emulator.requests.filter((r) => r.method === 'POST' && /\/threads\/[^/]+\/runs$/.test(r.path));
+    const runs = running.emulator.requests.filter((r) => r.method === 'POST' && /\/threads\/[^/]+\/runs$/.test(r.path));
     expect(new Set(runs.map((r) => r.path))).to.have.length(1);
-    const lastResponse = bodies(emulator, '/v1/responses').at(-1)!;
+    const lastResponse = bodies(running.emulator, '/v1/responses').at(-1)!;
     expect(lastResponse.previous_response_id).to.be.a('string');
   });
 
@@ -240,7 +239,7 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: 
     expect((error as Error).message).to.include('openai-assistant-channel');
     const polluted = JSON.parse(JSON.stringify(json).replace('"messages":[', '"messages":[{"__proto__":{"x":1},"role":"user","contents":[]},')) as unknown;
     expect(await AgentGroupChat.deserialize(polluted, { container }).catch((e: unknown) => e)).to.be.instanceOf(SerializationError);
-    const wrongKey = containerFor(new URL(emulator.openaiBaseURL).port === '1' ? emulator : emulator, THREE_AGENTS);
+    const wrongKey = containerFor(new URL(running.emulator.openaiBaseURL).port === '1' ? running.emulator : running.emulator, THREE_AGENTS);
     expect(await AgentGroupChat.deserialize({ ...json, $type: 'thread' }, { container: wrongKey }).catch((e: unknown) => e)).to.be.instanceOf(SerializationError);
     const newerChannel = structuredClone(json) as unknown as { channels: { version: number }[] };
     newerChannel.channels[1]!.version = 2;
@@ -256,7 +255,7 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: 
   it('leaves every channel consistent when an agent fails mid-chat, and goes on after', async () => {
     const chat = threeAgentChat();
     await chat.addChatMessage('My name is Ada');
-    emulator.injectFault({ kind: 'status', status: 500, path: '/v1/responses' });
+    running.emulator.injectFault({ kind: 'status', status: 500, path: '/v1/responses' });
     const error = await chat.invoke().catch((e: unknown) => e);
     expect(error).to.be.instanceOf(ServiceError);
     // The writer's turn landed; the reviewer's did not, and nobody heard of it.
@@ -274,7 +273,7 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`AgentGroupChat: 
     await chat.invoke();
     const json = (await chat.serialize()) as unknown as { channels: { $type: string; thread?: { serviceThreadId?: string } }[] };
     const ids = Object.fromEntries(json.channels.map((c) => [c.$type, c.thread?.serviceThreadId]));
-    const client = rawClient(emulator);
+    const client = rawClient(running.emulator);
     await chat.reset();
     expect(await chat.getChatMessages()).to.deep.equal([]);
     for (const a of ['writer', 'reviewer', 'assistant']) expect(await chat.getChatMessages(agent(container, a))).to.deep.equal([]);

@@ -20,7 +20,7 @@ import {
   OpenAIServiceConfiguration,
   openaiPlugin,
 } from 'skein/openai';
-import { Emulator } from 'skein/testing';
+import { emulatorPerTest } from '../support/emulator.js';
 import { z } from 'zod';
 
 const weather = tool({
@@ -52,19 +52,17 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('OpenAIAssistantAgent against the emulator (real openai SDK)', () => {
-  let emulator: Emulator;
   let client: OpenAI;
 
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-    client = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
+  const running = emulatorPerTest();
+  beforeEach(() => {
+    client = new OpenAI({ apiKey: 'test', baseURL: running.emulator.openaiBaseURL, maxRetries: 0 });
   });
-  afterEach(async () => emulator.stop());
 
   const create = (extra: Partial<Parameters<typeof OpenAIAssistantAgent.create>[1]> = {}, tools = [weather, time, broken]) =>
     OpenAIAssistantAgent.create(client, { model: 'gpt-test', name: 'helper', instructions: 'Be brief.', ...extra }, { tools, polling: { intervalMs: 1 } });
 
-  const runBodies = () => emulator.requests.filter((r) => r.method === 'POST' && /^\/v1\/threads\/[^/]+\/runs$/.test(r.path)).map((r) => r.body as Record<string, unknown>);
+  const runBodies = () => running.emulator.requests.filter((r) => r.method === 'POST' && /^\/v1\/threads\/[^/]+\/runs$/.test(r.path)).map((r) => r.body as Record<string, unknown>);
 
   describe('lifecycle', () => {
     it('creates an assistant with its function tools and sends the beta header on every call', async () => {
@@ -72,11 +70,11 @@ describe('OpenAIAssistantAgent against the emulator (real openai SDK)', () => {
       expect(agent.id).to.match(/^asst_/);
       expect(agent.definition.functions?.map((f) => f.name)).to.deep.equal(['get_weather', 'get_time', 'explode']);
       await agent.run('hello', { thread: agent.getNewThread() });
-      for (const r of emulator.requests) expect(r.headers['openai-beta'], r.path).to.equal('assistants=v2');
+      for (const r of running.emulator.requests) expect(r.headers['openai-beta'], r.path).to.equal('assistants=v2');
     });
 
     it('the emulator refuses calls without the beta header', async () => {
-      const response = await fetch(`${emulator.openaiBaseURL}/assistants`, { headers: { authorization: 'Bearer test' } });
+      const response = await fetch(`${running.emulator.openaiBaseURL}/assistants`, { headers: { authorization: 'Bearer test' } });
       expect(response.status).to.equal(400);
       expect(((await response.json()) as { error: { message: string } }).error.message).to.contain('OpenAI-Beta');
     });
@@ -86,7 +84,7 @@ describe('OpenAIAssistantAgent against the emulator (real openai SDK)', () => {
       const target = await create({ name: 'opts', executionOptions: { maxCompletionTokens: 77, parallelToolCalls: false, toolCallBehavior: { toolChoice: 'auto' } }, metadata: { team: 'x' } });
       const all = await OpenAIAssistantAgent.listDefinitions(client);
       expect(all.map((d) => d.name)).to.include.members(['a0', 'a1', 'a2', 'opts']);
-      const again = await OpenAIAssistantAgent.retrieve(OpenAIServiceConfiguration.forOpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 }), target.id!);
+      const again = await OpenAIAssistantAgent.retrieve(OpenAIServiceConfiguration.forOpenAI({ apiKey: 'test', baseURL: running.emulator.openaiBaseURL, maxRetries: 0 }), target.id!);
       expect(again.definition.executionOptions).to.deep.equal({ maxCompletionTokens: 77, parallelToolCalls: false, toolCallBehavior: { toolChoice: 'auto' } });
       expect(again.definition.metadata).to.deep.equal({ team: 'x' });
       await again.run('hi', { thread: again.getNewThread() });
@@ -136,7 +134,7 @@ describe('OpenAIAssistantAgent against the emulator (real openai SDK)', () => {
       expect(messages[0]!.contents).to.deep.equal([{ kind: 'text', text: 'My name is Bo.' }]);
       expect(messages[1]!.contents).to.deep.equal([{ kind: 'text', text: 'note 0' }]);
       expect(messages.at(-1)).to.deep.include({ role: 'assistant', authorName: 'helper' });
-      expect(emulator.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/messages')).length).to.be.greaterThan(1);
+      expect(running.emulator.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/messages')).length).to.be.greaterThan(1);
       await agent.deleteThread(thread);
       expect(await failure(client.beta.threads.retrieve(thread.serviceThreadId!))).to.be.instanceOf(Error);
       expect(await failure(agent.addChatMessage(thread, 'x'))).to.be.instanceOf(NotFoundError);
@@ -160,7 +158,7 @@ describe('OpenAIAssistantAgent against the emulator (real openai SDK)', () => {
       const agent = await create();
       const response = await agent.run('hello');
       expect(response.text).to.contain('You said: "hello"');
-      const deleted = emulator.requests.filter((r) => r.method === 'DELETE' && r.path.startsWith('/v1/threads/'));
+      const deleted = running.emulator.requests.filter((r) => r.method === 'DELETE' && r.path.startsWith('/v1/threads/'));
       expect(deleted).to.have.length(1);
     });
   });
@@ -187,7 +185,7 @@ describe('OpenAIAssistantAgent against the emulator (real openai SDK)', () => {
       const thread = agent.getNewThread();
       const response = await agent.run('slowly [emulator:polls=3]', { thread });
       expect(response.text).to.contain('You said');
-      const polls = emulator.requests.filter((r) => r.method === 'GET' && /\/runs\/run_\d+$/.test(r.path));
+      const polls = running.emulator.requests.filter((r) => r.method === 'GET' && /\/runs\/run_\d+$/.test(r.path));
       expect(polls.length).to.equal(5); // queued -> in_progress (x3) -> completed
       expect(response.usage).to.deep.equal({ inputTokens: 10, outputTokens: 5, totalTokens: 15 });
     });
@@ -203,7 +201,7 @@ describe('OpenAIAssistantAgent against the emulator (real openai SDK)', () => {
         { kind: 'function-result', callId: 'call_2', result: '12:00 in CET' },
       ]);
       expect(response.text).to.equal('get_weather returned: sunny in Oslo\nget_time returned: 12:00 in CET');
-      const submits = emulator.requests.filter((r) => r.path.endsWith('/submit_tool_outputs'));
+      const submits = running.emulator.requests.filter((r) => r.path.endsWith('/submit_tool_outputs'));
       expect(submits).to.have.length(1);
       expect((submits[0]!.body as { tool_outputs: unknown[] }).tool_outputs).to.have.length(2);
     });
@@ -282,7 +280,7 @@ describe('OpenAIAssistantAgent against the emulator (real openai SDK)', () => {
       const updates = await lastValueFrom(stream.pipe(toArray()));
       expect(updates.map((u) => u.text).join('')).to.equal('Nice to meet you, Cy!');
       expect(updates.filter((u) => u.text).length).to.be.greaterThan(1);
-      expect(emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/runs'))).to.have.length(1);
+      expect(running.emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/runs'))).to.have.length(1);
       const next = await lastValueFrom(agent.runStream("What's my name?", { thread }).pipe(toArray()));
       expect(next.map((u) => u.text).join('')).to.equal('Your name is Cy.');
     });
@@ -295,7 +293,7 @@ describe('OpenAIAssistantAgent against the emulator (real openai SDK)', () => {
       expect(calls).to.have.length(1);
       expect(results).to.deep.equal([{ kind: 'function-result', callId: 'call_1', result: 'sunny in Lima' }]);
       expect(updates.map((u) => u.text).join('')).to.equal('get_weather returned: sunny in Lima');
-      const submit = emulator.requests.find((r) => r.path.endsWith('/submit_tool_outputs'));
+      const submit = running.emulator.requests.find((r) => r.path.endsWith('/submit_tool_outputs'));
       expect((submit!.body as { stream: boolean }).stream).to.equal(true);
     });
 
@@ -310,11 +308,11 @@ describe('OpenAIAssistantAgent against the emulator (real openai SDK)', () => {
       const thread = agent.getNewThread();
       const subscription = agent.runStream('wait [emulator:stuck]', { thread }).subscribe({ error: () => undefined });
       // Wait (without a timed assertion) until the run exists on the service.
-      while (!emulator.requests.some((r) => r.method === 'POST' && r.path.endsWith('/runs'))) await new Promise((r) => setTimeout(r, 2));
+      while (!running.emulator.requests.some((r) => r.method === 'POST' && r.path.endsWith('/runs'))) await new Promise((r) => setTimeout(r, 2));
       while (!thread.serviceThreadId || (await client.beta.threads.runs.list(thread.serviceThreadId)).data.length === 0) await new Promise((r) => setTimeout(r, 2));
       subscription.unsubscribe();
-      await emulator.waitForAbortedStream();
-      while (!emulator.requests.some((r) => r.path.endsWith('/cancel'))) await new Promise((r) => setTimeout(r, 2));
+      await running.emulator.waitForAbortedStream();
+      while (!running.emulator.requests.some((r) => r.path.endsWith('/cancel'))) await new Promise((r) => setTimeout(r, 2));
       const [run] = (await client.beta.threads.runs.list(thread.serviceThreadId)).data;
       expect(['cancelling', 'cancelled']).to.include(run!.status);
       const next = await firstValueFrom(agent.runStream('hello', { thread }).pipe(toArray()));
@@ -325,7 +323,7 @@ describe('OpenAIAssistantAgent against the emulator (real openai SDK)', () => {
   describe('container', () => {
     it('createContainer with client "openai-assistants" yields an OpenAIAssistantAgent', async () => {
       const container = createContainer({
-        plugins: [openaiPlugin({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 })],
+        plugins: [openaiPlugin({ apiKey: 'test', baseURL: running.emulator.openaiBaseURL, maxRetries: 0 })],
         tools: [weather],
         agents: { a: { client: 'openai-assistants', model: 'gpt-test', instructions: 'Help.', tools: ['get_weather'], polling: { intervalMs: 1 } } },
       });
@@ -333,7 +331,7 @@ describe('OpenAIAssistantAgent against the emulator (real openai SDK)', () => {
       expect(agent).to.be.instanceOf(OpenAIAssistantAgent);
       const response = await agent.run('call get_weather {"city":"Bern"}', { thread: agent.getNewThread() });
       expect(response.text).to.equal('get_weather returned: sunny in Bern');
-      const created = emulator.requests.find((r) => r.method === 'POST' && r.path === '/v1/assistants');
+      const created = running.emulator.requests.find((r) => r.method === 'POST' && r.path === '/v1/assistants');
       expect(created!.body).to.deep.include({ model: 'gpt-test', name: 'a', instructions: 'Help.' });
     });
   });

@@ -15,7 +15,7 @@ import {
 } from 'skein';
 import { OpenAIAssistantAgent, openaiPlugin } from 'skein/openai';
 import { telemetryPlugin } from 'skein/telemetry';
-import { Emulator } from 'skein/testing';
+import { emulatorPerTest } from '../support/emulator.js';
 import { z } from 'zod';
 import { forbiddenGuard, redactKeys } from '../support/example-middleware.js';
 
@@ -48,14 +48,12 @@ function recorder(order: string[]) {
 
 
 describe('OpenAIAssistantAgent middleware (real openai SDK against the emulator)', () => {
-  let emulator: Emulator;
   let client: OpenAI;
 
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-    client = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
+  const running = emulatorPerTest();
+  beforeEach(() => {
+    client = new OpenAI({ apiKey: 'test', baseURL: running.emulator.openaiBaseURL, maxRetries: 0 });
   });
-  afterEach(async () => emulator.stop());
 
   const create = (middleware: ConstructorParameters<typeof OpenAIAssistantAgent>[0]['middleware'], tools: AITool[] = [weather]) =>
     OpenAIAssistantAgent.create(client, { model: 'gpt-test', name: 'helper' }, { tools, polling: { intervalMs: 1 }, middleware });
@@ -83,7 +81,7 @@ describe('OpenAIAssistantAgent middleware (real openai SDK against the emulator)
       const thread = agent.getNewThread();
       const input = 'my key is sk-abcdefghijklmnop keep it';
       const text = mode === 'run' ? (await agent.run(input, { thread })).text : (await stream(agent, input, thread)).map((u) => u.text).join('');
-      const sent = JSON.stringify(emulator.requests.filter((r) => r.method === 'POST').map((r) => r.body));
+      const sent = JSON.stringify(running.emulator.requests.filter((r) => r.method === 'POST').map((r) => r.body));
       expect(sent).to.not.contain('sk-abcdefghijklmnop');
       expect(sent).to.contain('my key is [REDACTED] keep it');
       expect(text).to.contain('[REDACTED]');
@@ -93,7 +91,7 @@ describe('OpenAIAssistantAgent middleware (real openai SDK against the emulator)
     it(`${mode}: a run middleware can short-circuit; the service records nothing and the thread is unchanged`, async () => {
       const agent = await create({ agentRun: [forbiddenGuard] });
       const thread = agent.getNewThread();
-      const before = emulator.requests.length;
+      const before = running.emulator.requests.length;
       if (mode === 'run') {
         expect((await agent.run('something forbidden', { thread })).text).to.equal('I cannot help with that.');
       } else {
@@ -101,7 +99,7 @@ describe('OpenAIAssistantAgent middleware (real openai SDK against the emulator)
         // The middleware's answer is streamed, authored by the agent like any reply.
         expect(updates).to.deep.equal([{ text: 'I cannot help with that.', contents: [{ kind: 'text', text: 'I cannot help with that.' }], role: 'assistant', authorName: 'helper' }]);
       }
-      expect(emulator.requests.length, 'no call reached the service').to.equal(before);
+      expect(running.emulator.requests.length, 'no call reached the service').to.equal(before);
       expect(thread.serviceThreadId, 'no service thread was created').to.equal(undefined);
 
       // On a started thread, the blocked turn leaves no trace in the service's history.
@@ -128,7 +126,7 @@ describe('OpenAIAssistantAgent middleware (real openai SDK against the emulator)
       const go = async (input: string) => (mode === 'run' ? (await agent.run(input, { thread: agent.getNewThread() })).text : (await stream(agent, input)).map((u) => u.text).join(''));
       expect(await go('call transfer_money {"amount": 5000}')).to.contain('blocked by policy: amount over 100');
       expect(ran).to.equal(0);
-      const submitted = emulator.requests.filter((r) => r.path.endsWith('/submit_tool_outputs')).at(-1)!.body as { tool_outputs: { output: string }[] };
+      const submitted = running.emulator.requests.filter((r) => r.path.endsWith('/submit_tool_outputs')).at(-1)!.body as { tool_outputs: { output: string }[] };
       expect(submitted.tool_outputs.map((o) => o.output)).to.deep.equal(['Error: blocked by policy: amount over 100']);
       expect(await go('call transfer_money {"amount": 5}')).to.contain('sent 5');
       expect(ran).to.equal(1);
@@ -147,7 +145,7 @@ describe('OpenAIAssistantAgent middleware (real openai SDK against the emulator)
       }),
     };
     const container = createContainer({
-      plugins: [policy, openaiPlugin({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 })],
+      plugins: [policy, openaiPlugin({ apiKey: 'test', baseURL: running.emulator.openaiBaseURL, maxRetries: 0 })],
       tools: [weather],
       agents: { a: { client: 'openai-assistants', model: 'gpt-test', tools: ['get_weather'], polling: { intervalMs: 1 } } },
     });
@@ -160,7 +158,7 @@ describe('OpenAIAssistantAgent middleware (real openai SDK against the emulator)
     const exporter = new InMemorySpanExporter();
     const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
     const container = createContainer({
-      plugins: [telemetryPlugin({ tracerProvider }), openaiPlugin({ apiKey: 'sk-assistants-secret-123', baseURL: emulator.openaiBaseURL, maxRetries: 0 })],
+      plugins: [telemetryPlugin({ tracerProvider }), openaiPlugin({ apiKey: 'sk-assistants-secret-123', baseURL: running.emulator.openaiBaseURL, maxRetries: 0 })],
       tools: [weather],
       agents: { forecaster: { client: 'openai-assistants', model: 'gpt-test', tools: ['get_weather'], polling: { intervalMs: 1 } } },
     });

@@ -1,16 +1,14 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { Emulator } from 'skein/testing';
+import { emulatorPerTest } from '../support/emulator.js';
 
 describe('Emulator: Assistants v2 routes through the openai SDK', () => {
-  let emulator: Emulator;
   let client: OpenAI;
 
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-    client = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
+  const running = emulatorPerTest();
+  beforeEach(() => {
+    client = new OpenAI({ apiKey: 'test', baseURL: running.emulator.openaiBaseURL, maxRetries: 0 });
   });
-  afterEach(async () => emulator.stop());
 
   it('lists messages newest first by default, pages with after/before, filters by run', async () => {
     const thread = await client.beta.threads.create({ messages: [{ role: 'user', content: 'm0' }] });

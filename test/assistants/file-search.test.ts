@@ -11,7 +11,7 @@ import {
   OpenAIServiceConfiguration,
   VectorStoreError,
 } from 'skein/openai';
-import { Emulator } from 'skein/testing';
+import { emulatorPerTest } from '../support/emulator.js';
 
 const POLICY = 'Returns are accepted within 30 days. Refunds go to the original card within five business days.\nGift cards are never refunded.';
 const REFUND_SENTENCE = 'Refunds go to the original card within five business days.';
@@ -25,14 +25,12 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('OpenAIAssistantAgent file search (real openai SDK against the emulator)', () => {
-  let emulator: Emulator;
   let client: OpenAI;
 
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-    client = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
+  const running = emulatorPerTest();
+  beforeEach(() => {
+    client = new OpenAI({ apiKey: 'test', baseURL: running.emulator.openaiBaseURL, maxRetries: 0 });
   });
-  afterEach(async () => emulator.stop());
 
   const policyStore = async () => {
     const file = await OpenAIAssistantAgent.uploadFile(client, { name: 'policy.txt', content: POLICY });
@@ -55,14 +53,14 @@ describe('OpenAIAssistantAgent file search (real openai SDK against the emulator
     expect(store).to.include({ name: 'policies', status: 'completed' });
     expect(store.fileCounts).to.deep.equal({ inProgress: 0, completed: 1, failed: 0, cancelled: 0, total: 1 });
     // The store was still processing when created: the helper polled it.
-    expect(emulator.requests.filter((r) => r.method === 'GET' && r.path === `/v1/vector_stores/${store.id}`)).to.have.length.greaterThan(0);
+    expect(running.emulator.requests.filter((r) => r.method === 'GET' && r.path === `/v1/vector_stores/${store.id}`)).to.have.length.greaterThan(0);
     expect(await (await client.files.content(file.id)).text()).to.equal(POLICY);
   });
 
   it('answers from a vector store attached to the assistant, quoting the file with a citation', async () => {
     const { file, store } = await policyStore();
     const agent = await OpenAIAssistantAgent.create(client, { model: 'gpt-test', name: 'support', enableFileSearch: true, vectorStoreIds: [store.id] }, { polling: { intervalMs: 1 } });
-    const created = emulator.requests.find((r) => r.method === 'POST' && r.path === '/v1/assistants')!.body as Record<string, unknown>;
+    const created = running.emulator.requests.find((r) => r.method === 'POST' && r.path === '/v1/assistants')!.body as Record<string, unknown>;
     expect(created.tools).to.deep.equal([{ type: 'file_search' }]);
     expect(created.tool_resources).to.deep.equal({ file_search: { vector_store_ids: [store.id] } });
 
@@ -89,7 +87,7 @@ describe('OpenAIAssistantAgent file search (real openai SDK against the emulator
     const { file, store } = await policyStore();
     const agent = await OpenAIAssistantAgent.create(client, { model: 'gpt-test', name: 'support', enableFileSearch: true }, { polling: { intervalMs: 1 } });
     const withStore = await agent.createThread({ vectorStoreIds: [store.id] });
-    const threadBody = emulator.requests.find((r) => r.method === 'POST' && r.path === '/v1/threads')!.body as Record<string, unknown>;
+    const threadBody = running.emulator.requests.find((r) => r.method === 'POST' && r.path === '/v1/threads')!.body as Record<string, unknown>;
     expect(threadBody.tool_resources).to.deep.equal({ file_search: { vector_store_ids: [store.id] } });
     const cited = await agent.run('Are gift cards refunded?', { thread: withStore });
     expect(cited.text).to.equal('According to policy.txt: "Gift cards are never refunded."【0:0†source】');
@@ -128,11 +126,11 @@ describe('OpenAIAssistantAgent file search (real openai SDK against the emulator
   });
 
   it('takes an OpenAIServiceConfiguration and works from a config file agent', async () => {
-    const config = OpenAIServiceConfiguration.forOpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL });
+    const config = OpenAIServiceConfiguration.forOpenAI({ apiKey: 'test', baseURL: running.emulator.openaiBaseURL });
     const file = await OpenAIAssistantAgent.uploadFile(config, { name: 'faq.md', content: new TextEncoder().encode('Support is open from nine to five on weekdays.') });
     const store = await OpenAIAssistantAgent.createVectorStore(config, { name: 'faq', fileIds: [file.id], polling: { intervalMs: 1 } });
     const container = createContainer({
-      plugins: [openaiPlugin({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 })],
+      plugins: [openaiPlugin({ apiKey: 'test', baseURL: running.emulator.openaiBaseURL, maxRetries: 0 })],
       agents: { faq: { client: 'openai-assistants', model: 'gpt-test', enableFileSearch: true, vectorStoreIds: [store.id], polling: { intervalMs: 1 } } },
     });
     const agent = container.get(agentToken('faq'));
@@ -177,10 +175,10 @@ describe('OpenAIAssistantAgent file search (real openai SDK against the emulator
     });
 
     it('a missing name or content is a TypeError before any request', async () => {
-      const before = emulator.requests.length;
+      const before = running.emulator.requests.length;
       expect(await failure(OpenAIAssistantAgent.uploadFile(client, { name: ' ', content: 'x' }))).to.be.instanceOf(TypeError);
       expect(await failure(OpenAIAssistantAgent.uploadFile(client, { name: 'a.txt' } as never))).to.be.instanceOf(TypeError);
-      expect(emulator.requests.length).to.equal(before);
+      expect(running.emulator.requests.length).to.equal(before);
     });
 
     it('a vector store over an unknown file is a NotFoundError', async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import OpenAI, { toFile } from 'openai';
-import { Emulator } from 'skein/testing';
+import { emulatorPerTest } from '../support/emulator.js';
 
 const POLICY = 'Returns are accepted within 30 days. Refunds go to the original card within five business days.\nGift cards are never refunded.';
 
@@ -13,14 +13,12 @@ async function failure(promise: Promise<unknown>): Promise<{ status?: number; me
 }
 
 describe('Emulator: files and vector stores through the openai SDK', () => {
-  let emulator: Emulator;
   let client: OpenAI;
 
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-    client = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
+  const running = emulatorPerTest();
+  beforeEach(() => {
+    client = new OpenAI({ apiKey: 'test', baseURL: running.emulator.openaiBaseURL, maxRetries: 0 });
   });
-  afterEach(async () => emulator.stop());
 
   const upload = async (text: string | Buffer, name = 'policy.txt') => client.files.create({ file: await toFile(Buffer.from(text), name), purpose: 'assistants' });
 
@@ -28,7 +26,7 @@ describe('Emulator: files and vector stores through the openai SDK', () => {
     const file = await client.files.create({ file: await toFile(Buffer.from(POLICY), 'policy.txt'), purpose: 'assistants' });
     expect(file).to.include({ object: 'file', filename: 'policy.txt', purpose: 'assistants', bytes: Buffer.byteLength(POLICY), status: 'processed' });
     expect(file.id).to.match(/^file-/);
-    expect(emulator.requestsTo('/v1/files')[0]!.headers['content-type']).to.match(/^multipart\/form-data; boundary=/);
+    expect(running.emulator.requestsTo('/v1/files')[0]!.headers['content-type']).to.match(/^multipart\/form-data; boundary=/);
     expect((await client.files.retrieve(file.id)).filename).to.equal('policy.txt');
     const listed: string[] = [];
     for await (const f of client.files.list({ purpose: 'assistants' })) listed.push(f.id);
@@ -55,19 +53,19 @@ describe('Emulator: files and vector stores through the openai SDK', () => {
     expect(purpose.status).to.equal(400);
     expect(purpose.param).to.equal('purpose');
     // Not multipart at all: still a clear 400, not a JSON parse error.
-    const json = await fetch(`${emulator.openaiBaseURL}/files`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"purpose":"assistants"}' });
+    const json = await fetch(`${running.emulator.openaiBaseURL}/files`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"purpose":"assistants"}' });
     expect(json.status).to.equal(400);
     expect(((await json.json()) as { error: { message: string } }).error.message).to.contain('multipart/form-data');
     const noFile = new FormData();
     noFile.append('purpose', 'assistants');
-    const missing = await fetch(`${emulator.openaiBaseURL}/files`, { method: 'POST', body: noFile });
+    const missing = await fetch(`${running.emulator.openaiBaseURL}/files`, { method: 'POST', body: noFile });
     expect(missing.status).to.equal(400);
     expect(((await missing.json()) as { error: { param: string } }).error.param).to.equal('file');
     expect((await client.files.list()).data).to.have.length(0);
   });
 
   it('still refuses a JSON body that is not JSON on every other route', async () => {
-    const response = await fetch(`${emulator.openaiBaseURL}/vector_stores`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });
+    const response = await fetch(`${running.emulator.openaiBaseURL}/vector_stores`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });
     expect(response.status).to.equal(400);
     expect(((await response.json()) as { error: { message: string } }).error.message).to.contain('not valid JSON');
   });

@@ -20,7 +20,8 @@ import {
   FoundryRunError,
   FoundryRunTimeoutError,
 } from 'skein/azure-ai-agents';
-import { Emulator, FakeChatClient } from 'skein/testing';
+import { FakeChatClient } from 'skein/testing';
+import { emulatorPerTest } from '../support/emulator.js';
 import { z } from 'zod';
 
 const weather = tool({
@@ -48,21 +49,16 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 describe('Foundry Agents plugin against the emulator (real @azure/ai-agents client)', () => {
-  let emulator: Emulator;
   let client: AgentsClient;
 
   const newAgent = (options: Partial<AzureAIAgentOptions> = {}) =>
     new AzureAIAgent({ client, model: 'gpt-4o', name: 'helper', instructions: 'You are helpful.', pollIntervalMs: 1, ...options });
-  const runsPosted = () => emulator.requests.filter((r) => r.method === 'POST' && /\/threads\/[^/]+\/runs$/.test(r.path));
-  const cancels = () => emulator.requests.filter((r) => r.path.endsWith('/cancel'));
+  const runsPosted = () => running.emulator.requests.filter((r) => r.method === 'POST' && /\/threads\/[^/]+\/runs$/.test(r.path));
+  const cancels = () => running.emulator.requests.filter((r) => r.path.endsWith('/cancel'));
 
-  beforeEach(async () => {
-    emulator = await Emulator.start({ apiKey: 'foundry-token' });
-    client = createEmulatorAgentsClient(emulator.url, { token: 'foundry-token', clientOptions: { retryOptions: { maxRetries: 0 } } });
-  });
-
-  afterEach(async () => {
-    await emulator.stop();
+  const running = emulatorPerTest({ apiKey: 'foundry-token' });
+  beforeEach(() => {
+    client = createEmulatorAgentsClient(running.emulator.url, { token: 'foundry-token', clientOptions: { retryOptions: { maxRetries: 0 } } });
   });
 
   describe('multi-turn memory', () => {
@@ -76,12 +72,12 @@ describe('Foundry Agents plugin against the emulator (real @azure/ai-agents clie
       expect(thread.messageStore).to.equal(undefined);
 
       // Each turn's message goes with its run (additional_messages), never posted on its own.
-      expect(emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/messages'))).to.deep.equal([]);
-      const runs = emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/runs'));
+      expect(running.emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/messages'))).to.deep.equal([]);
+      const runs = running.emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/runs'));
       const sent = runs.map((r) => (r.body as { additional_messages: { role: string; content: string }[] }).additional_messages);
       expect(sent).to.deep.equal([[{ role: 'user', content: 'My name is Ada.' }], [{ role: 'user', content: "What's my name?" }]]);
-      expect(emulator.requests.every((r) => r.query['api-version'] === 'v1')).to.equal(true);
-      expect(emulator.requests[0].headers.authorization).to.equal('Bearer foundry-token');
+      expect(running.emulator.requests.every((r) => r.query['api-version'] === 'v1')).to.equal(true);
+      expect(running.emulator.requests[0].headers.authorization).to.equal('Bearer foundry-token');
 
       const history = [];
       for await (const m of client.messages.list(thread.serviceThreadId!, { order: 'asc' })) history.push(m.role);
@@ -92,7 +88,7 @@ describe('Foundry Agents plugin against the emulator (real @azure/ai-agents clie
       const agent = newAgent({ tools: [weather] });
       await agent.run('hello');
       await agent.run('hello again');
-      const created = emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/assistants'));
+      const created = running.emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/assistants'));
       expect(created).to.have.length(1);
       expect(created[0].body).to.deep.include({ model: 'gpt-4o', name: 'helper', instructions: 'You are helpful.' });
       const foundry = await client.getAgent(await agent.getFoundryAgentId());
@@ -104,7 +100,7 @@ describe('Foundry Agents plugin against the emulator (real @azure/ai-agents clie
       const agent = new AzureAIAgent({ client, agentId: existing.id, name: 'portal', tools: [weather], pollIntervalMs: 1 });
       const response = await agent.run('What is the weather in Oslo?');
       expect(response.text).to.equal('get_weather returned: Sunny in Oslo');
-      expect(emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/assistants'))).to.have.length(1);
+      expect(running.emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/assistants'))).to.have.length(1);
       const [run] = runsPosted();
       expect(run.body).to.deep.include({ assistant_id: existing.id });
       expect((run.body as { tools: { function: { name: string } }[] }).tools.map((t) => t.function.name)).to.deep.equal(['get_weather']);
@@ -114,7 +110,7 @@ describe('Foundry Agents plugin against the emulator (real @azure/ai-agents clie
 
   describe('serialization and resume', () => {
     it('resumes a thread in a new container from its JSON, with the agent binding carried', async () => {
-      const connection = emulatorConnection(emulator.url, { token: 'foundry-token' });
+      const connection = emulatorConnection(running.emulator.url, { token: 'foundry-token' });
       const config = () => ({
         plugins: [azureAIAgentsPlugin({ ...connection, pollIntervalMs: 1 })],
         agents: { support: { client: 'azure-ai-agents', model: 'gpt-4o', instructions: 'You are support.' } },
@@ -134,7 +130,7 @@ describe('Foundry Agents plugin against the emulator (real @azure/ai-agents clie
 
     it('binds an existing agent from config (agentId) and its config tools', async () => {
       const existing = await client.createAgent('gpt-4o', { name: 'from-portal' });
-      const connection = emulatorConnection(emulator.url, { token: 'foundry-token' });
+      const connection = emulatorConnection(running.emulator.url, { token: 'foundry-token' });
       const container = createContainer({
         plugins: [azureAIAgentsPlugin({ ...connection, pollIntervalMs: 1 })],
         tools: [weather],
@@ -178,7 +174,7 @@ describe('Foundry Agents plugin against the emulator (real @azure/ai-agents clie
       const response = await agent.run('What is the weather in Paris?', { thread });
       expect(response.messages.map((m) => m.contents.map((c) => c.kind))).to.deep.equal([['function-call'], ['function-result'], ['text']]);
       expect(response.text).to.equal('get_weather returned: Sunny in Paris');
-      const submitted = emulator.requests.filter((r) => r.path.endsWith('/submit_tool_outputs'));
+      const submitted = running.emulator.requests.filter((r) => r.path.endsWith('/submit_tool_outputs'));
       expect(submitted).to.have.length(1);
       expect(submitted[0].body).to.deep.include({ tool_outputs: [{ tool_call_id: 'call_1', output: 'Sunny in Paris' }] });
       expect(runsPosted()).to.have.length(1);
@@ -192,7 +188,7 @@ describe('Foundry Agents plugin against the emulator (real @azure/ai-agents clie
       const results = response.messages[1].contents;
       expect(results.map((c) => (c.kind === 'function-result' ? c.callId : ''))).to.deep.equal(['call_1', 'call_2']);
       expect(response.text).to.equal('get_weather returned: Sunny in Oslo\nget_time returned: 12:00 CET');
-      const [submitted] = emulator.requests.filter((r) => r.path.endsWith('/submit_tool_outputs'));
+      const [submitted] = running.emulator.requests.filter((r) => r.path.endsWith('/submit_tool_outputs'));
       expect((submitted.body as { tool_outputs: unknown[] }).tool_outputs).to.have.length(2);
     });
 
@@ -204,7 +200,7 @@ describe('Foundry Agents plugin against the emulator (real @azure/ai-agents clie
       expect(kinds).to.deep.equal(['function-call', 'function-result', 'function-call', 'function-result', 'function-call', 'function-result']);
       const last = response.messages[5].contents[0];
       expect(last).to.deep.include({ kind: 'function-result', error: 'not run: the limit of 2 tool rounds for one run was reached.' });
-      expect(emulator.requests.filter((r) => r.path.endsWith('/submit_tool_outputs'))).to.have.length(3);
+      expect(running.emulator.requests.filter((r) => r.path.endsWith('/submit_tool_outputs'))).to.have.length(3);
       // All rounds on one run; it still wanted calls after the limit, so it was cancelled, not left waiting.
       expect(runsPosted()).to.have.length(1);
       expect(cancels()).to.have.length(1);
@@ -215,7 +211,7 @@ describe('Foundry Agents plugin against the emulator (real @azure/ai-agents clie
       const agent = newAgent({ tools: [broken] });
       const response = await agent.run('call get_stock {"symbol":"MSFT"}');
       expect(response.text).to.equal('get_stock returned: Error: get_stock failed: exchange closed');
-      const [submitted] = emulator.requests.filter((r) => r.path.endsWith('/submit_tool_outputs'));
+      const [submitted] = running.emulator.requests.filter((r) => r.path.endsWith('/submit_tool_outputs'));
       expect(submitted.body).to.deep.include({ tool_outputs: [{ tool_call_id: 'call_1', output: 'Error: get_stock failed: exchange closed' }] });
     });
   });
@@ -237,7 +233,7 @@ describe('Foundry Agents plugin against the emulator (real @azure/ai-agents clie
       expect(updates.map((u) => u.text).join('')).to.equal('get_weather returned: Sunny in Lisbon');
       expect(updates.filter((u) => u.text).length).to.be.greaterThan(1);
 
-      const streamed = emulator.requests.filter((r) => (r.body as { stream?: boolean } | undefined)?.stream === true);
+      const streamed = running.emulator.requests.filter((r) => (r.body as { stream?: boolean } | undefined)?.stream === true);
       expect(streamed.map((r) => r.path.split('/').pop())).to.deep.equal(['runs', 'submit_tool_outputs']);
       expect(thread.serviceThreadId).to.match(/^thread_/);
       expect((await agent.run("What's my name?", { thread })).text).to.equal("I don't know your name yet.");
@@ -320,7 +316,7 @@ describe('Foundry Agents plugin against the emulator (real @azure/ai-agents clie
       await agent.run('My name is Ada.', { thread });
       const controller = new AbortController();
       const pending = agent.run('[run:hold] hello', { thread, signal: controller.signal });
-      await until(() => emulator.requests.some((r) => r.method === 'GET' && r.path.endsWith('/runs/run_2')));
+      await until(() => running.emulator.requests.some((r) => r.method === 'GET' && r.path.endsWith('/runs/run_2')));
       controller.abort();
       await expectRejection(pending, AbortError);
       expect(cancels().map((r) => r.path.split('/').pop())).to.deep.equal(['cancel']);
@@ -342,7 +338,7 @@ describe('Foundry Agents plugin against the emulator (real @azure/ai-agents clie
       const thread = agent.getNewThread();
       await expectRejection(agent.run('What is the weather in Paris?', { thread, signal: controller.signal }), AbortError);
       await until(() => cancels().length === 1);
-      expect(emulator.requests.filter((r) => r.path.endsWith('/submit_tool_outputs'))).to.have.length(0);
+      expect(running.emulator.requests.filter((r) => r.path.endsWith('/submit_tool_outputs'))).to.have.length(0);
       const [threadId, runId] = [cancels()[0].path.split('/')[5], cancels()[0].path.split('/')[7]];
       let run = await client.runs.get(threadId, runId);
       if (run.status === 'cancelling') run = await client.runs.get(threadId, runId);
@@ -394,7 +390,7 @@ describe('Foundry Agents plugin against the emulator (real @azure/ai-agents clie
     it('deleting a thread that never ran does nothing remote', async () => {
       const agent = newAgent();
       await agent.deleteThread(agent.getNewThread());
-      expect(emulator.requests.filter((r) => r.method === 'DELETE')).to.have.length(0);
+      expect(running.emulator.requests.filter((r) => r.method === 'DELETE')).to.have.length(0);
     });
   });
 });

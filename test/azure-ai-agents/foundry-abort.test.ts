@@ -2,11 +2,11 @@ import type { AgentsClient, ThreadRun } from '@azure/ai-agents';
 import { expect } from 'chai';
 import { AbortError } from 'skein';
 import { AzureAIAgent, createEmulatorAgentsClient, RUN_TAG_METADATA_KEY } from 'skein/azure-ai-agents';
-import { Emulator, type Fault } from 'skein/testing';
+import { type Fault } from 'skein/testing';
+import { emulatorPerTest } from '../support/emulator.js';
 import { until } from '../support/async-expectations.js';
 
 describe('Foundry: an abort while the run is being created cancels that run (real @azure/ai-agents client)', () => {
-  let emulator: Emulator;
   let client: AgentsClient;
 
   const runsOf = async (threadId: string): Promise<ThreadRun[]> => {
@@ -14,7 +14,7 @@ describe('Foundry: an abort while the run is being created cancels that run (rea
     for await (const run of client.runs.list(threadId, { order: 'asc' })) runs.push(run);
     return runs;
   };
-  const cancels = () => emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/cancel'));
+  const cancels = () => running.emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/cancel'));
   /** The run as the service sees it once a pending cancel has settled. */
   const settledStatus = async (threadId: string, runId: string): Promise<string> => {
     let run = await client.runs.get(threadId, runId);
@@ -28,17 +28,13 @@ describe('Foundry: an abort while the run is being created cancels that run (rea
     const thread = agent.getNewThread();
     await agent.run('My name is Ada.', { thread });
     const threadId = thread.serviceThreadId!;
-    emulator.injectFault({ ...fault, method: 'POST', path: `/api/projects/emulated/threads/${threadId}/runs` });
+    running.emulator.injectFault({ ...fault, method: 'POST', path: `/api/projects/emulated/threads/${threadId}/runs` });
     return { agent, thread, threadId };
   };
 
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-    client = createEmulatorAgentsClient(emulator.url, { clientOptions: { retryOptions: { maxRetries: 0 } } });
-  });
-
-  afterEach(async () => {
-    await emulator.stop();
+  const running = emulatorPerTest();
+  beforeEach(() => {
+    client = createEmulatorAgentsClient(running.emulator.url, { clientOptions: { retryOptions: { maxRetries: 0 } } });
   });
 
   it('run(): the service created the run, its reply is slow, the caller aborts -> the run ends cancelled', async () => {

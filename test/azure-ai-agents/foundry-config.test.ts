@@ -1,23 +1,16 @@
 import { expect } from 'chai';
 import { type AIAgent, agentToken, ConfigurationError, createContainer, type AgentConfig } from 'skein';
 import { azureAIAgentsPlugin, emulatorConnection } from 'skein/azure-ai-agents';
-import { Emulator } from 'skein/testing';
+import { emulatorPerTest } from '../support/emulator.js';
 import { rejection } from '../support/async-expectations.js';
 
 describe('Foundry agent config keys are used or reported, never ignored', () => {
-  let emulator: Emulator;
 
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-  });
-
-  afterEach(async () => {
-    await emulator.stop();
-  });
+  const running = emulatorPerTest();
 
   const agentFrom = async (config: Omit<AgentConfig, 'client'>): Promise<AIAgent> => {
     const container = await createContainer({
-      plugins: [azureAIAgentsPlugin({ ...emulatorConnection(emulator.url), pollIntervalMs: 1 })],
+      plugins: [azureAIAgentsPlugin({ ...emulatorConnection(running.emulator.url), pollIntervalMs: 1 })],
       agents: { helper: { client: 'azure-ai-agents', model: 'gpt-4o', ...config } },
     });
     return container.get<AIAgent>(agentToken('helper'));
@@ -32,7 +25,7 @@ describe('Foundry agent config keys are used or reported, never ignored', () => 
       metadata: { team: 'support' },
     });
     expect((await agent.run('My name is Ada.')).text).to.equal('Nice to meet you, Ada!');
-    const [run] = emulator.requests.filter((r) => r.method === 'POST' && /\/threads\/[^/]+\/runs$/.test(r.path));
+    const [run] = running.emulator.requests.filter((r) => r.method === 'POST' && /\/threads\/[^/]+\/runs$/.test(r.path));
     expect(run.body).to.deep.include({
       max_prompt_tokens: 500,
       truncation_strategy: { type: 'last_messages', last_messages: 4 },
@@ -47,7 +40,7 @@ describe('Foundry agent config keys are used or reported, never ignored', () => 
     expect(error).to.be.instanceOf(ConfigurationError);
     expect(error.message).to.contain('agents.helper.maxPromptToken: not a Foundry agent setting');
     expect(error.message).to.contain('maxPromptTokens');
-    expect(emulator.requests).to.have.length(0);
+    expect(running.emulator.requests).to.have.length(0);
   });
 
   it('core keys a Foundry agent cannot honour and badly typed run parameters are all reported at once', async () => {
@@ -62,7 +55,7 @@ describe('Foundry agent config keys are used or reported, never ignored', () => 
   it('foundryTools in the config become the created agent\'s service tools', async () => {
     const agent = await agentFrom({ foundryTools: [{ type: 'code_interpreter' }] });
     await agent.run('hi');
-    const created = emulator.requests.find((r) => r.method === 'POST' && r.path.endsWith('/assistants'));
+    const created = running.emulator.requests.find((r) => r.method === 'POST' && r.path.endsWith('/assistants'));
     expect((created!.body as { tools: unknown[] }).tools).to.deep.equal([{ type: 'code_interpreter' }]);
   });
 });

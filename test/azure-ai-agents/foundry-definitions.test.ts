@@ -2,7 +2,7 @@ import type { Agent, AgentsClient } from '@azure/ai-agents';
 import { expect } from 'chai';
 import { type AIAgent, agentToken, createContainer, DEFINITION_METADATA_KEY, definitionFingerprint, FINGERPRINT_METADATA_KEY, tool, type SkeinConfig } from 'skein';
 import { AzureAIAgent, azureAIAgentsPlugin, createEmulatorAgentsClient, emulatorConnection } from 'skein/azure-ai-agents';
-import { Emulator } from 'skein/testing';
+import { emulatorPerTest } from '../support/emulator.js';
 import { z } from 'zod';
 
 const weather = tool({
@@ -13,7 +13,6 @@ const weather = tool({
 });
 
 describe('Foundry agent definitions are idempotent (real @azure/ai-agents client, several containers)', () => {
-  let emulator: Emulator;
   let client: AgentsClient;
 
   const agentsOnService = async (): Promise<Agent[]> => {
@@ -24,7 +23,7 @@ describe('Foundry agent definitions are idempotent (real @azure/ai-agents client
   /** A fresh container, as a new process would build it from the same config. */
   const containerAgent = async (instructions = 'You are helpful.'): Promise<AzureAIAgent> => {
     const config: SkeinConfig = {
-      plugins: [azureAIAgentsPlugin({ ...emulatorConnection(emulator.url), pollIntervalMs: 1 })],
+      plugins: [azureAIAgentsPlugin({ ...emulatorConnection(running.emulator.url), pollIntervalMs: 1 })],
       tools: [weather],
       agents: { support: { client: 'azure-ai-agents', model: 'gpt-4o', instructions, tools: ['get_weather'] } },
     };
@@ -32,13 +31,9 @@ describe('Foundry agent definitions are idempotent (real @azure/ai-agents client
     return container.get<AIAgent>(agentToken('support')) as AzureAIAgent;
   };
 
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-    client = createEmulatorAgentsClient(emulator.url);
-  });
-
-  afterEach(async () => {
-    await emulator.stop();
+  const running = emulatorPerTest();
+  beforeEach(() => {
+    client = createEmulatorAgentsClient(running.emulator.url);
   });
 
   it('four containers with the same definition run one Foundry agent, created once', async () => {
@@ -54,7 +49,7 @@ describe('Foundry agent definitions are idempotent (real @azure/ai-agents client
     expect(agents[0].name).to.equal('support');
     expect(agents[0].metadata?.[FINGERPRINT_METADATA_KEY]).to.match(/^[0-9a-f]{32}$/);
     expect(agents[0].metadata?.[DEFINITION_METADATA_KEY]).to.equal(`name:${agents[0].name}`);
-    expect(emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/assistants'))).to.have.length(1);
+    expect(running.emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/assistants'))).to.have.length(1);
   });
 
   it('containers started together still end with one agent', async () => {
@@ -75,7 +70,7 @@ describe('Foundry agent definitions are idempotent (real @azure/ai-agents client
     const [agent] = await agentsOnService();
     expect(agent.instructions).to.equal('You answer in French.');
     expect(agent.metadata?.[FINGERPRINT_METADATA_KEY]).to.be.a('string').and.not.equal(before);
-    expect(emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith(`/assistants/${id}`))).to.have.length(1);
+    expect(running.emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith(`/assistants/${id}`))).to.have.length(1);
   });
 
   it('an agent of another name, or not made by Skein, is never taken over', async () => {
@@ -104,13 +99,13 @@ describe('Foundry agent definitions are idempotent (real @azure/ai-agents client
     // Another process is configured with a different, existing agent id.
     const other = await client.createAgent('gpt-4o', { name: 'other' });
     const container = await createContainer({
-      plugins: [azureAIAgentsPlugin({ ...emulatorConnection(emulator.url), pollIntervalMs: 1 })],
+      plugins: [azureAIAgentsPlugin({ ...emulatorConnection(running.emulator.url), pollIntervalMs: 1 })],
       agents: { support: { client: 'azure-ai-agents', agentId: other.id } },
     });
     const resumedAgent = container.get<AIAgent>(agentToken('support'));
     const resumed = await resumedAgent.deserializeThread(saved);
     expect((await resumedAgent.run("What's my name?", { thread: resumed })).text).to.equal('Your name is Ada.');
-    const runs = emulator.requests.filter((r) => r.method === 'POST' && /\/threads\/[^/]+\/runs$/.test(r.path));
+    const runs = running.emulator.requests.filter((r) => r.method === 'POST' && /\/threads\/[^/]+\/runs$/.test(r.path));
     expect((runs.at(-1)!.body as { assistant_id: string }).assistant_id).to.equal(madeWith);
   });
 
@@ -126,8 +121,8 @@ describe('Foundry agent definitions are idempotent (real @azure/ai-agents client
     await (await containerAgent()).run('hi');
     const again = await containerAgent();
     await again.run('hi again');
-    expect(emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/assistants'))).to.have.length(121);
-    const pages = emulator.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/assistants'));
+    expect(running.emulator.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/assistants'))).to.have.length(121);
+    const pages = running.emulator.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/assistants'));
     expect(pages.at(-1)!.query.after).to.be.a('string');
   });
 });

@@ -1,32 +1,28 @@
 import { AgentsClient } from '@azure/ai-agents';
 import { expect } from 'chai';
 import { createEmulatorAgentsClient, emulatorProjectEndpoint, staticTokenCredential } from 'skein/azure-ai-agents';
-import { Emulator, foundryProjectEndpoint } from 'skein/testing';
+import { foundryProjectEndpoint } from 'skein/testing';
+import { emulatorPerTest } from '../support/emulator.js';
 
 describe('Emulator: Foundry Agents wire format', () => {
-  let emulator: Emulator;
   let client: AgentsClient;
-  const base = () => `${emulator.url}/api/projects/emulated`;
+  const base = () => `${running.emulator.url}/api/projects/emulated`;
 
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-    client = createEmulatorAgentsClient(emulator.url, { clientOptions: { retryOptions: { maxRetries: 0 } } });
-  });
-
-  afterEach(async () => {
-    await emulator.stop();
+  const running = emulatorPerTest();
+  beforeEach(() => {
+    client = createEmulatorAgentsClient(running.emulator.url, { clientOptions: { retryOptions: { maxRetries: 0 } } });
   });
 
   it('gives the SDK an https project endpoint that the loopback client rewrites to http', async () => {
-    expect(foundryProjectEndpoint(emulator.url)).to.equal(emulatorProjectEndpoint(emulator.url));
-    expect(foundryProjectEndpoint(emulator.url)).to.match(/^https:\/\/127\.0\.0\.1:\d+\/api\/projects\/emulated$/);
+    expect(foundryProjectEndpoint(running.emulator.url)).to.equal(emulatorProjectEndpoint(running.emulator.url));
+    expect(foundryProjectEndpoint(running.emulator.url)).to.match(/^https:\/\/127\.0\.0\.1:\d+\/api\/projects\/emulated$/);
     const agent = await client.createAgent('gpt-4o', { name: 'wire' });
     expect(agent.id).to.equal('asst_1');
-    expect(emulator.requests[0]).to.deep.include({ method: 'POST', path: '/api/projects/emulated/assistants', query: { 'api-version': 'v1' } });
+    expect(running.emulator.requests[0]).to.deep.include({ method: 'POST', path: '/api/projects/emulated/assistants', query: { 'api-version': 'v1' } });
   });
 
   it('is refused by the SDK over plain http, as the real pipeline refuses bearer tokens without TLS', async () => {
-    const plain = new AgentsClient(`${emulator.url}/api/projects/emulated`, staticTokenCredential(), { retryOptions: { maxRetries: 0 } });
+    const plain = new AgentsClient(`${running.emulator.url}/api/projects/emulated`, staticTokenCredential(), { retryOptions: { maxRetries: 0 } });
     try {
       await plain.createAgent('gpt-4o');
       expect.fail('expected the SDK to refuse');
@@ -133,7 +129,7 @@ describe('Emulator: Foundry Agents wire format', () => {
   it('a reply-phase latency fault lets the route do its work and holds the reply back', async () => {
     const agent = await client.createAgent('gpt-4o');
     const thread = await client.threads.create();
-    emulator.injectFault({ kind: 'latency', phase: 'reply', ms: 60_000, method: 'POST', path: `/api/projects/emulated/threads/${thread.id}/runs` });
+    running.emulator.injectFault({ kind: 'latency', phase: 'reply', ms: 60_000, method: 'POST', path: `/api/projects/emulated/threads/${thread.id}/runs` });
     const controller = new AbortController();
     // The SDK sends the request when its result is awaited.
     const pending = Promise.resolve(client.runs.create(thread.id, agent.id, { abortSignal: controller.signal }));

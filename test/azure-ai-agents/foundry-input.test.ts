@@ -3,17 +3,16 @@ import { expect } from 'chai';
 import { lastValueFrom } from 'rxjs';
 import type { ChatMessage } from 'skein';
 import { AzureAIAgent, createEmulatorAgentsClient, FoundryInputError } from 'skein/azure-ai-agents';
-import { Emulator } from 'skein/testing';
+import { emulatorPerTest } from '../support/emulator.js';
 import { rejection } from '../support/async-expectations.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex').toString('base64');
 const PDF = Buffer.from('%PDF-1.7 a contract').toString('base64');
 
 describe('Foundry input: every content kind is sent as Foundry content or refused before any request', () => {
-  let emulator: Emulator;
   let client: AgentsClient;
 
-  const runRequests = () => emulator.requests.filter((r) => r.method === 'POST' && /\/threads\/[^/]+\/runs$/.test(r.path));
+  const runRequests = () => running.emulator.requests.filter((r) => r.method === 'POST' && /\/threads\/[^/]+\/runs$/.test(r.path));
   const sentMessages = () => (runRequests().at(-1)!.body as { additional_messages: { role: string; content: unknown; attachments?: unknown }[] }).additional_messages;
   const threadMessages = async (threadId: string): Promise<ThreadMessage[]> => {
     const out: ThreadMessage[] = [];
@@ -24,13 +23,9 @@ describe('Foundry input: every content kind is sent as Foundry content or refuse
   const newAgent = (options: Partial<ConstructorParameters<typeof AzureAIAgent>[0]> = {}) =>
     new AzureAIAgent({ client, model: 'gpt-4o', name: 'vision', instructions: 'Describe.', pollIntervalMs: 1, ...options } as ConstructorParameters<typeof AzureAIAgent>[0]);
 
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-    client = createEmulatorAgentsClient(emulator.url, { clientOptions: { retryOptions: { maxRetries: 0 } } });
-  });
-
-  afterEach(async () => {
-    await emulator.stop();
+  const running = emulatorPerTest();
+  beforeEach(() => {
+    client = createEmulatorAgentsClient(running.emulator.url, { clientOptions: { retryOptions: { maxRetries: 0 } } });
   });
 
   it('text, an image URL and image bytes reach the Foundry thread as text and image_url blocks', async () => {
@@ -96,7 +91,7 @@ describe('Foundry input: every content kind is sent as Foundry content or refuse
     const agent = newAgent();
     const thread = agent.getNewThread();
     await agent.run('My name is Ada.', { thread });
-    const before = emulator.requests.length;
+    const before = running.emulator.requests.length;
     const saved = JSON.stringify(await thread.serialize());
 
     const error = await rejection(agent.run(user({ kind: 'text', text: 'Read this' }, { kind: 'data', data: PDF, mediaType: 'application/pdf' }), { thread }));
@@ -105,7 +100,7 @@ describe('Foundry input: every content kind is sent as Foundry content or refuse
     expect(error.message).to.contain('application/pdf');
     expect(error.message).to.contain('foundry-file:<file id>');
     expect((error as FoundryInputError).mediaType).to.equal('application/pdf');
-    expect(emulator.requests.length).to.equal(before);
+    expect(running.emulator.requests.length).to.equal(before);
     expect(JSON.stringify(await thread.serialize())).to.equal(saved);
     expect((await agent.run("What's my name?", { thread })).text).to.equal('Your name is Ada.');
   });
@@ -121,7 +116,7 @@ describe('Foundry input: every content kind is sent as Foundry content or refuse
       expect(await rejection(agent.run(user({ kind: 'text', text: 'look' }, content)))).to.be.instanceOf(FoundryInputError);
       expect(await rejection(lastValueFrom(agent.runStream(user({ kind: 'text', text: 'look' }, content))))).to.be.instanceOf(FoundryInputError);
     }
-    expect(emulator.requests).to.have.length(0);
+    expect(running.emulator.requests).to.have.length(0);
   });
 
   it('a file attachment for an agent without file_search or code_interpreter is refused before the thread or run is created', async () => {
@@ -129,6 +124,6 @@ describe('Foundry input: every content kind is sent as Foundry content or refuse
     const error = await rejection(agent.run(user({ kind: 'text', text: 'Read it' }, { kind: 'uri', uri: 'foundry-file:assistant-contract', mediaType: 'application/pdf' })));
     expect(error).to.be.instanceOf(FoundryInputError);
     expect(error.message).to.contain('neither file_search nor code_interpreter');
-    expect(emulator.requests.filter((r) => r.path.includes('/threads'))).to.have.length(0);
+    expect(running.emulator.requests.filter((r) => r.path.includes('/threads'))).to.have.length(0);
   });
 });

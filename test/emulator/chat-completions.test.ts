@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { Emulator } from '../../src/testing/emulator/index.js';
+import { emulatorPerTest } from '../support/emulator.js';
 
 const tools: ChatCompletionTool[] = [
   {
@@ -19,21 +19,16 @@ const tools: ChatCompletionTool[] = [
 ];
 
 describe('Emulator: Chat Completions through the openai SDK', () => {
-  let emulator: Emulator;
   let client: OpenAI;
 
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-    client = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
-  });
-
-  afterEach(async () => {
-    await emulator.stop();
+  const running = emulatorPerTest();
+  beforeEach(() => {
+    client = new OpenAI({ apiKey: 'test', baseURL: running.emulator.openaiBaseURL, maxRetries: 0 });
   });
 
   it('serves on a loopback base URL', () => {
-    expect(emulator.url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(emulator.openaiBaseURL).to.equal(`${emulator.url}/v1`);
+    expect(running.emulator.url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(running.emulator.openaiBaseURL).to.equal(`${running.emulator.url}/v1`);
   });
 
   it('answers a non-streaming request in the Chat Completions shape', async () => {
@@ -55,7 +50,7 @@ describe('Emulator: Chat Completions through the openai SDK', () => {
 
   it('records the request the SDK sent', async () => {
     await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
-    const [recorded] = emulator.requestsTo('/v1/chat/completions');
+    const [recorded] = running.emulator.requestsTo('/v1/chat/completions');
     expect(recorded.method).to.equal('POST');
     expect(recorded.headers.authorization).to.equal('Bearer test');
     expect(recorded.body).to.deep.equal({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
@@ -222,7 +217,7 @@ describe('Emulator: Chat Completions through the openai SDK', () => {
     });
 
     it('rejects an unknown role', async () => {
-      const response = await fetch(`${emulator.openaiBaseURL}/chat/completions`, {
+      const response = await fetch(`${running.emulator.openaiBaseURL}/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ model: 'm', messages: [{ role: 'wizard', content: 'x' }] }),

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
-import { Emulator } from '../../src/testing/emulator/index.js';
+import type { Emulator } from 'skein/testing';
+import { emulatorPerTest as freshEmulatorPerTest } from '../support/emulator.js';
 
 /** The error a call failed with; fails the test when the call succeeds. */
 export async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -10,22 +11,19 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
-/** A fresh emulator and an openai client on it for each test (no retries, quiet logs), stopped after. */
+/** A fresh emulator (test/support's emulatorPerTest) and an openai client on it for each test (no retries, quiet logs). */
 export function emulatorPerTest(): { readonly emulator: Emulator; readonly client: OpenAI } {
-  const current: { emulator?: Emulator; client?: OpenAI } = {};
-  beforeEach(async () => {
-    current.emulator = await Emulator.start();
-    current.client = new OpenAI({ apiKey: 'test', baseURL: current.emulator.openaiBaseURL, maxRetries: 0, logLevel: 'off' });
-  });
-  afterEach(async () => {
-    await current.emulator?.stop();
+  const running = freshEmulatorPerTest();
+  let client: OpenAI | undefined;
+  beforeEach(() => {
+    client = new OpenAI({ apiKey: 'test', baseURL: running.emulator.openaiBaseURL, maxRetries: 0, logLevel: 'off' });
   });
   return {
     get emulator() {
-      return current.emulator!;
+      return running.emulator;
     },
     get client() {
-      return current.client!;
+      return client!;
     },
   };
 }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { type AgentThread, type ChatAgent, type ChatMessage, ForkUnsupportedError, ServiceError, messageText } from 'skein';
-import { Emulator, RESPONSES_INPUT_ITEMS_LISTINGS } from 'skein/testing';
+import { RESPONSES_INPUT_ITEMS_LISTINGS } from 'skein/testing';
+import { emulatorPerTest } from '../support/emulator.js';
 import { readResponseChain } from '../../plugins/openai/responses-history.js';
 import { agentFor, rawClient, responseBodies } from '../responses/fixture.js';
 import { texts } from './history-fixtures.js';
@@ -31,14 +32,10 @@ async function toolChain(agent: ChatAgent): Promise<AgentThread> {
 // Run against both ways a server lists a continuing response's input_items: the service's (the
 // whole context) and the request's own input only (some compatible servers).
 for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`history: Responses service threads (real openai SDK against the emulator; input_items: ${listing})`, () => {
-  let emulator: Emulator;
-  beforeEach(async () => {
-    emulator = await Emulator.start({ responsesInputItems: listing });
-  });
-  afterEach(() => emulator.stop());
+  const running = emulatorPerTest({ responsesInputItems: listing });
 
   async function names(conversation: boolean) {
-    const agent = agentFor(emulator, conversation ? { conversation: true } : {});
+    const agent = agentFor(running.emulator, conversation ? { conversation: true } : {});
     const thread = agent.getNewThread();
     await agent.run('my name is Ann', { thread });
     await agent.run('my name is Bob', { thread });
@@ -66,14 +63,14 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`history: Respons
       const { agent, thread } = await names(false);
       const all = await agent.getMessages(thread);
       const origin = thread.serviceThreadId;
-      const created = emulator.requestsTo('/v1/responses').length;
+      const created = running.emulator.requestsTo('/v1/responses').length;
       const fork = await agent.forkThread(thread, { at: all[1]!.messageId! });
       expect(fork.serviceThreadId).to.equal(all[1]!.messageId);
-      expect(emulator.requestsTo('/v1/responses').filter((r) => r.method === 'POST')).to.have.length(created);
-      expect(emulator.requestsTo('/v1/conversations')).to.have.length(0);
+      expect(running.emulator.requestsTo('/v1/responses').filter((r) => r.method === 'POST')).to.have.length(created);
+      expect(running.emulator.requestsTo('/v1/conversations')).to.have.length(0);
 
       expect((await agent.run('what is my name?', { thread: fork })).text).to.equal('Your name is Ann.');
-      expect(responseBodies(emulator).at(-1)!.previous_response_id).to.equal(all[1]!.messageId);
+      expect(responseBodies(running.emulator).at(-1)!.previous_response_id).to.equal(all[1]!.messageId);
       expect(texts(await agent.getMessages(fork))).to.deep.equal([...texts(all.slice(0, 2)), 'user:what is my name?', 'assistant:Your name is Ann.']);
       expect(thread.serviceThreadId).to.equal(origin);
       expect(texts(await agent.getMessages(thread))).to.deep.equal(texts(all));
@@ -81,15 +78,15 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`history: Respons
 
     it('refuses a cut inside a response input with ForkUnsupportedError, creating nothing', async () => {
       const { agent, thread } = await names(false);
-      const before = emulator.requests.filter((r) => r.method === 'POST').length;
+      const before = running.emulator.requests.filter((r) => r.method === 'POST').length;
       const error = await agent.forkThread(thread, { at: 2 }).catch((e: unknown) => e);
       expect(error).to.be.instanceOf(ForkUnsupportedError);
       expect((error as Error).message).to.contain('at: 1, 3, 5');
-      expect(emulator.requests.filter((r) => r.method === 'POST').length).to.equal(before);
+      expect(running.emulator.requests.filter((r) => r.method === 'POST').length).to.equal(before);
     });
 
     it('a cut on a tool call keeps its result and the answer to it', async () => {
-      const agent = agentFor(emulator, { tools: ['get_weather'] });
+      const agent = agentFor(running.emulator, { tools: ['get_weather'] });
       const thread = agent.getNewThread();
       await agent.run('call get_weather {"city":"Oslo"}', { thread });
       await agent.run('thanks', { thread });
@@ -105,9 +102,9 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`history: Respons
       const fork = await agent.forkThread(thread, { at: 1 });
       await agent.run('what is my name?', { thread: fork });
       const own = fork.serviceThreadId!;
-      const resumed = await agentFor(emulator).deserializeThread(JSON.parse(JSON.stringify(await fork.serialize())));
-      await agentFor(emulator).deleteThread(resumed);
-      const gone = await rawClient(emulator).responses.retrieve(own).catch((e: { status?: number }) => e.status);
+      const resumed = await agentFor(running.emulator).deserializeThread(JSON.parse(JSON.stringify(await fork.serialize())));
+      await agentFor(running.emulator).deleteThread(resumed);
+      const gone = await rawClient(running.emulator).responses.retrieve(own).catch((e: { status?: number }) => e.status);
       expect(gone).to.equal(404);
       expect(texts(await agent.getMessages(thread))).to.deep.equal(texts(all));
       expect((await agent.run('what is my name?', { thread })).text).to.equal('Your name is Bob.');
@@ -121,12 +118,12 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`history: Respons
       expectNoRepeats(messages);
       // Every reply carries the id of the response that gave it, as the run returned it.
       const chain: string[] = [];
-      for (let id: string | null = thread.serviceThreadId!; id; id = (await rawClient(emulator).responses.retrieve(id)).previous_response_id ?? null) chain.unshift(id);
+      for (let id: string | null = thread.serviceThreadId!; id; id = (await rawClient(running.emulator).responses.retrieve(id)).previous_response_id ?? null) chain.unshift(id);
       expect(messages.filter((m) => m.role === 'assistant').map((m) => m.messageId)).to.deep.equal(chain);
     });
 
     it('a chain with tool calls reads each call once, with its result, in the order the turns ran', async () => {
-      const agent = agentFor(emulator, { tools: ['get_weather'] });
+      const agent = agentFor(running.emulator, { tools: ['get_weather'] });
       const thread = await toolChain(agent);
       const messages = await agent.getMessages(thread);
       expect(texts(messages)).to.deep.equal([
@@ -148,7 +145,7 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`history: Respons
     });
 
     it('a fork at every index holds whole tool exchanges and exactly the history up to the response that ends there', async () => {
-      const agent = agentFor(emulator, { tools: ['get_weather'] });
+      const agent = agentFor(running.emulator, { tools: ['get_weather'] });
       const thread = await toolChain(agent);
       const all = await agent.getMessages(thread);
       const forked: number[] = [];
@@ -184,13 +181,13 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`history: Respons
 
     it('a chain longer than one page of input items reads whole and in order, with few requests (and with a small page limit)', async function () {
       this.timeout(60_000);
-      const agent = agentFor(emulator);
+      const agent = agentFor(running.emulator);
       const thread = agent.getNewThread();
       const turns = 55;
       for (let i = 0; i < turns; i++) await agent.run(`message ${i}`, { thread });
-      const before = emulator.requests.length;
+      const before = running.emulator.requests.length;
       const messages = await agent.getMessages(thread);
-      const reads = emulator.requests.slice(before);
+      const reads = running.emulator.requests.slice(before);
       expect(messages).to.have.length(2 * turns);
       expect(messages.filter((m) => m.role === 'user').map(messageText)).to.deep.equal(Array.from({ length: turns }, (_, i) => `message ${i}`));
       expectNoRepeats(messages);
@@ -200,23 +197,23 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`history: Respons
       expect(lists).to.have.length(listing === 'full-context' ? 2 : turns);
       expect(reads.filter((r) => r.method === 'GET' && /^\/v1\/responses\/[^/]+$/.test(r.path))).to.have.length(turns);
 
-      const small = await readResponseChain(rawClient(emulator), thread.serviceThreadId!, undefined, { pageLimit: 7 });
+      const small = await readResponseChain(rawClient(running.emulator), thread.serviceThreadId!, undefined, { pageLimit: 7 });
       expect(texts(small.messages)).to.deep.equal(texts(messages));
       expect(small.responseEnds!.map((e) => e.count)).to.deep.equal(Array.from({ length: turns }, (_, i) => 2 * (i + 1)));
     });
   });
 
   it('compaction on a service thread is the service\'s: the `truncation` agent option reaches every request', async () => {
-    const agent = agentFor(emulator, { truncation: 'auto' });
+    const agent = agentFor(running.emulator, { truncation: 'auto' });
     const thread = agent.getNewThread();
     await agent.run('hello', { thread });
     await agent.run('again', { thread });
-    expect(responseBodies(emulator).map((b) => b.truncation)).to.deep.equal(['auto', 'auto']);
+    expect(responseBodies(running.emulator).map((b) => b.truncation)).to.deep.equal(['auto', 'auto']);
   });
 
   describe('conversation threads (conversation: true)', () => {
     it('getMessages reads the conversation items, every page', async () => {
-      const agent = agentFor(emulator, { conversation: true });
+      const agent = agentFor(running.emulator, { conversation: true });
       const thread = agent.getNewThread();
       for (let i = 0; i < 12; i++) await agent.run(`message ${i}`, { thread });
       const messages = await agent.getMessages(thread);
@@ -226,19 +223,19 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`history: Respons
     });
 
     it('a fork whose copy fails part way deletes the half-copied conversation and reports the typed error', async () => {
-      const agent = agentFor(emulator, { conversation: true });
+      const agent = agentFor(running.emulator, { conversation: true });
       const thread = agent.getNewThread();
       for (let i = 0; i < 12; i++) await agent.run(`message ${i}`, { thread });
       const all = await agent.getMessages(thread);
       // The create (the first 20 items) goes through; adding the rest fails.
-      emulator.injectFault({ kind: 'latency', ms: 0, method: 'POST' });
-      emulator.injectFault({ kind: 'status', status: 500, method: 'POST', message: 'items failed' });
+      running.emulator.injectFault({ kind: 'latency', ms: 0, method: 'POST' });
+      running.emulator.injectFault({ kind: 'status', status: 500, method: 'POST', message: 'items failed' });
       const error = await agent.forkThread(thread).catch((e: unknown) => e);
       expect(error).to.be.instanceOf(ServiceError);
-      const created = emulator.requests.filter((r) => r.method === 'POST' && r.path === '/v1/conversations').at(-1)!;
+      const created = running.emulator.requests.filter((r) => r.method === 'POST' && r.path === '/v1/conversations').at(-1)!;
       expect((created.body as { items: unknown[] }).items).to.have.length(20);
       // The half-copied conversation is deleted before the error reaches the caller.
-      const deletes = emulator.requests.filter((r) => r.method === 'DELETE' && r.path.startsWith('/v1/conversations/'));
+      const deletes = running.emulator.requests.filter((r) => r.method === 'DELETE' && r.path.startsWith('/v1/conversations/'));
       expect(deletes).to.have.length(1);
       expect(deletes[0]!.path).to.not.contain(thread.serviceThreadId!);
       expect(texts(await agent.getMessages(thread))).to.deep.equal(texts(all));

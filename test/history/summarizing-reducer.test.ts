@@ -11,7 +11,7 @@ import {
   type HistorySummaryState,
 } from 'skein';
 import { OpenAIChatClient, openaiPlugin } from 'skein/openai';
-import { Emulator } from 'skein/testing';
+import { emulatorPerTest } from '../support/emulator.js';
 
 interface Body {
   messages: { role: string; content: string | null; tool_calls?: { id: string }[]; tool_call_id?: string }[];
@@ -29,15 +29,11 @@ function longConversation(turns: number): ChatMessage[] {
 
 describe('history: SummarizingReducer (compaction, Chat Completions on the emulator)', function () {
   this.timeout(60_000);
-  let emulator: Emulator;
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-  });
-  afterEach(() => emulator.stop());
+  const running = emulatorPerTest();
 
-  const bodies = () => emulator.requestsTo('/v1/chat/completions').map((r) => r.body as Body);
+  const bodies = () => running.emulator.requestsTo('/v1/chat/completions').map((r) => r.body as Body);
   const config = () => ({
-    plugins: [openaiPlugin({ apiKey: 'k', baseURL: emulator.openaiBaseURL, maxRetries: 0 })],
+    plugins: [openaiPlugin({ apiKey: 'k', baseURL: running.emulator.openaiBaseURL, maxRetries: 0 })],
     agents: { bot: { client: 'openai-chat', model: 'emu', instructions: 'Be brief.', history: { summarize: { maxMessages: 20, keep: 10 } } } },
   });
 
@@ -80,7 +76,7 @@ describe('history: SummarizingReducer (compaction, Chat Completions on the emula
   });
 
   it('never splits a tool call from its result at the cut', async () => {
-    const chatClient = new OpenAIChatClient({ apiKey: 'k', baseURL: emulator.openaiBaseURL, model: 'emu', maxRetries: 0 });
+    const chatClient = new OpenAIChatClient({ apiKey: 'k', baseURL: running.emulator.openaiBaseURL, model: 'emu', maxRetries: 0 });
     const agent = new ChatAgent({ chatClient, chatReducer: new SummarizingReducer({ maxMessages: 6, keep: 3 }) });
     const thread = agent.getNewThread();
     const call = (id: string): ChatMessage => ({ role: 'assistant', contents: [{ kind: 'function-call', callId: id, name: 'lookup', arguments: '{}' }] });
@@ -100,7 +96,7 @@ describe('history: SummarizingReducer (compaction, Chat Completions on the emula
   });
 
   it('a failed summarization falls back to the newest maxMessages and never fails the turn', async () => {
-    const chatClient = new OpenAIChatClient({ apiKey: 'k', baseURL: emulator.openaiBaseURL, model: 'emu', maxRetries: 0 });
+    const chatClient = new OpenAIChatClient({ apiKey: 'k', baseURL: running.emulator.openaiBaseURL, model: 'emu', maxRetries: 0 });
     const down = new OpenAIChatClient({ apiKey: 'k', baseURL: 'http://127.0.0.1:9/v1', model: 'emu', maxRetries: 0 });
     const agent = new ChatAgent({ chatClient, chatReducer: new SummarizingReducer({ maxMessages: 10, keep: 4, chatClient: down }) });
     const thread = agent.getNewThread();

@@ -14,7 +14,8 @@ import {
 } from 'skein';
 import { azureAIAgentsPlugin, createEmulatorAgentsClient } from 'skein/azure-ai-agents';
 import { openaiPlugin } from 'skein/openai';
-import { Emulator, RESPONSES_INPUT_ITEMS_LISTINGS } from 'skein/testing';
+import { type Emulator, RESPONSES_INPUT_ITEMS_LISTINGS } from 'skein/testing';
+import { emulatorPerTest } from '../support/emulator.js';
 import { rejection, until } from './providers.js';
 
 const NAMES = ['writer', 'reviewer', 'assistant', 'foundry'] as const;
@@ -58,12 +59,8 @@ async function expectChannelsConsistent(chat: AgentGroupChat): Promise<void> {
 // Both ways a server lists a continuing response's input_items (the Responses channel reads its history from them).
 for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`reliability: a group chat under faults keeps every channel consistent (Responses input_items: ${listing})`, function () {
   this.timeout(30_000);
-  let emulator: Emulator;
 
-  beforeEach(async () => {
-    emulator = await Emulator.start({ responsesInputItems: listing });
-  });
-  afterEach(() => emulator.stop());
+  const running = emulatorPerTest({ responsesInputItems: listing });
 
   // 'abort' strikes as the victim's turn starts; 'abort in flight' once its request is out, only
   // for agents whose failed input no service keeps (see docs/reliability.md, service threads).
@@ -76,17 +73,17 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`reliability: a g
   ];
   for (const [fault, victim] of cases) {
       it(`${fault} during ${victim}'s turn of invoke(): typed error, the serialized chat gains only the acknowledged turns, channels consistent, the chat goes on`, async () => {
-        const container = containerFor(emulator);
+        const container = containerFor(running.emulator);
         let armed = false;
         let pickedAt = -1;
         const controller = new AbortController();
         const selection = new ObservedSelection((agent) => {
           if (!armed || agent.name !== victim) return;
           armed = false;
-          pickedAt = emulator.requests.length;
+          pickedAt = running.emulator.requests.length;
           // No path: the next request of this turn, whichever endpoint the agent calls first.
-          if (fault === 'HTTP 500') emulator.injectFault({ kind: 'status', status: 500 });
-          else if (fault === 'abort in flight') emulator.injectFault({ kind: 'latency', ms: 2_000 });
+          if (fault === 'HTTP 500') running.emulator.injectFault({ kind: 'status', status: 500 });
+          else if (fault === 'abort in flight') running.emulator.injectFault({ kind: 'latency', ms: 2_000 });
           else controller.abort();
         });
         const chat = AgentGroupChat.fromContainer(container, { agents: [...NAMES], selection });
@@ -98,13 +95,13 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`reliability: a g
         armed = true;
         const pending = chat.invoke({ signal: controller.signal });
         if (fault === 'abort in flight') {
-          await until(() => pickedAt >= 0 && emulator.requests.length > pickedAt);
+          await until(() => pickedAt >= 0 && running.emulator.requests.length > pickedAt);
           controller.abort();
         }
         const error = await rejection(pending);
         expect(error).to.be.instanceOf(fault === 'HTTP 500' ? ServiceError : AbortError);
         expect(chat.isBusy).to.equal(false);
-        emulator.clearFaults();
+        running.emulator.clearFaults();
 
         // Acknowledged: the turns before the victim's. Nothing of the victim's turn, anywhere.
         const spokeFirst = NAMES.slice(0, NAMES.indexOf(victim));
@@ -115,7 +112,7 @@ for (const listing of RESPONSES_INPUT_ITEMS_LISTINGS) describe(`reliability: a g
         await expectChannelsConsistent(chat);
 
         // It goes on: the rotation resumes with the victim, in this process and in another one.
-        const resumed = await AgentGroupChat.deserialize(JSON.parse(JSON.stringify(after)) as unknown, { container: containerFor(emulator) });
+        const resumed = await AgentGroupChat.deserialize(JSON.parse(JSON.stringify(after)) as unknown, { container: containerFor(running.emulator) });
         expect(texts(await resumed.getChatMessages())).to.deep.equal(texts(after.messages));
         const rest = await chat.invoke();
         expect(authors(rest)).to.deep.equal([...NAMES.slice(NAMES.indexOf(victim)), ...spokeFirst]);

@@ -12,46 +12,39 @@ import {
   ThreadCompatibilityError,
 } from 'skein';
 import { openaiPlugin } from 'skein/openai';
-import { Emulator } from 'skein/testing';
+import { type Emulator } from 'skein/testing';
+import { emulatorPerTest } from '../support/emulator.js';
 import { agentFor, responseBodies, viaJson } from './fixture.js';
 
 describe('Responses: thread conflicts', () => {
-  let emulator: Emulator;
-
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-  });
-
-  afterEach(async () => {
-    await emulator.stop();
-  });
+  const running = emulatorPerTest();
 
   it('a message-store thread given to a service-managed agent', async () => {
-    const storeThread = agentFor(emulator, { store: false }).getNewThread();
-    const serviceAgent = agentFor(emulator); // same agent name, now configured with store: true
+    const storeThread = agentFor(running.emulator, { store: false }).getNewThread();
+    const serviceAgent = agentFor(running.emulator); // same agent name, now configured with store: true
     const error = await serviceAgent.run('hi', { thread: storeThread }).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(ThreadCompatibilityError);
     expect((error as Error).message).to.match(/Expected a service thread.*found a thread with a "in-memory" message store/);
     const serialized = viaJson(await storeThread.serialize());
     const fromJson = await serviceAgent.deserializeThread(serialized).catch((e: unknown) => e);
     expect(fromJson).to.be.instanceOf(ThreadCompatibilityError);
-    expect(emulator.requestsTo('/v1/responses')).to.have.length(0);
+    expect(running.emulator.requestsTo('/v1/responses')).to.have.length(0);
   });
 
   it('a service thread given to a store: false agent', async () => {
-    const serviceAgent = agentFor(emulator);
+    const serviceAgent = agentFor(running.emulator);
     const thread = serviceAgent.getNewThread();
     await serviceAgent.run('My name is Ada.', { thread });
-    const storeAgent = agentFor(emulator, { store: false });
+    const storeAgent = agentFor(running.emulator, { store: false });
     const error = await storeAgent.run('hi', { thread }).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(ThreadCompatibilityError);
     expect((error as Error).message).to.match(/Expected a message-store thread.*found a service thread with id "resp_1"/);
   });
 
   it('a resp_ thread given to a Chat Completions agent', async () => {
-    const thread = agentFor(emulator).getNewThread();
-    await agentFor(emulator).run('hi', { thread });
-    const chat = chatAgent(emulator);
+    const thread = agentFor(running.emulator).getNewThread();
+    await agentFor(running.emulator).run('hi', { thread });
+    const chat = chatAgent(running.emulator);
     const wrongProvider = await chat.run('hi', { thread }).catch((e: unknown) => e);
     expect(wrongProvider).to.be.instanceOf(ThreadCompatibilityError);
     expect((wrongProvider as Error).message).to.match(/Expected a thread of provider "openai-chat", found a thread made by openai-responses/);
@@ -64,10 +57,10 @@ describe('Responses: thread conflicts', () => {
   });
 
   it('a thread from another provider', async () => {
-    const chat = chatAgent(emulator);
+    const chat = chatAgent(running.emulator);
     const thread = chat.getNewThread();
     await chat.run('hi', { thread });
-    for (const agent of [agentFor(emulator), agentFor(emulator, { store: false })]) {
+    for (const agent of [agentFor(running.emulator), agentFor(running.emulator, { store: false })]) {
       const error = await agent.run('hi', { thread }).catch((e: unknown) => e);
       expect(error).to.be.instanceOf(ThreadCompatibilityError);
       expect((error as Error).message).to.match(/Expected a thread of provider "openai-responses", found a thread made by openai-chat/);
@@ -75,22 +68,22 @@ describe('Responses: thread conflicts', () => {
   });
 
   it('store: false for one run of a service thread is a configuration error, nothing sent', async () => {
-    const agent = agentFor(emulator);
+    const agent = agentFor(running.emulator);
     const thread = agent.getNewThread();
     await agent.run('hi', { thread });
     const error = await agent.run('again', { thread, chatOptions: { additionalProperties: { store: false } } }).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(ConfigurationError);
-    expect(responseBodies(emulator)).to.have.length(1);
+    expect(responseBodies(running.emulator)).to.have.length(1);
   });
 
   it('a non-boolean store option is a configuration error', async () => {
-    const error = await agentFor(emulator, { store: 'no' }).run('hi').catch((e: unknown) => e);
+    const error = await agentFor(running.emulator, { store: 'no' }).run('hi').catch((e: unknown) => e);
     expect(error).to.be.instanceOf(ConfigurationError);
     expect((error as Error).message).to.contain('"store" option must be true or false');
   });
 
   it('a service id returned to a store thread is ignored: the store stays the history', async () => {
-    const agent = agentFor(emulator, { store: false });
+    const agent = agentFor(running.emulator, { store: false });
     const thread = agent.getNewThread();
     // store: true for one run makes the service store it and return an id the thread cannot adopt.
     const reply = await agent.run('My name is Ada.', { thread, chatOptions: { additionalProperties: { store: true } } });
@@ -102,15 +95,7 @@ describe('Responses: thread conflicts', () => {
 });
 
 describe('Responses: faults leave the thread unchanged', () => {
-  let emulator: Emulator;
-
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-  });
-
-  afterEach(async () => {
-    await emulator.stop();
-  });
+  const running = emulatorPerTest();
 
   const kinds: [string, Partial<AgentConfig>][] = [
     ['previous_response_id', {}],
@@ -126,12 +111,12 @@ describe('Responses: faults leave the thread unchanged', () => {
   for (const [kind, config] of kinds) {
     for (const { name, fault, streaming, error: errorType } of faults) {
       it(`${kind}: ${name}`, async () => {
-        const agent = agentFor(emulator, config);
+        const agent = agentFor(running.emulator, config);
         const thread = agent.getNewThread();
         await agent.run('My name is Ada.', { thread });
         const before = viaJson(await thread.serialize());
 
-        emulator.injectFault({ ...fault, path: '/v1/responses' });
+        running.emulator.injectFault({ ...fault, path: '/v1/responses' });
         const run = streaming
           ? lastValueFrom(agent.runStream('My name is Bob.', { thread }).pipe(toArray()))
           : agent.run('My name is Bob.', { thread });

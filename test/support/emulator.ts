@@ -9,14 +9,24 @@ export interface EmulatorAccess {
 
 /**
  * For the enclosing describe: one emulator started before its first test and stopped after its
- * last (the lifecycle most suites want; per-test emulators keep their own hooks).
+ * last (the lifecycle most suites want).
  */
 export function useEmulator(options: EmulatorOptions = {}): EmulatorAccess {
+  return emulatorAround(before, after, options);
+}
+
+/** For the enclosing describe: a fresh emulator for each test, stopped after it (no state leaks between tests). */
+export function emulatorPerTest(options: EmulatorOptions = {}): EmulatorAccess {
+  return emulatorAround(beforeEach, afterEach, options);
+}
+
+/** Starts an emulator in the `start` hook and stops it in the `stop` hook. */
+function emulatorAround(start: Mocha.HookFunction, stop: Mocha.HookFunction, options: EmulatorOptions): EmulatorAccess {
   let current: Emulator | undefined;
-  before(async () => {
+  start(async () => {
     current = await Emulator.start(options);
   });
-  after(async () => {
+  stop(async () => {
     await current?.stop();
   });
   const running = (): Emulator => current ?? notStarted();
@@ -32,5 +42,5 @@ export function useEmulator(options: EmulatorOptions = {}): EmulatorAccess {
 
 /** Reached only when a suite reads the emulator outside its tests and hooks (e.g. at describe time). */
 function notStarted(): never {
-  throw new Error('useEmulator: the emulator is not running; read it inside a test or hook of the describe that called useEmulator()');
+  throw new Error('useEmulator: the emulator is not running; read it inside a test or hook of the describe that called useEmulator() or emulatorPerTest()');
 }
