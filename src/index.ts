@@ -49,6 +49,7 @@ export * from './agents/definition-provisioning.js';
 export * from './tools/tool-map.js';
 export * from './agent-chat/index.js';
 export * from './errors/secret-scrubbing.js';
+export * from './errors/error-record.js';
 export * from './threads/store-support.js';
 export * from './threads/versioned-chat-message-store.js';
 export * from './threads/versioned-store-factory.js';

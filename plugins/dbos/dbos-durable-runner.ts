@@ -20,8 +20,12 @@ import {
   type FunctionApprovalRequestContent,
   type FunctionApprovalResponseContent,
   type JsonObject,
+  SkeinError,
   type UsageDetails,
   addUsage,
+  fromErrorRecord,
+  isErrorRecord,
+  toErrorRecord,
   toMessages,
 } from 'skein';
 import { DBOS, DbosErrors, pg } from './dbos-peers.js';
@@ -132,7 +136,7 @@ export class DbosDurableRunner implements DurableRunner {
     if (this.#agents.has(key)) throw new ConfigurationError(`An agent named "${key}" is already durable on this runner; give each durable agent its own name.`);
     if (options.queue !== undefined && !this.#options.queues?.[options.queue]) throw unknownQueue(options.queue, this.#options.queues);
     const entry = { agent, options } as Registered;
-    entry.start = DBOS.registerWorkflow((input: WorkflowInput) => this.#execute(entry, input), { name: `skein.run.${key}` });
+    entry.start = DBOS.registerWorkflow((input: WorkflowInput) => this.#execute(entry, input).catch(recordingSkeinError), { name: `skein.run.${key}` });
     this.#agents.set(key, entry);
     return {
       agent,
@@ -399,7 +403,23 @@ function isConnectionFailure(error: unknown): boolean {
   return false;
 }
 
+/** Where the failure a run records carries its Skein error as plain data (see recordingSkeinError). */
+const ERROR_RECORD_KEY = 'skeinErrorRecord';
+
+/**
+ * DBOS stores a failed workflow's error through serialize-error, which rebuilds a plain Error:
+ * the class would be lost. A Skein error leaves the workflow with its record (name, message,
+ * fields) so any process reading the run rebuilds the same class. Other errors (DBOS's own,
+ * e.g. cancellation) pass through untouched.
+ */
+function recordingSkeinError(error: unknown): never {
+  if (!(error instanceof SkeinError)) throw error;
+  throw Object.assign(new Error(error.message, { cause: error }), { name: error.name, [ERROR_RECORD_KEY]: toErrorRecord(error) });
+}
+
 function toEngineError(runId: string | undefined, error: unknown): unknown {
+  const record = (error as Record<string, unknown> | null)?.[ERROR_RECORD_KEY];
+  if (error instanceof Error && isErrorRecord(record)) return fromErrorRecord(record, { cause: error });
   if (error instanceof DurableRunError || error instanceof ConfigurationError) return error;
   if (error instanceof DbosErrors.DBOSAwaitedWorkflowCancelledError || error instanceof DbosErrors.DBOSWorkflowCancelledError) {
     return new DurableRunCancelledError(runId, `Run "${runId}" was cancelled (cancelRun or its timeout); its thread holds every turn it finished, whole.`, { cause: error });

@@ -151,6 +151,24 @@ withService('durable runs on DBOS: recovery', (await postgresAvailable()) && (aw
       }
     });
 
+    it('a run failed by the model service (HTTP 400) rejects getRun in another process with a ServiceError of the same status and message', async () => {
+      const emulator = await Emulator.start();
+      try {
+        emulator.injectFault({ kind: 'status', status: 400, message: 'The model refused this request (injected).' });
+        const resultFile = join(dir.path, 'failed.json');
+        const base = { DBOS_SCHEMA, STORE: 'responses', STORE_ARG: emulator.openaiBaseURL, COUNT_FILE: join(dir.path, 'failed.count'), RESULT_FILE: resultFile, RUN_ID: `failed-${RUN_ID}` };
+        expect((await runWorker({ ...base, ACTION: 'start,result' })).code).to.equal(0);
+        const first = readJson<{ error: { name: string; message: string; isServiceError: boolean; status?: number } }>(resultFile).error;
+        expect(first.isServiceError).to.equal(true);
+        expect(first.status).to.equal(400);
+        expect(first.message).to.contain('The model refused this request (injected).');
+        expect((await runWorker({ ...base, ACTION: 'result' })).code).to.equal(0);
+        expect(readJson<{ error: typeof first }>(resultFile).error).to.deep.equal(first);
+      } finally {
+        await emulator.stop();
+      }
+    });
+
     it('an approval waits with no process alive, is answered from another process, and a third finishes the run: the tool runs once', async () => {
       const path = join(dir.path, 'approvals.db');
       const runId = `approve-${RUN_ID}`;

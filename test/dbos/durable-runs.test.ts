@@ -10,6 +10,7 @@ import {
   DurableRunVersionError,
   type DurableRunWaiting,
   ServiceError,
+  SkeinError,
   tool,
 } from 'skein';
 import { DbosDurableRunner, DURABLE_TURN_KEY, UNRECORDED_RESULT, durableAgent } from 'skein/dbos';
@@ -136,6 +137,18 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
       expect(stored[0]!.additionalProperties?.[DURABLE_TURN_KEY]).to.equal(`${runId}#0`);
       expect(stored[1]!.additionalProperties?.partial).to.equal(true);
       expect(executions).to.deep.equal([`fetch_page ${runId}:call_fetch_page_0`]);
+    });
+
+    it('a failed run rejects getRun with the same Skein error class and fields, read back from the system database', async () => {
+      const thread = flaky.getNewThread();
+      const runId = await flakyDurable.start('research', { thread, runId: `typed-error-${RUN_ID}` });
+      const error = await runner.getRun(runId).then(() => undefined, (e: unknown) => e);
+      expect(error).to.be.instanceOf(ServiceError);
+      expect(error).to.be.instanceOf(SkeinError);
+      const serviceError = error as ServiceError;
+      expect([serviceError.name, serviceError.message, serviceError.status, serviceError.provider]).to.deep.equal(['ServiceError', 'The model service failed (503).', 503, 'flaky']);
+      // keepPartial's partial message travels with the error as a public field too.
+      expect(serviceError.partial?.additionalProperties?.partial).to.equal(true);
     });
 
     it('waits for approval with the pending call in the thread, then runs the tool once when approved', async () => {
