@@ -52,8 +52,8 @@ withService('durable runs on DBOS: queue limits', await postgresAvailable(), NEE
         RUN_IDS: runIds.join(','),
       };
       const [a, b] = await Promise.all([
-        runWorker({ ...base, ACTION: 'enqueue,results', WORKER: 'A', EXECUTOR_ID: 'serial-a', RESULT_FILE: join(dir.path, 'serial-a.json') }),
-        runWorker({ ...base, ACTION: 'results', WORKER: 'B', EXECUTOR_ID: 'serial-b', RESULT_FILE: join(dir.path, 'serial-b.json') }),
+        runWorker({ ...base, ACTION: 'enqueue,results', WORKER: 'A', EXECUTOR_ID: 'serial-a', RESULT_FILE: join(dir.path, 'serial-a.json'), WAIT_FOR_FILE: join(dir.path, 'serial-b.ready') }),
+        runWorker({ ...base, ACTION: 'results', WORKER: 'B', EXECUTOR_ID: 'serial-b', RESULT_FILE: join(dir.path, 'serial-b.json'), READY_FILE: join(dir.path, 'serial-b.ready') }),
       ]);
       expect([a.code, b.code], `${a.stderr}\n${b.stderr}`).to.deep.equal([0, 0]);
       expect(Object.keys(readJson<Record<string, string>>(join(dir.path, 'serial-b.json')))).to.deep.equal(runIds);
