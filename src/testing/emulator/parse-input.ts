@@ -1,5 +1,6 @@
 import type { IdGenerator } from './id-generator.js';
-import { InvalidRequestError, isRecord, type StoredItem } from './responses-routes.js';
+import { InvalidRequestError, isRecord } from './invalid-request-error.js';
+import type { StoredItem } from './stored-item.js';
 
 /** `input` (a string or items) as stored items with ids, validated. */
 export function parseInput(input: unknown, ids: IdGenerator, param = 'input'): StoredItem[] {

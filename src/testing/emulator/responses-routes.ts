@@ -6,6 +6,10 @@ import { parseInput } from './parse-input.js';
 import { registryState } from './registry-state.js';
 import { approvalRequestItem, callHostedTool, type HostedMcpServer, hostedMcpTools, knownHostedTools, listHostedTools } from './responses-mcp.js';
 import type { RouteContext, RouteRegistry, RouteReply, RouteRequest } from './router.js';
+import { InvalidRequestError, isRecord } from './invalid-request-error.js';
+import type { StoredItem } from './stored-item.js';
+
+export { InvalidRequestError, isRecord, type StoredItem };
 
 // Re-exported: conversations-routes reads `input`-shaped items through this module.
 export { parseInput };
@@ -65,7 +69,6 @@ export function registerResponsesRoutes(registry: RouteRegistry, options: Respon
 }
 
 /** An item as the server keeps it: always with an id and a type. */
-export type StoredItem = Record<string, unknown> & { id: string; type: string };
 
 export interface StoredResponse {
   response: ResponseObject;
@@ -93,17 +96,6 @@ export const responsesStateOf = registryState(() => new ResponsesState());
 
 type ResponseObject = Record<string, unknown> & { id: string; output: StoredItem[] };
 
-/** Thrown while reading a request; becomes a 400 (or the given status) error envelope. */
-export class InvalidRequestError extends Error {
-  constructor(
-    message: string,
-    readonly param: string,
-    readonly status = 400,
-    readonly code?: string,
-  ) {
-    super(message);
-  }
-}
 
 interface ResponseRequest {
   model: string;
@@ -575,6 +567,3 @@ function responseNotFound(reply: RouteReply, id: string): void {
   reply.error(404, `Response with id '${id}' not found.`, { param: 'response_id' });
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
