@@ -1,6 +1,7 @@
 import type { ModelTool } from './emulated-model.js';
 import type { IdGenerator } from './id-generator.js';
-import { InvalidRequestError, isRecord, type StoredItem } from './responses-routes.js';
+import { InvalidRequestError, isRecord } from './invalid-request-error.js';
+import type { StoredItem } from './stored-item.js';
 
 /** A Responses `type: "mcp"` tool as the request gave it. */
 export interface HostedMcpTool {
