@@ -7,7 +7,6 @@ import {
   type AgentRunOptions,
   type AgentRunResponseUpdate,
   type AgentThread,
-  type AIContent,
   type AITool,
   type ChatMessage,
   ConnectionError,
@@ -15,8 +14,6 @@ import {
   type FunctionResultContent,
   type MiddlewarePipeline,
   type ThreadConcurrency,
-  type UsageDetails,
-  addUsage,
   approvalRequestsFor,
   functionResultText,
   namingCall,
@@ -47,10 +44,10 @@ import {
   readThreadState,
   responseFormatParam,
 } from './openai-assistant-definition.js';
-import { AssistantRunError, AssistantRunTimeoutError } from './openai-assistant-errors.js';
-import { annotationsJson } from './openai-assistant-files.js';
+import { AssistantRunTimeoutError } from './openai-assistant-errors.js';
 import { fromThreadMessage, messageText, planThreadMessage, type PlannedThreadMessage, sendablePlan } from './openai-assistant-messages.js';
 import { type AssistantThreadOperations, type OpenAIAssistantPollingOptions, WAITING } from './openai-assistant-threads.js';
+import { runError, translateRunEvent, usageOf } from './translate-run-event.js';
 
 export interface OpenAIAssistantRunOptions extends AgentRunOptions {
   invocationOptions?: OpenAIAssistantInvocationOptions;
@@ -244,7 +241,7 @@ export class AssistantRunProcessor {
           run = polled.data;
           hint = pollHint(polled.response);
         }
-        if (FAILED.has(run.status)) throw this.runError(run);
+        if (FAILED.has(run.status)) throw runError(run);
         await this.emitSteps(run, emitted, results, signal, emit);
         if (run.status === 'completed') return { run, pending: [] };
         // requires_action: every requested call runs (unless it waits for approval), all outputs go back in one call.
@@ -374,7 +371,7 @@ export class AssistantRunProcessor {
       try {
         for await (const event of stream) {
           if (signal.aborted) break;
-          const outcome = this.onStreamEvent(event, live, next);
+          const outcome = translateRunEvent(event, live, host.name, next);
           if (outcome === 'requires_action') requires = event.data as Run;
           if (outcome === 'completed') completed = true;
         }
@@ -494,48 +491,6 @@ export class AssistantRunProcessor {
     return options.tools?.length ? new Map([...ownTools, ...toolMap(options.tools)]) : ownTools;
   }
 
-  /** Translates one SSE event; throws on a failed run; says when the run waits for tool outputs. */
-  private onStreamEvent(event: StreamEvent, live: LiveRun, next: (u: AgentRunResponseUpdate) => void): 'requires_action' | 'completed' | undefined {
-    const name = this.host.name;
-    switch (event.event) {
-      case 'thread.run.created':
-        live.runId = event.data.id;
-        return undefined;
-      case 'thread.message.delta':
-        for (const part of event.data.delta.content ?? []) {
-          if (part.type !== 'text' || !part.text?.value) continue;
-          // Citations arrive on the delta that completes their marker; offsets are into the whole message.
-          const annotations = annotationsJson(part.text.annotations);
-          const content: AIContent = annotations.length ? { kind: 'text', text: part.text.value, additionalProperties: { annotations } } : { kind: 'text', text: part.text.value };
-          next({ text: part.text.value, role: 'assistant', contents: [content], messageId: event.data.id, responseId: live.runId, ...(name ? { authorName: name } : {}) });
-        }
-        return undefined;
-      case 'thread.run.step.delta': {
-        const details = event.data.delta.step_details;
-        if (details?.type !== 'tool_calls') return undefined;
-        for (const c of details.tool_calls ?? []) {
-          if (c.type !== 'function') continue;
-          next({ text: '', role: 'assistant', contents: [], responseId: live.runId, toolCallDelta: { index: c.index, callId: c.id, name: c.function?.name ?? undefined, argumentsDelta: c.function?.arguments ?? '' } });
-        }
-        return undefined;
-      }
-      case 'thread.run.requires_action':
-        return 'requires_action';
-      case 'thread.run.completed': {
-        const usage = usageOf(event.data);
-        if (usage) next({ text: '', contents: [{ kind: 'usage', usage }], responseId: event.data.id });
-        return 'completed';
-      }
-      case 'thread.run.failed':
-      case 'thread.run.cancelled':
-      case 'thread.run.expired':
-      case 'thread.run.incomplete':
-        throw this.runError(event.data);
-      default:
-        return undefined;
-    }
-  }
-
   /** Uploads the input's files (recorded with the thread, deleted with it) and returns the thread messages. */
   private async upload(thread: AgentThread, prepared: PreparedInput, signal: AbortSignal): Promise<MessageCreateParams[]> {
     const { messages, uploaded } = await sendablePlan(this.host.client, prepared.plan, signal);
@@ -578,11 +533,6 @@ export class AssistantRunProcessor {
     return { params, tools, behavior: merged.toolCallBehavior ?? {} };
   }
 
-  private runError(run: Run): AssistantRunError {
-    const lastError = run.last_error ? { code: run.last_error.code, message: run.last_error.message } : run.incomplete_details ? { message: `incomplete: ${run.incomplete_details.reason}` } : undefined;
-    return new AssistantRunError(this.providerId, run.id, run.thread_id, run.status, lastError);
-  }
-
   private authored(message: ChatMessage): ChatMessage {
     const name = this.host.name;
     return name !== undefined && message.authorName === undefined ? { ...message, authorName: name } : message;
@@ -615,9 +565,4 @@ function toolChoice(choice: OpenAIAssistantToolCallBehavior['toolChoice']): RunC
   if (choice === undefined) return undefined;
   if (typeof choice === 'string') return choice;
   return { type: 'function', function: { name: choice.name } };
-}
-
-function usageOf(run: Run): UsageDetails | undefined {
-  if (!run.usage) return undefined;
-  return addUsage(undefined, { inputTokens: run.usage.prompt_tokens, outputTokens: run.usage.completion_tokens, totalTokens: run.usage.total_tokens });
 }
