@@ -48,6 +48,9 @@ import { AssistantRunTimeoutError } from './openai-assistant-errors.js';
 import { fromThreadMessage, messageText, planThreadMessage, type PlannedThreadMessage, sendablePlan } from './openai-assistant-messages.js';
 import { type AssistantThreadOperations, type OpenAIAssistantPollingOptions, WAITING } from './openai-assistant-threads.js';
 import { runError, translateRunEvent, usageOf } from './translate-run-event.js';
+import type { LiveRun } from './translate-run-event.js';
+
+export type { LiveRun };
 
 export interface OpenAIAssistantRunOptions extends AgentRunOptions {
   invocationOptions?: OpenAIAssistantInvocationOptions;
@@ -74,12 +77,6 @@ interface AnsweredApprovals {
   delivered: () => void;
   /** The turn failed before that: the results are held in the thread, never run again. */
   undelivered: () => void;
-}
-
-/** What a run in progress knows of itself on the service, for cancelling it when aborted. */
-export interface LiveRun {
-  runId?: string;
-  threadId?: string;
 }
 
 const FAILED = new Set(['expired', 'failed', 'cancelled', 'incomplete']);

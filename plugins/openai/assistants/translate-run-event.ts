@@ -3,10 +3,15 @@ import { type AgentRunResponseUpdate, type AIContent, type UsageDetails, addUsag
 import { OPENAI_ASSISTANTS_CLIENT_ID } from './openai-assistant-calls.js';
 import { AssistantRunError } from './openai-assistant-errors.js';
 import { annotationsJson } from './openai-assistant-files.js';
-import type { LiveRun } from './openai-assistant-run-processor.js';
 
 type Run = OpenAI.Beta.Threads.Run;
 type StreamEvent = OpenAI.Beta.AssistantStreamEvent;
+
+/** What a run in progress knows of itself on the service, for cancelling it when aborted. */
+export interface LiveRun {
+  runId?: string;
+  threadId?: string;
+}
 
 /** Translates one SSE event; throws on a failed run; says when the run waits for tool outputs. */
 export function translateRunEvent(
