@@ -5,18 +5,17 @@ import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import type { ChatClient, ThreadKind } from '../clients/chat-client.js';
 import { type ChatOptions, type ToolDeclaration, mergeChatOptions } from '../clients/chat-options.js';
 import { type ChatResponse, ChatResponseFolder, type ChatResponseUpdate } from '../clients/chat-response.js';
-import { AbortError, ForkUnsupportedError, HistoryUnavailableError, SkeinError, ThreadCompatibilityError } from '../errors/skein-error.js';
+import { AbortError, SkeinError, ThreadCompatibilityError } from '../errors/skein-error.js';
 import { type AgentInput, type ChatMessage, toMessages } from '../messages/chat-message.js';
 import { withField } from '../messages/message-copy.js';
 import { type FunctionCallContent, type FunctionResultContent, isText } from '../messages/content.js';
 import type { JsonObject } from '../serialization/json.js';
 import { type SerializationRegistry, defaultSerializationRegistry } from '../serialization/serialization-registry.js';
 import { AgentThread, type ThreadConcurrency } from '../threads/agent-thread.js';
-import { type ForkThreadOptions, type GetMessagesOptions, forkCount, forkMessageStore, pageMessages } from '../threads/thread-history.js';
+import { type ForkThreadOptions, type GetMessagesOptions, pageMessages } from '../threads/thread-history.js';
 import type { ChatMessageStoreFactory } from '../threads/chat-message-store.js';
 import type { ChatReducer } from '../threads/chat-reducer.js';
 import { InMemoryChatMessageStoreFactory } from '../threads/in-memory-chat-message-store.js';
-import { withoutSummaryBeyond } from '../threads/summarizing-reducer.js';
 import { DefaultThreadFactory, type ThreadFactory } from '../threads/thread-factory.js';
 import type { AITool } from '../tools/ai-tool.js';
 import { toolMap } from '../tools/tool-map.js';
@@ -36,6 +35,7 @@ import {
   withPendingApprovals,
   withSurfacedApprovals,
 } from './function-approvals.js';
+import { deleteThreadHistory, forkThread, threadHistory } from './fork-thread.js';
 import { type AgentMiddleware, MiddlewarePipeline } from './middleware.js';
 import { type CallModel, type FunctionLoopResult, runFunctionLoop, throwIfAborted } from './function-invocation-loop.js';
 import { PartialTurn } from './partial-turn.js';
@@ -154,71 +154,21 @@ export class ChatAgent extends AIAgent {
 
   async deleteThread(thread: AgentThread): Promise<void> {
     this.assertCompatible(thread);
-    if (thread.messageStore) return thread.messageStore.clear();
-    if (thread.serviceThreadId === undefined) return;
-    if (!this.chatClient.deleteServiceThread) {
-      throw new SkeinError(`The "${this.chatClient.providerId}" client cannot delete service threads.`);
-    }
-    const shared = thread.state[SHARED_SERVICE_HISTORY];
-    await this.chatClient.deleteServiceThread(thread.serviceThreadId, typeof shared === 'string' ? { sharedUntil: shared } : undefined);
+    return deleteThreadHistory(this.chatClient, thread);
   }
 
   override async getMessages(thread: AgentThread, options: GetMessagesOptions = {}): Promise<ChatMessage[]> {
     this.assertCompatible(thread);
-    return pageMessages(await this.#history(thread, options.signal), options);
+    return pageMessages(await threadHistory(this.chatClient, thread, options.signal), options);
   }
 
   /**
-   * Forks by kind: a message-store thread gets a new store holding the copied messages (the
-   * store's own `fork` when it has one); a service thread gets a new service thread from the
-   * client (`forkServiceThread`), or ForkUnsupportedError when the client has none. The fork
-   * waits for a turn running on `thread` to finish, so it never sees half of one.
+   * Forks by kind: a message-store thread gets a new store holding the copied messages (the store's own `fork` when it has one); a service
+   * thread a new service thread from the client (`forkServiceThread`), else ForkUnsupportedError. Waits for a running turn, never forking half of one.
    */
   override async forkThread(thread: AgentThread, options: ForkThreadOptions = {}): Promise<AgentThread> {
     this.assertCompatible(thread);
-    const release = await thread.acquire('queue');
-    try {
-      const messages = await this.#history(thread, options.signal);
-      const count = forkCount(messages, options.at);
-      const state = forkedState(thread.state, count);
-      const origin = thread.origin;
-      if (thread.messageStore) {
-        const store = await forkMessageStore(thread.messageStore, messages, count, this.#storeFactory, origin);
-        return new AgentThread({ origin, messageStore: store, state });
-      }
-      if (thread.serviceThreadId === undefined || count === 0) {
-        // Nothing to copy: a new thread that decides its kind on its first run, like getNewThread's.
-        const fresh = this.getNewThread();
-        fresh.state = state;
-        return fresh;
-      }
-      if (!this.chatClient.forkServiceThread) {
-        throw new ForkUnsupportedError(
-          this.chatClient.providerId,
-          `The "${this.chatClient.providerId}" client cannot fork service threads, so thread "${thread.serviceThreadId}" cannot be forked. ` +
-            'Start a new thread instead, or use a client that keeps history in a message store.',
-        );
-      }
-      const fork = await this.chatClient.forkServiceThread(thread.serviceThreadId, { count, messages, signal: options.signal });
-      // A fork of a fork shares at most what its origin shared, plus what the client says.
-      const forkState = fork.sharedUntil !== undefined ? { ...state, [SHARED_SERVICE_HISTORY]: fork.sharedUntil } : withoutKey(state, SHARED_SERVICE_HISTORY);
-      return new AgentThread({ origin, serviceThreadId: fork.serviceThreadId, state: forkState });
-    } finally {
-      release();
-    }
-  }
-
-  /** The whole history of `thread`, oldest first. */
-  async #history(thread: AgentThread, signal: AbortSignal | undefined): Promise<ChatMessage[]> {
-    if (thread.messageStore) return thread.messageStore.listMessages();
-    if (thread.serviceThreadId === undefined) return [];
-    if (!this.chatClient.getServiceThreadMessages) {
-      throw new HistoryUnavailableError(
-        this.chatClient.providerId,
-        `The "${this.chatClient.providerId}" client cannot read the history of service thread "${thread.serviceThreadId}"; the service keeps it.`,
-      );
-    }
-    return this.chatClient.getServiceThreadMessages(thread.serviceThreadId, { signal });
+    return forkThread(this.chatClient, this.#storeFactory, () => this.getNewThread(), thread, options);
   }
 
   async run(input: AgentInput, options: AgentRunOptions = {}): Promise<AgentRunResponse> {
@@ -564,26 +514,6 @@ export class ChatAgent extends AIAgent {
     if (update.toolCallDelta) out.toolCallDelta = update.toolCallDelta;
     return out;
   }
-}
-
-
-/** Thread state key: the newest service object a forked thread shares with its origin (kept when the fork is deleted). */
-const SHARED_SERVICE_HISTORY = 'sharedServiceHistory';
-
-function withoutKey(state: JsonObject, key: string): JsonObject {
-  if (!(key in state)) return state;
-  const { [key]: _dropped, ...rest } = state;
-  return rest;
-}
-
-/**
- * A fork's state: the origin's, without what belongs to the origin's unfinished last turn
- * (pending approvals and the results held for them: a fork ends before that turn) or to
- * messages the fork does not hold.
- */
-function forkedState(state: JsonObject, count: number): JsonObject {
-  const out = withoutSummaryBeyond(withSurfacedApprovals(withHeldResults(withPendingApprovals(state, undefined), undefined), []), count);
-  return out === state ? { ...state } : out;
 }
 
 function toAbortError(error: unknown): AbortError {
