@@ -35,9 +35,9 @@ withService('durable runs on DBOS: queue limits', await postgresAvailable(), NEE
       dir.remove();
     });
 
-    it('a queue with concurrency 1 never runs two runs at once, though both workers take runs', async () => {
-      // Six runs of 3 x 300 ms calls keep the queue busy for several of DBOS's ~1 s polls, so the
-      // second worker has time to take runs too (the point: the limit holds across processes).
+    it('a queue with concurrency 1 never runs two runs at once, whichever of the two workers takes them', async () => {
+      // Six runs of 3 x 300 ms calls keep the queue busy for several polls of both workers, so both
+      // usually take runs; which one takes each is DBOS's choice, so the test asserts only the limit.
       const runIds = [1, 2, 3, 4, 5, 6].map((n) => `serial-${n}-${RUN_ID}`);
       const log = join(dir.path, 'serial.log');
       const base = {
@@ -64,7 +64,6 @@ withService('durable runs on DBOS: queue limits', await postgresAvailable(), NEE
       lines.forEach((line, i) => expect(line.what, `line ${i}`).to.equal(i % 2 === 0 ? 'begin' : 'end'));
       const order = lines.map((l) => l.runId).filter((id, i, all) => id !== all[i - 1]);
       expect(order, 'each run once, from its first call to its last').to.have.members(runIds).and.to.have.length(runIds.length);
-      expect(new Set(lines.map((l) => l.worker)), 'both workers ran runs').to.have.all.keys('A', 'B');
     });
 
     it('a rate limit of 2 per period admits the first model calls of at most 2 runs in it, over both workers; the third waits in the queue', async () => {
