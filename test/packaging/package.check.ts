@@ -184,7 +184,9 @@ console.log(JSON.stringify(results));`,
     before(async () => {
       const peers = Object.entries(await declaredPeers()).map(([name, range]) => `${name}@${range}`);
       // Types and imports only: no native build of better-sqlite3 is needed to check them.
-      await npm(app, 'install', '--ignore-scripts', ...peers);
+      // @types/pg too: pg ships no types, and the declarations of skein/dbos (and of the DBOS SDK
+      // itself) and of the AG-UI PostgreSQL store name pg's types; an app checking libraries needs it.
+      await npm(app, 'install', '--ignore-scripts', ...peers, '@types/pg@^8');
       const source = entryPoints.map((entry, i) => `import * as entry${i} from '${entry}';`).join('\n');
       await writeFile(join(app, 'src/entry-points.ts'), `${source}\nexport const all = [${entryPoints.map((_, i) => `entry${i}`).join(', ')}];\n`);
     });
