@@ -1,5 +1,6 @@
 import type { BaseEvent, Interrupt, Message, RunAgentInput, Tool } from '@ag-ui/core';
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import {
   type AIAgent,
   type AITool,
@@ -12,11 +13,11 @@ import {
   waitingApprovalsOf,
 } from 'skein';
 import type { AgUiContextInstructions } from './ag-ui-context.js';
-import { AgUiRequestError } from './ag-ui-errors.js';
+import { AgUiForkError, AgUiRequestError } from './ag-ui-errors.js';
 import { AgUiEventMapper, applyMessageEvents } from './ag-ui-event-mapper.js';
 import { toAgUiView } from './ag-ui-messages.js';
 import { EventType } from './ag-ui-peers.js';
-import { type ReconcilePlan, reconcile } from './ag-ui-reconcile.js';
+import { type ReconcilePlan, isFork, isInput, reconcile } from './ag-ui-reconcile.js';
 import { agUiStateOf, setAgUiState } from './ag-ui-state.js';
 import type { AgUiThreadStore, StoredAgUiThread } from './ag-ui-thread-store.js';
 import { jsonDiff, sameJson } from './json-patch.js';
@@ -89,9 +90,13 @@ export class AgUiRunner {
     let branches = run.stored?.branches;
     let known = run.view.slice(0, plan.kept);
     try {
-      if (plan.forkAt !== undefined) {
+      if (isFork(plan)) {
         const before = await thread.serialize();
-        thread = plan.forkAt < 0 ? this.agent.getNewThread() : await this.agent.forkThread(thread, { at: plan.forkAt, signal });
+        // A signal of its own, for many requests: the OpenAI SDK leaves a listener per request on the signal it gets (a service fork reads the history page by page).
+        const forkSignal = AbortSignal.any([signal]);
+        setMaxListeners(0, forkSignal);
+        const at = plan.forkAt ?? (await this.#serviceForkIndex(thread, plan.forkAfterInputs!, forkSignal));
+        thread = at < 0 ? this.agent.getNewThread() : await this.agent.forkThread(thread, { at, signal: forkSignal });
         branches = [...(branches ?? []), before];
       }
       const storedState = agUiStateOf(thread);
@@ -103,12 +108,12 @@ export class AgUiRunner {
         // Nothing to answer: the client connected (or reloaded). It gets the thread as it is.
         if (!sameIds(known, input.messages)) send({ type: EventType.MESSAGES_SNAPSHOT, messages: known });
         // A read writes only what it changed: a new thread's owner, a fork, the client's new state.
-        if (!run.stored || plan.forkAt !== undefined || !sameJson(stateBefore, storedState)) await this.#save(run, thread, branches, known);
+        if (!run.stored || isFork(plan) || !sameJson(stateBefore, storedState)) await this.#save(run, thread, branches, known);
         else this.#live.set(input.threadId, { version: run.stored.version, thread });
         send(this.#finished(input, thread, frontend, undefined));
         return;
       }
-      if (plan.forkAt !== undefined && !sameIds(known, input.messages.slice(0, plan.kept))) send({ type: EventType.MESSAGES_SNAPSHOT, messages: known });
+      if (isFork(plan) && !sameIds(known, input.messages.slice(0, plan.kept))) send({ type: EventType.MESSAGES_SNAPSHOT, messages: known });
       const mapper = new AgUiEventMapper();
       const emitted: BaseEvent[] = [];
       let state = agUiStateOf(thread);
@@ -208,6 +213,21 @@ export class AgUiRunner {
     this.#live.delete(threadId);
     if (cached && cached.version === stored.version) return cached.thread;
     return this.agent.deserializeThread(stored.thread);
+  }
+
+  /**
+   * Where a service thread forks: just before its (inputs+1)-th user or system message, read
+   * from the service's history (whose indexes `forkThread` takes); -1 when nothing is kept.
+   */
+  async #serviceForkIndex(thread: AgentThread, inputs: number, signal: AbortSignal): Promise<number> {
+    const { messages, source } = toAgUiView(await this.agent.getMessages(thread, { signal }));
+    let seen = 0;
+    for (let i = 0; i < messages.length; i++) {
+      if (!isInput(messages[i]!)) continue;
+      if (seen === inputs) return source[i]! - 1;
+      seen++;
+    }
+    throw new AgUiForkError(thread.serviceThreadId, inputs, seen);
   }
 
   async #view(thread: AgentThread, stored: StoredAgUiThread | undefined): Promise<{ view: Message[]; source?: number[] }> {

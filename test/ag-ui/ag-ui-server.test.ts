@@ -206,7 +206,7 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     expect(page.state).to.deep.equal({ todos: ['milk', 'Bread'], theme: 'dark' });
   });
 
-  for (const kind of ['chat-sqlite', 'chat-postgres'] as const) {
+  for (const kind of AGENT_KINDS) {
     it(`${kind}: an edited history forks the thread at the divergence; the original branch is kept`, async () => {
       const agent = new HttpAgent({ url: `${base}/${kind}` });
       await say(agent, 'My name is Ada.');
@@ -229,15 +229,46 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     });
   }
 
-  it('regenerate: a history cut after a user message answers it again on a fork', async () => {
-    const agent = new HttpAgent({ url: `${base}/chat-sqlite` });
-    await say(agent, 'My name is Ada.');
-    const [user] = agent.messages;
-    agent.setMessages([user!]);
-    await runVerified(agent);
-    expect(agent.messages.map((m) => m.content)).to.deep.equal(['My name is Ada.', 'Nice to meet you, Ada!']);
+  for (const kind of AGENT_KINDS) {
+    it(`${kind}: regenerate: a history cut after a user message answers it again on a fork`, async () => {
+      const agent = new HttpAgent({ url: `${base}/${kind}` });
+      await say(agent, 'My name is Ada.');
+      await say(agent, 'What is my name?');
+      const firstReply = agent.messages[3]!.id;
+      agent.setMessages(agent.messages.slice(0, 3));
+      const { events } = await runVerified(agent);
+      expect(types(events)).to.include('TEXT_MESSAGE_START');
+      expect(agent.messages.map((m) => m.content)).to.deep.equal(['My name is Ada.', 'Nice to meet you, Ada!', 'What is my name?', 'Your name is Ada.']);
+      expect(agent.messages[3]!.id).to.not.equal(firstReply);
+      const record = (await new FileAgUiThreadStore(path.join(dir, 'ag-ui-threads')).load(agent.threadId))!;
+      expect(record.branches).to.have.length(1);
+      // The fork holds the kept turn, the user message answered again and the new reply; the original is untouched.
+      const fork = await setup.agents[kind].deserializeThread(record.thread);
+      expect((await setup.agents[kind].getMessages(fork)).map((m) => m.role)).to.deep.equal(['user', 'assistant', 'user', 'assistant']);
+      const original = await setup.agents[kind].deserializeThread(record.branches![0]);
+      expect((await setup.agents[kind].getMessages(original)).map((m) => m.role)).to.deep.equal(['user', 'assistant', 'user', 'assistant']);
+      // A reload shows the fork with the new reply's id, and the thread goes on from it.
+      const page = new HttpAgent({ url: `${base}/${kind}`, threadId: agent.threadId });
+      await runVerified(page);
+      expect(page.messages.map((m) => m.id)).to.deep.equal(agent.messages.map((m) => m.id));
+      await say(page, 'My name is Bob.');
+      await say(page, 'What is my name?');
+      expect(lastText(page)).to.equal('Your name is Bob.');
+    });
+  }
+
+  it('responses: a service thread forks at whole turns; a cut inside a turn is a 409 and the thread is unchanged', async () => {
+    const agent = new HttpAgent({ url: `${base}/responses` });
+    await say(agent, 'What is the weather in Paris?');
+    expect(agent.messages.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'tool', 'assistant']);
+    const cut = [...agent.messages.slice(0, 2), { id: 'u-cut', role: 'user', content: 'What is my name?' }];
+    const refused = await postRaw(`${base}/responses`, { threadId: agent.threadId, runId: 'r-cut', messages: cut, tools: [], context: [], state: {}, forwardedProps: {} });
+    expect(refused.status).to.equal(409);
+    expect(JSON.parse(refused.text).error).to.contain(`leave it inside a turn (at "${agent.messages[2]!.id}"). Cut the history just before or just after a user message`);
     const record = (await new FileAgUiThreadStore(path.join(dir, 'ag-ui-threads')).load(agent.threadId))!;
-    expect(record.branches).to.have.length(1);
+    expect(record.branches).to.equal(undefined);
+    await say(agent, 'What is my name?');
+    expect(lastText(agent)).to.equal("I don't know your name yet.");
   });
 
   it('a client can never inject or rewrite the agent\'s messages', async () => {
