@@ -17,6 +17,7 @@ import { AgUiForkError, AgUiRequestError } from './ag-ui-errors.js';
 import { AgUiEventMapper, applyMessageEvents } from './ag-ui-event-mapper.js';
 import { toAgUiView } from './ag-ui-messages.js';
 import { EventType } from './ag-ui-peers.js';
+import { PredictedState, predictStateEvent, type AgUiPredictState } from './ag-ui-predict-state.js';
 import { type ReconcilePlan, isFork, isInput, reconcile } from './ag-ui-reconcile.js';
 import { agUiStateOf, setAgUiState } from './ag-ui-state.js';
 import type { AgUiThreadStore, StoredAgUiThread } from './ag-ui-thread-store.js';
@@ -65,6 +66,7 @@ export class AgUiRunner {
     private readonly logger: AgUiServerLogger,
     private readonly keepPartial: boolean,
     private readonly contextInstructions: AgUiContextInstructions = false,
+    private readonly predictState: readonly AgUiPredictState[] = [],
   ) {}
 
   async prepare(input: RunAgentInput, owner: string): Promise<PreparedRun> {
@@ -116,24 +118,35 @@ export class AgUiRunner {
       if (isFork(plan) && !sameIds(known, input.messages.slice(0, plan.kept))) send({ type: EventType.MESSAGES_SNAPSHOT, messages: known });
       const mapper = new AgUiEventMapper();
       const emitted: BaseEvent[] = [];
+      /** The state the client last saw (the thread's, or ahead of it by a prediction). */
       let state = agUiStateOf(thread);
       const emit = (event: BaseEvent) => {
         emitted.push(event);
         send(event);
       };
-      const flushState = () => {
-        const now = agUiStateOf(thread);
-        if (now === state) return;
-        const delta = jsonDiff(state ?? {}, now ?? {});
-        state = now;
+      const sendState = (next: JsonValue | undefined) => {
+        const delta = jsonDiff(state ?? {}, next ?? {});
+        state = next;
         if (delta.length) send({ type: EventType.STATE_DELTA, delta });
       };
+      const flushState = () => {
+        const now = agUiStateOf(thread);
+        if (now !== state) sendState(now);
+      };
+      const predicted = this.predictState.length ? new PredictedState(this.predictState, waitingApprovalsOf(thread)) : undefined;
+      if (predicted) send(predictStateEvent(this.predictState));
+      /** The thread's state before this round's tools ran: a key a tool wrote itself is not overwritten by a prediction. */
+      let beforeTools = state;
       const newMessages = plan.input;
       known = [...known, ...run.input.messages.filter((m) => newMessages.some((n) => n.messageId === m.id) || plan.results.some((r) => r.additionalProperties?.agUiMessageId === m.id))];
       try {
         await this.#stream(thread, plan, frontend, this.#instructionsOf(input), signal, (update) => {
+          if (update.role !== 'tool') beforeTools = agUiStateOf(thread);
+          else if (predicted) for (const c of update.contents) if (c.kind === 'function-result' && c.error === undefined) settlePrediction(thread, predicted.settled(c.callId), beforeTools);
           for (const event of mapper.map(update)) {
             emit(event);
+            const values = predicted?.predict(event);
+            if (values) sendState(withKeys(state, values));
             if (event.type === EventType.TOOL_CALL_RESULT) flushState();
           }
         });
@@ -288,6 +301,21 @@ function frontendTools(tools: ReadonlyMap<string, Tool>, results: ReadonlyMap<st
       invoke: async ({ call }) => results.get(call.callId) ?? { kind: 'function-result', callId: call.callId, error: `the client did not return a result for ${t.name}.` },
     }),
   );
+}
+
+/** `state` with `values` at its top-level keys (a state that is not an object is replaced). */
+function withKeys(state: JsonValue | undefined, values: Record<string, JsonValue>): JsonValue {
+  const base = typeof state === 'object' && state !== null && !Array.isArray(state) ? state : {};
+  return { ...base, ...values };
+}
+
+/** A watched call succeeded: its predicted keys become the thread's state, except those its tool wrote itself. */
+function settlePrediction(thread: AgentThread, values: Record<string, JsonValue> | undefined, beforeTools: JsonValue | undefined): void {
+  if (!values) return;
+  const now = agUiStateOf(thread);
+  const keyOf = (s: JsonValue | undefined, key: string) => (typeof s === 'object' && s !== null && !Array.isArray(s) ? s[key] : undefined);
+  const untouched = Object.fromEntries(Object.entries(values).filter(([key]) => sameJson(keyOf(now, key), keyOf(beforeTools, key))));
+  if (Object.keys(untouched).length) setAgUiState(thread, withKeys(now, untouched));
 }
 
 function sameIds(a: readonly Message[], b: readonly Message[]): boolean {

@@ -73,7 +73,8 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     const t = types(events);
     const start = t.indexOf('TOOL_CALL_START');
     expect(start).to.be.greaterThan(0);
-    expect(t.slice(start, t.indexOf('TOOL_CALL_RESULT') + 1)).to.deep.equal(['TOOL_CALL_START', ...t.slice(start + 1, t.indexOf('TOOL_CALL_END')).map(() => 'TOOL_CALL_ARGS'), 'TOOL_CALL_END', 'TOOL_CALL_RESULT']);
+    // The model call's step ends with the call; the tool round's step holds the result.
+    expect(t.slice(start, t.indexOf('TOOL_CALL_RESULT') + 1)).to.deep.equal(['TOOL_CALL_START', ...t.slice(start + 1, t.indexOf('TOOL_CALL_END')).map(() => 'TOOL_CALL_ARGS'), 'TOOL_CALL_END', 'STEP_FINISHED', 'STEP_STARTED', 'TOOL_CALL_RESULT']);
     const call = agent.messages.find((m) => m.role === 'assistant' && m.toolCalls?.length);
     expect(call && call.role === 'assistant' && call.toolCalls![0]!.function).to.deep.equal({ name: 'get_weather', arguments: '{"city":"Paris"}' });
     expect(agent.messages.find((m) => m.role === 'tool')).to.deep.include({ content: 'Sunny in Paris' });
