@@ -5,6 +5,7 @@ import {
   type AIAgent,
   type AITool,
   type AgentThread,
+  type ChatOptions,
   type ChatMessage,
   type FunctionCallContent,
   type FunctionResultContent,
@@ -12,7 +13,7 @@ import {
   type SerializedThread,
   waitingApprovalsOf,
 } from 'skein';
-import type { AgUiContextInstructions } from './ag-ui-context.js';
+import type { AgUiContextInstructions, AgUiForwardedProps, AgUiRunOptions } from './ag-ui-context.js';
 import { AgUiForkError, AgUiRequestError } from './ag-ui-errors.js';
 import { AgUiEventMapper, applyMessageEvents } from './ag-ui-event-mapper.js';
 import { toAgUiView } from './ag-ui-messages.js';
@@ -43,6 +44,8 @@ export interface PreparedRun {
   /** The stored history as the client sees it (before any fork). */
   view: Message[];
   plan: ReconcilePlan;
+  /** What the server's `forwardedProps` hook made of the client's `forwardedProps`. */
+  runOptions?: AgUiRunOptions;
 }
 
 const ABORT_GRACE_MS = 5000;
@@ -67,6 +70,7 @@ export class AgUiRunner {
     private readonly keepPartial: boolean,
     private readonly contextInstructions: AgUiContextInstructions = false,
     private readonly predictState: readonly AgUiPredictState[] = [],
+    private readonly forwardedProps?: AgUiForwardedProps,
   ) {}
 
   async prepare(input: RunAgentInput, owner: string): Promise<PreparedRun> {
@@ -81,7 +85,19 @@ export class AgUiRunner {
     const thread = stored ? await this.#threadOf(input.threadId, stored) : this.agent.getNewThread();
     const { view, source } = await this.#view(thread, stored);
     const plan = reconcile({ view, source, client: input.messages, resume: input.resume ?? [], waiting: stored ? waitingApprovalsOf(thread) : [] });
-    return { input, stored, owner, thread, view, plan };
+    const runOptions = this.#runOptionsOf(input, owner);
+    return { input, stored, owner, thread, view, plan, ...(runOptions ? { runOptions } : {}) };
+  }
+
+  /** The server's `forwardedProps` hook, run before any event: what it refuses is a 400 with its message. */
+  #runOptionsOf(input: RunAgentInput, owner: string): AgUiRunOptions | undefined {
+    if (!this.forwardedProps) return undefined;
+    try {
+      return this.forwardedProps(input.forwardedProps, { threadId: input.threadId, runId: input.runId, user: owner });
+    } catch (error) {
+      if (error instanceof AgUiRequestError) throw error;
+      throw new AgUiRequestError(400, `"forwardedProps" was refused: ${error instanceof Error ? error.message : String(error)}.`);
+    }
   }
 
   /** Streams the run to `send`, from RUN_STARTED to RUN_FINISHED or RUN_ERROR; never throws. */
@@ -140,7 +156,7 @@ export class AgUiRunner {
       const newMessages = plan.input;
       known = [...known, ...run.input.messages.filter((m) => newMessages.some((n) => n.messageId === m.id) || plan.results.some((r) => r.additionalProperties?.agUiMessageId === m.id))];
       try {
-        await this.#stream(thread, plan, frontend, this.#instructionsOf(input), signal, (update) => {
+        await this.#stream(thread, plan, frontend, run.runOptions?.chatOptions, this.#instructionsOf(input, run.runOptions), signal, (update) => {
           if (update.role !== 'tool') beforeTools = agUiStateOf(thread);
           else if (predicted) for (const c of update.contents) if (c.kind === 'function-result' && c.error === undefined) settlePrediction(thread, predicted.settled(c.callId), beforeTools);
           for (const event of mapper.map(update)) {
@@ -178,6 +194,7 @@ export class AgUiRunner {
     thread: AgentThread,
     plan: ReconcilePlan,
     frontend: ReadonlyMap<string, Tool>,
+    chatOptions: ChatOptions | undefined,
     additionalInstructions: string | undefined,
     signal: AbortSignal,
     onUpdate: (update: Parameters<AgUiEventMapper['map']>[0]) => void,
@@ -189,7 +206,7 @@ export class AgUiRunner {
     return new Promise<void>((resolve, reject) => {
       // The signal aborts the run (the agent leaves the thread whole and the stream errors), so the
       // turn lock is released only once the agent is done with the thread.
-      const subscription = this.agent.runStream(input, { thread, tools, signal, keepPartial: this.keepPartial, ...(additionalInstructions ? { additionalInstructions } : {}) }).subscribe({ next: onUpdate, error: reject, complete: resolve });
+      const subscription = this.agent.runStream(input, { thread, tools, signal, keepPartial: this.keepPartial, ...(chatOptions ? { chatOptions } : {}), ...(additionalInstructions ? { additionalInstructions } : {}) }).subscribe({ next: onUpdate, error: reject, complete: resolve });
       // An agent that ignores the signal is unsubscribed (which aborts a cold stream) after a grace period.
       const onAbort = () => {
         setTimeout(() => {
@@ -202,9 +219,11 @@ export class AgUiRunner {
     });
   }
 
-  /** The client's `context` as this run's extra instructions (never stored). */
-  #instructionsOf(input: RunAgentInput): string | undefined {
-    return this.contextInstructions && input.context.length ? this.contextInstructions(input.context) : undefined;
+  /** The client's `context` (and the forwardedProps hook's instructions) as this run's extra instructions (never stored). */
+  #instructionsOf(input: RunAgentInput, runOptions: AgUiRunOptions | undefined): string | undefined {
+    const context = this.contextInstructions && input.context.length ? this.contextInstructions(input.context) : undefined;
+    const parts = [context, runOptions?.additionalInstructions].filter((p): p is string => !!p);
+    return parts.length ? parts.join('\n\n') : undefined;
   }
 
   /** The client's `state` is the run's state; an empty one from a client that has none keeps the stored state. Returns the state the run starts with. */

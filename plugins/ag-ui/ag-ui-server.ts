@@ -2,7 +2,7 @@ import type { BaseEvent, RunAgentInput } from '@ag-ui/core';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type AIAgent, ALLOWED_HOSTS_ENV, ConfigurationError, type ThreadConcurrency, LocalRequestGuard, SerialByKey, allowedHostsFromEnv, assertBindable, sendRefusal } from 'skein';
-import { type AgUiContextInstructions, defaultAgUiContextInstructions } from './ag-ui-context.js';
+import { type AgUiContextInstructions, type AgUiForwardedProps, defaultAgUiContextInstructions } from './ag-ui-context.js';
 import { AgUiRequestError } from './ag-ui-errors.js';
 import type { AgUiPredictState } from './ag-ui-predict-state.js';
 import { EventEncoder, RunAgentInputSchema } from './ag-ui-peers.js';
@@ -46,6 +46,11 @@ export interface AgUiServerOptions {
    * `defaultAgUiContextInstructions` (one `- description: value` line each); `false` ignores them.
    */
   contextInstructions?: AgUiContextInstructions;
+  /**
+   * What a run's `forwardedProps` may set for that run (model options, extra instructions); a
+   * throw answers 400. Without it `forwardedProps` is validated and not used. See docs/ag-ui.md.
+   */
+  forwardedProps?: AgUiForwardedProps;
   /** Keep what a run produced before the client disconnected or it failed (see AgentRunOptions.keepPartial). */
   keepPartial?: boolean;
   /**
@@ -113,7 +118,7 @@ export class AgUiServer {
     for (const [name, { agent, predictState }] of entries) {
       if (name !== '' && !AGENT_NAME.test(name)) throw new TypeError(`Agent name "${name}" cannot be a path segment: use 1-64 letters, digits, "_" or "-".`);
       const path = name === '' ? base || '/' : `${base}/${name}`;
-      this.#runners.set(path, new AgUiRunner(name || agent.name || 'agent', agent, threads, this.#logger, options.keepPartial ?? false, options.contextInstructions ?? defaultAgUiContextInstructions, checkPredictState(name, predictState)));
+      this.#runners.set(path, new AgUiRunner(name || agent.name || 'agent', agent, threads, this.#logger, options.keepPartial ?? false, options.contextInstructions ?? defaultAgUiContextInstructions, checkPredictState(name, predictState), options.forwardedProps));
     }
     this.#cors = new Set((options.corsOrigins ?? []).map((o) => new URL(o).origin));
   }

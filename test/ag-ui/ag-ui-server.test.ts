@@ -193,6 +193,42 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     expect(emulator.requests.slice(from).filter((r) => JSON.stringify(r.body ?? '').includes(marker))).to.have.length(0);
   });
 
+  it('forwardedProps: unused without a hook; with one, it sets what the app allows for that run, and a refusal is a 400 that changes nothing', async () => {
+    const marker = `props-${Math.random().toString(36).slice(2)}`;
+    const plain = new HttpAgent({ url: `${base}/chat-sqlite` });
+    const from = emulator.requests.length;
+    await say(plain, 'My name is Ada.', { forwardedProps: { model: 'gpt-4.1-mini', note: marker } });
+    const plainBodies = emulator.requests.slice(from).map((r) => JSON.stringify(r.body ?? ''));
+    expect(plainBodies.some((b) => b.includes(marker))).to.equal(false);
+    expect(plainBodies.some((b) => b.includes('gpt-4.1-mini'))).to.equal(false);
+
+    const seen: unknown[] = [];
+    const url = await serve({
+      forwardedProps: (props, run) => {
+        seen.push({ props, user: run.user });
+        const model = (props as { model?: unknown } | undefined)?.model;
+        if (model === undefined) return undefined;
+        if (model !== 'gpt-4.1-mini') throw new Error(`model must be gpt-4.1-mini; found ${JSON.stringify(model)}`);
+        return { chatOptions: { model }, additionalInstructions: 'Answer briefly.' };
+      },
+    });
+    const agent = new HttpAgent({ url: `${url}/chat-sqlite` });
+    const at = emulator.requests.length;
+    await say(agent, 'My name is Ada.', { forwardedProps: { model: 'gpt-4.1-mini' } });
+    expect(lastText(agent)).to.equal('Nice to meet you, Ada!');
+    const sent = emulator.requests.slice(at).filter((r) => r.method === 'POST').map((r) => r.body as { model?: string });
+    expect(sent.map((b) => b.model)).to.deep.equal(['gpt-4.1-mini']);
+    expect(JSON.stringify(sent[0])).to.contain('Answer briefly.');
+    expect(seen.at(-1)).to.deep.equal({ props: { model: 'gpt-4.1-mini' }, user: '' });
+
+    const refused = await postRaw(`${url}/chat-sqlite`, { threadId: agent.threadId, runId: 'r-bad', messages: [...agent.messages, { id: 'u-bad', role: 'user', content: 'What is my name?' }], tools: [], context: [], state: {}, forwardedProps: { model: 'gpt-5' } });
+    expect(refused.status).to.equal(400);
+    expect(JSON.parse(refused.text).error).to.equal('"forwardedProps" was refused: model must be gpt-4.1-mini; found "gpt-5".');
+    // Nothing of the refused run was kept: the next run continues from the first turn.
+    await say(agent, 'What is my name?');
+    expect(agent.messages.map((m) => m.content)).to.deep.equal(['My name is Ada.', 'Nice to meet you, Ada!', 'What is my name?', 'Your name is Ada.']);
+  });
+
   it('shared state: state in and out, STATE_DELTA as JSON Patch when a tool changes it, stored with the thread', async () => {
     const agent = new HttpAgent({ url: `${base}/chat-sqlite`, initialState: { todos: ['milk'], theme: 'dark' } });
     const { events } = await say(agent, 'Please add todo Bread');
