@@ -76,6 +76,11 @@ export class AgUiAgent extends AIAgent {
   readonly name: string | undefined;
   readonly description: string | undefined;
   readonly #options: AgUiAgentOptions;
+
+  /** The remote agent's endpoint. */
+  get url(): string {
+    return this.#options.url;
+  }
   readonly #tools: ReadonlyMap<string, AITool>;
 
   constructor(options: AgUiAgentOptions) {
@@ -207,7 +212,9 @@ export class AgUiAgent extends AIAgent {
       if (!thread.serviceThreadId) thread.setServiceThreadId(threadId);
       const { [AG_UI_STATE_KEY]: _s, [CONVERSATION_KEY]: _c, ...rest } = thread.state;
       thread.state = { ...rest, [CONVERSATION_KEY]: { messages, waiting } as unknown as JsonValue, ...(state !== undefined ? { [AG_UI_STATE_KEY]: state as JsonValue } : {}) };
-      const produced = messages.slice(before).flatMap(toChatMessages);
+      // The reply is what the remote added: the input sent with the run is not part of it.
+      const sent = new Set(userMessages.map((m) => m.id));
+      const produced = messages.slice(before).filter((m) => !sent.has(m.id)).flatMap(toChatMessages);
       if (usage) emit({ text: '', contents: [{ kind: 'usage', usage }], role: 'assistant' });
       return new AgentRunResponse(produced, { conversationId: threadId, ...(usage ? { usage } : {}), ...(this.name ? { agentName: this.name } : {}), ...(approvals.length ? { approvalRequests: approvals } : {}) });
     } finally {
@@ -231,7 +238,8 @@ export class AgUiAgent extends AIAgent {
         resume.push({ interruptId: w.id, status: c.approved ? 'resolved' : 'cancelled', payload: { approved: c.approved, ...(c.reason ? { reason: c.reason } : {}) } });
       }
       const text = rest.map((c) => (c.kind === 'text' ? c.text : '')).join('');
-      if (rest.length) messages.push({ id: m.messageId ?? randomUUID(), role: m.role === 'system' ? 'system' : 'user', content: text } as Message);
+      // The speaker's name goes along (a group chat's other participants): the remote can tell who said what.
+      if (rest.length) messages.push({ id: m.messageId ?? randomUUID(), role: m.role === 'system' ? 'system' : 'user', content: text, ...(m.authorName ? { name: m.authorName } : {}) } as Message);
     }
     return { resume, messages };
   }

@@ -15,3 +15,4 @@ export * from './postgres-ag-ui-thread-store.js';
 export * from './redis-ag-ui-thread-store.js';
 export * from './ag-ui-predict-state.js';
 export { parsePartialJson } from './partial-json.js';
+export * from './ag-ui-channel.js';
