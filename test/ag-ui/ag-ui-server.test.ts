@@ -294,6 +294,27 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     });
   }
 
+  for (const kind of ['responses', 'assistants'] as const) {
+    it(`${kind}: edit-and-retry after a turn with a backend tool call keeps that turn whole in the fork`, async () => {
+      const agent = new HttpAgent({ url: `${base}/${kind}` });
+      await say(agent, 'What is the weather in Paris?');
+      await say(agent, 'My name is Ada.');
+      const kept = agent.messages.length - 2;
+      expect(agent.messages.slice(0, kept).map((m) => m.role)).to.deep.equal(['user', 'assistant', 'tool', 'assistant']);
+      agent.setMessages(agent.messages.slice(0, kept));
+      await say(agent, 'What is my name?');
+      expect(lastText(agent)).to.equal("I don't know your name yet.");
+      const record = (await new FileAgUiThreadStore(path.join(dir, 'ag-ui-threads')).load(agent.threadId))!;
+      expect(record.branches).to.have.length(1);
+      // The fork holds the weather turn (its call and result) and the new turn, not the cut one.
+      const fork = await setup.agents[kind].deserializeThread(record.thread);
+      const history = await setup.agents[kind].getMessages(fork);
+      expect(JSON.stringify(history)).to.contain('Sunny in Paris');
+      expect(JSON.stringify(history)).to.not.contain('My name is Ada.');
+      expect(history.filter((m) => m.role === 'user' && m.contents.some((c) => c.kind === 'text' && c.text === 'What is my name?'))).to.have.length(1);
+    });
+  }
+
   it('responses: a service thread forks at whole turns; a cut inside a turn is a 409 and the thread is unchanged', async () => {
     const agent = new HttpAgent({ url: `${base}/responses` });
     await say(agent, 'What is the weather in Paris?');
