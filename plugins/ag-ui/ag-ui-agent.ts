@@ -175,6 +175,8 @@ export class AgUiAgent extends AIAgent {
               if (update) emit(update);
             },
           });
+        } catch (error) {
+          throw this.#refusal(error, options.signal);
         } finally {
           options.signal?.removeEventListener('abort', abort);
         }
@@ -242,6 +244,14 @@ export class AgUiAgent extends AIAgent {
       if (rest.length) messages.push({ id: m.messageId ?? randomUUID(), role: m.role === 'system' ? 'system' : 'user', content: text, ...(m.authorName ? { name: m.authorName } : {}) } as Message);
     }
     return { resume, messages };
+  }
+
+  /** An HTTP refusal from the remote (`@ag-ui/client` puts its status and body on the error) as an AgUiRunError; anything else as it is. */
+  #refusal(error: unknown, signal: AbortSignal | undefined): unknown {
+    const { status, payload } = (error ?? {}) as { status?: unknown; payload?: unknown };
+    if (signal?.aborted || typeof status !== 'number') return error;
+    const said = typeof payload === 'object' && payload !== null && typeof (payload as { error?: unknown }).error === 'string' ? (payload as { error: string }).error : typeof payload === 'string' ? payload : JSON.stringify(payload ?? null);
+    return new AgUiRunError(`The AG-UI agent at ${this.#options.url} refused the run (HTTP ${status}): ${said} The thread is unchanged.`, String(status));
   }
 
   #origin() {
