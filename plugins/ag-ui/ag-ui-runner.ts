@@ -4,6 +4,7 @@ import { setMaxListeners } from 'node:events';
 import {
   type AIAgent,
   type AITool,
+  type AgentRunResponseUpdate,
   type AgentThread,
   type ChatOptions,
   type ChatMessage,
@@ -18,6 +19,7 @@ import { AgUiForkError, AgUiRequestError } from './ag-ui-errors.js';
 import { AgUiEventMapper, applyMessageEvents } from './ag-ui-event-mapper.js';
 import { toAgUiView } from './ag-ui-messages.js';
 import { EventType } from './ag-ui-peers.js';
+import { type AgUiDurable, type AgUiDurableRun, streamDurableRun } from './ag-ui-durable.js';
 import { PredictedState, predictStateEvent, type AgUiPredictState } from './ag-ui-predict-state.js';
 import { type ReconcilePlan, isFork, isInput, reconcile } from './ag-ui-reconcile.js';
 import { agUiStateOf, setAgUiState } from './ag-ui-state.js';
@@ -46,6 +48,8 @@ export interface PreparedRun {
   plan: ReconcilePlan;
   /** What the server's `forwardedProps` hook made of the client's `forwardedProps`. */
   runOptions?: AgUiRunOptions;
+  /** A durable agent's run on this thread that has not finished (saved with the record). */
+  durableRun?: AgUiDurableRun;
 }
 
 const ABORT_GRACE_MS = 5000;
@@ -71,6 +75,7 @@ export class AgUiRunner {
     private readonly contextInstructions: AgUiContextInstructions = false,
     private readonly predictState: readonly AgUiPredictState[] = [],
     private readonly forwardedProps?: AgUiForwardedProps,
+    private readonly durable?: AgUiDurable,
   ) {}
 
   async prepare(input: RunAgentInput, owner: string): Promise<PreparedRun> {
@@ -84,9 +89,14 @@ export class AgUiRunner {
     }
     const thread = stored ? await this.#threadOf(input.threadId, stored) : this.agent.getNewThread();
     const { view, source } = await this.#view(thread, stored);
-    const plan = reconcile({ view, source, client: input.messages, resume: input.resume ?? [], waiting: stored ? waitingApprovalsOf(thread) : [] });
+    // A client back for a durable run it left (the same runId, no answers): it reads the run on; its list may lack what the run added.
+    const rejoin = this.durable !== undefined && stored?.durableRun?.runId === input.runId && !input.resume?.length;
+    const plan = rejoin ? { kept: view.length, input: [], results: [], answers: [] } : reconcile({ view, source, client: input.messages, resume: input.resume ?? [], waiting: stored ? waitingApprovalsOf(thread) : [] });
     const runOptions = this.#runOptionsOf(input, owner);
-    return { input, stored, owner, thread, view, plan, ...(runOptions ? { runOptions } : {}) };
+    if (this.durable && input.tools.length) {
+      throw new AgUiRequestError(400, `Agent "${this.name}" runs durably, and a durable run takes no per-run tools: send "tools": [] (found ${input.tools.map((t) => t.name).join(', ')}), or serve the agent without durability for frontend tools.`);
+    }
+    return { input, stored, owner, thread, view, plan, ...(runOptions ? { runOptions } : {}), ...(stored?.durableRun ? { durableRun: stored.durableRun } : {}) };
   }
 
   /** The server's `forwardedProps` hook, run before any event: what it refuses is a 400 with its message. */
@@ -121,7 +131,9 @@ export class AgUiRunner {
       const stateBefore = this.#applyClientState(thread, input.state);
       if (!sameJson(stateBefore, input.state)) send({ type: EventType.STATE_SNAPSHOT, snapshot: stateBefore ?? {} });
       const frontend = new Map(input.tools.map((t) => [t.name, t]));
-      const idle = plan.input.length === 0 && plan.results.length === 0 && plan.answers.length === 0;
+      // A durable run the client comes back to (the same runId, nothing new) is read on, not idle.
+      const reconnect = run.durableRun?.runId === input.runId && waitingApprovalsOf(thread).length === 0;
+      const idle = plan.input.length === 0 && plan.results.length === 0 && plan.answers.length === 0 && !reconnect;
       if (idle) {
         // Nothing to answer: the client connected (or reloaded). It gets the thread as it is.
         if (!sameIds(known, input.messages)) send({ type: EventType.MESSAGES_SNAPSHOT, messages: known });
@@ -156,7 +168,7 @@ export class AgUiRunner {
       const newMessages = plan.input;
       known = [...known, ...run.input.messages.filter((m) => newMessages.some((n) => n.messageId === m.id) || plan.results.some((r) => r.additionalProperties?.agUiMessageId === m.id))];
       try {
-        await this.#stream(thread, plan, frontend, run.runOptions?.chatOptions, this.#instructionsOf(input, run.runOptions), signal, (update) => {
+        const onUpdate = (update: AgentRunResponseUpdate) => {
           if (update.role !== 'tool') beforeTools = agUiStateOf(thread);
           else if (predicted) for (const c of update.contents) if (c.kind === 'function-result' && c.error === undefined) settlePrediction(thread, predicted.settled(c.callId), beforeTools);
           for (const event of mapper.map(update)) {
@@ -165,7 +177,32 @@ export class AgUiRunner {
             if (values) sendState(withKeys(state, values));
             if (event.type === EventType.TOOL_CALL_RESULT) flushState();
           }
-        });
+        };
+        if (this.durable) {
+          const outcome = await streamDurableRun({
+            durable: this.durable,
+            agent: this.agent,
+            thread,
+            input: plan.input,
+            answers: plan.answers,
+            run: run.durableRun,
+            runId: input.runId,
+            signal,
+            // Saved at once, so a client that reconnects (or another instance) finds the run.
+            onStart: async (started) => {
+              run.durableRun = started;
+              await this.#save(run, thread, branches, known);
+            },
+            onUpdate,
+          });
+          // The thread is the one the run left (its state kept, as a durable run's shared state is its thread's).
+          const clientState = agUiStateOf(thread);
+          thread = outcome.thread;
+          if (clientState !== undefined && agUiStateOf(thread) === undefined) setAgUiState(thread, clientState);
+          run.durableRun = outcome.kind === 'waiting' ? { runId: run.durableRun!.runId, ...(outcome.after !== undefined ? { after: outcome.after } : {}) } : undefined;
+        } else {
+          await this.#stream(thread, plan, frontend, run.runOptions?.chatOptions, this.#instructionsOf(input, run.runOptions), signal, onUpdate);
+        }
       } finally {
         for (const event of mapper.finish()) emit(event);
       }
@@ -275,9 +312,12 @@ export class AgUiRunner {
     const serialized = await thread.serialize();
     const version = await this.threads.save(
       run.input.threadId,
-      { agent: this.name, owner: run.owner, thread: serialized, ...(branches?.length ? { branches } : {}), ...(thread.messageStore ? {} : { transcript: known }) },
+      { agent: this.name, owner: run.owner, thread: serialized, ...(branches?.length ? { branches } : {}), ...(thread.messageStore ? {} : { transcript: known }), ...(run.durableRun ? { durableRun: run.durableRun } : {}) },
       run.stored?.version,
     );
+    // A run may save more than once (a durable run: when it starts, and when it ends here).
+    if (run.stored) run.stored.version = version;
+    else run.stored = { agent: this.name, owner: run.owner, thread: serialized, version };
     this.#live.set(run.input.threadId, { version, thread });
     if (this.#live.size > LIVE_THREADS) this.#live.delete(this.#live.keys().next().value!);
   }

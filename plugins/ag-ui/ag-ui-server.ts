@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { type AIAgent, ALLOWED_HOSTS_ENV, ConfigurationError, type ThreadConcurrency, LocalRequestGuard, SerialByKey, allowedHostsFromEnv, assertBindable, sendRefusal } from 'skein';
 import { type AgUiContextInstructions, type AgUiForwardedProps, defaultAgUiContextInstructions } from './ag-ui-context.js';
 import { AgUiRequestError } from './ag-ui-errors.js';
+import type { AgUiDurable } from './ag-ui-durable.js';
 import type { AgUiPredictState } from './ag-ui-predict-state.js';
 import { EventEncoder, RunAgentInputSchema } from './ag-ui-peers.js';
 import { type AgUiServerLogger, AgUiRunner, defaultAgUiServerLogger } from './ag-ui-runner.js';
@@ -71,6 +72,13 @@ export interface AgUiServedAgent {
    * in the thread's state (unless its tool wrote that key itself). See docs/ag-ui.md.
    */
   predictState?: readonly AgUiPredictState[];
+  /**
+   * Run the agent durably (docs/durable.md): `{ agent: durableAgent, runner }`, where
+   * `durableAgent.agent` is `agent`. Each AG-UI run is `durableAgent.start(...)` with the
+   * client's `runId`, streamed from `runner.runStream`; it goes on when the client leaves, and
+   * the client reads the rest by sending the same `runId` with no new messages. See docs/ag-ui.md.
+   */
+  durable?: AgUiDurable;
 }
 
 export interface AgUiListenOptions {
@@ -115,10 +123,13 @@ export class AgUiServer {
       : Object.entries(options.agents ?? {}).map(([name, served]) => [name, isServed(served) ? served : { agent: served }]);
     if (entries.length === 0) throw new TypeError('AgUiServer needs an agent to serve: new AgUiServer({ agents: { helper: agent } }) or new AgUiServer({ agent }).');
     if (options.agent && options.agents) throw new TypeError('AgUiServer takes `agent` (one agent at basePath) or `agents` (one per name), not both.');
-    for (const [name, { agent, predictState }] of entries) {
+    for (const [name, { agent, predictState, durable }] of entries) {
+      if (durable && durable.agent.agent !== agent) {
+        throw new ConfigurationError(`Agent "${name || 'agent'}" is served with a durable agent of another agent ("${durable.agent.agent.name ?? '?'}"): give { agent, durable: { agent: durableAgent, runner } } with durableAgent.agent === agent.`);
+      }
       if (name !== '' && !AGENT_NAME.test(name)) throw new TypeError(`Agent name "${name}" cannot be a path segment: use 1-64 letters, digits, "_" or "-".`);
       const path = name === '' ? base || '/' : `${base}/${name}`;
-      this.#runners.set(path, new AgUiRunner(name || agent.name || 'agent', agent, threads, this.#logger, options.keepPartial ?? false, options.contextInstructions ?? defaultAgUiContextInstructions, checkPredictState(name, predictState), options.forwardedProps));
+      this.#runners.set(path, new AgUiRunner(name || agent.name || 'agent', agent, threads, this.#logger, options.keepPartial ?? false, options.contextInstructions ?? defaultAgUiContextInstructions, checkPredictState(name, predictState), options.forwardedProps, durable));
     }
     this.#cors = new Set((options.corsOrigins ?? []).map((o) => new URL(o).origin));
   }

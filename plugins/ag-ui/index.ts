@@ -16,3 +16,4 @@ export * from './redis-ag-ui-thread-store.js';
 export * from './ag-ui-predict-state.js';
 export { parsePartialJson } from './partial-json.js';
 export * from './ag-ui-channel.js';
+export * from './ag-ui-durable.js';
