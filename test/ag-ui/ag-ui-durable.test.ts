@@ -115,6 +115,7 @@ withService('skein/ag-ui: a durable agent served by AgUiServer (DBOS on PostgreS
       const refused = await postRaw(url, { threadId: 'durable-tools', runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'hi' }], tools: [{ name: 'change_background', description: 'x', parameters: {} }], context: [], state: {}, forwardedProps: {} });
       expect(refused.status).to.equal(400);
       expect(JSON.parse(refused.text).error).to.equal('Agent "helper" runs durably, and a durable run takes no per-run tools: send "tools": [] (found change_background), or serve the agent without durability for frontend tools.');
+      expect(await threads.load('durable-tools')).to.equal(undefined);
       const other = new ChatAgent({ name: 'other', chatClient: new OpenAIChatClient({ apiKey: 'x', baseURL: emulator.openaiBaseURL, maxRetries: 0, model: 'gpt-test' }) });
       expect(() => new AgUiServer({ agents: { helper: { agent: other, durable: { agent: durable, runner } } } })).to.throw(ConfigurationError, 'Agent "helper" is served with a durable agent of another agent ("durable-helper")');
     });
