@@ -76,6 +76,11 @@ export class AgUiAgent extends AIAgent {
   readonly name: string | undefined;
   readonly description: string | undefined;
   readonly #options: AgUiAgentOptions;
+
+  /** The remote agent's endpoint. */
+  get url(): string {
+    return this.#options.url;
+  }
   readonly #tools: ReadonlyMap<string, AITool>;
 
   constructor(options: AgUiAgentOptions) {
@@ -170,6 +175,8 @@ export class AgUiAgent extends AIAgent {
               if (update) emit(update);
             },
           });
+        } catch (error) {
+          throw this.#refusal(error, options.signal);
         } finally {
           options.signal?.removeEventListener('abort', abort);
         }
@@ -207,7 +214,9 @@ export class AgUiAgent extends AIAgent {
       if (!thread.serviceThreadId) thread.setServiceThreadId(threadId);
       const { [AG_UI_STATE_KEY]: _s, [CONVERSATION_KEY]: _c, ...rest } = thread.state;
       thread.state = { ...rest, [CONVERSATION_KEY]: { messages, waiting } as unknown as JsonValue, ...(state !== undefined ? { [AG_UI_STATE_KEY]: state as JsonValue } : {}) };
-      const produced = messages.slice(before).flatMap(toChatMessages);
+      // The reply is what the remote added: the input sent with the run is not part of it.
+      const sent = new Set(userMessages.map((m) => m.id));
+      const produced = messages.slice(before).filter((m) => !sent.has(m.id)).flatMap(toChatMessages);
       if (usage) emit({ text: '', contents: [{ kind: 'usage', usage }], role: 'assistant' });
       return new AgentRunResponse(produced, { conversationId: threadId, ...(usage ? { usage } : {}), ...(this.name ? { agentName: this.name } : {}), ...(approvals.length ? { approvalRequests: approvals } : {}) });
     } finally {
@@ -231,9 +240,18 @@ export class AgUiAgent extends AIAgent {
         resume.push({ interruptId: w.id, status: c.approved ? 'resolved' : 'cancelled', payload: { approved: c.approved, ...(c.reason ? { reason: c.reason } : {}) } });
       }
       const text = rest.map((c) => (c.kind === 'text' ? c.text : '')).join('');
-      if (rest.length) messages.push({ id: m.messageId ?? randomUUID(), role: m.role === 'system' ? 'system' : 'user', content: text } as Message);
+      // The speaker's name goes along (a group chat's other participants): the remote can tell who said what.
+      if (rest.length) messages.push({ id: m.messageId ?? randomUUID(), role: m.role === 'system' ? 'system' : 'user', content: text, ...(m.authorName ? { name: m.authorName } : {}) } as Message);
     }
     return { resume, messages };
+  }
+
+  /** An HTTP refusal from the remote (`@ag-ui/client` puts its status and body on the error) as an AgUiRunError; anything else as it is. */
+  #refusal(error: unknown, signal: AbortSignal | undefined): unknown {
+    const { status, payload } = (error ?? {}) as { status?: unknown; payload?: unknown };
+    if (signal?.aborted || typeof status !== 'number') return error;
+    const said = typeof payload === 'object' && payload !== null && typeof (payload as { error?: unknown }).error === 'string' ? (payload as { error: string }).error : typeof payload === 'string' ? payload : JSON.stringify(payload ?? null);
+    return new AgUiRunError(`The AG-UI agent at ${this.#options.url} refused the run (HTTP ${status}): ${said} The thread is unchanged.`, String(status));
   }
 
   #origin() {

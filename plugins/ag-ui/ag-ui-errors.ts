@@ -24,3 +24,17 @@ export class AgUiRunError extends SkeinError {
     super(message);
   }
 }
+
+/** The service's history of a thread the client's edit forks has fewer turns than the server's transcript of it. */
+export class AgUiForkError extends SkeinError {
+  constructor(
+    readonly serviceThreadId: string | undefined,
+    readonly inputs: number,
+    readonly found: number,
+  ) {
+    super(
+      `Expected service thread ${serviceThreadId ?? '(none)'} to hold more than ${inputs} user or system messages so it can fork after them, found ${found}. ` +
+        'Its history changed outside this AG-UI server; start a new threadId.',
+    );
+  }
+}

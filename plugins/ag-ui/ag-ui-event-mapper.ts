@@ -26,6 +26,9 @@ export class AgUiEventMapper {
   /** Streamed argument deltas name their call only at first: `<messageId>:<index>` -> call id. */
   readonly #byIndex = new Map<string, string>();
   #usage: UsageDetails | undefined;
+  /** The open step (STEP_STARTED sent, STEP_FINISHED not yet) and how many steps of each kind started. */
+  #step: string | undefined;
+  readonly #stepCounts = { model: 0, tools: 0 };
   /** Ids this mapper made up for updates that carried none (then the stored history has other ids). */
   madeUpIds = false;
 
@@ -33,6 +36,7 @@ export class AgUiEventMapper {
 
   map(update: AgentRunResponseUpdate): BaseEvent[] {
     const out: BaseEvent[] = [];
+    if (update.text || update.contents.length || update.toolCallDelta) this.#enterStep(update.role === 'tool' ? 'tools' : 'model', out);
     for (const c of update.contents) if (c.kind === 'reasoning' && c.text) this.#appendReasoning(c.text, update.messageId, out);
     if (update.text && update.role !== 'tool') this.#appendText(update, out);
     const delta = update.toolCallDelta;
@@ -63,7 +67,33 @@ export class AgUiEventMapper {
     this.#closeReasoning(out);
     this.#closeText(out);
     for (const call of this.#calls.values()) this.#end(call, out);
+    this.#finishStep(out);
     return out;
+  }
+
+  /**
+   * Steps: each model call is a step `model-call-<n>` and each round of tool results a step
+   * `tool-round-<n>` (n from 1 in the run). A step starts with its first update and finishes when
+   * the other kind starts or the run ends, after whatever it opened is closed.
+   */
+  #enterStep(kind: 'model' | 'tools', out: BaseEvent[]): void {
+    const name = kind === 'model' ? 'model-call' : 'tool-round';
+    if (this.#step?.startsWith(`${name}-`)) return;
+    if (kind === 'tools') {
+      // The model call that made these calls is over: its text and calls are closed inside its step.
+      this.#closeReasoning(out);
+      this.#closeText(out);
+      this.#closeCalls(out);
+    }
+    this.#finishStep(out);
+    this.#step = `${name}-${++this.#stepCounts[kind]}`;
+    out.push({ type: EventType.STEP_STARTED, stepName: this.#step } as BaseEvent);
+  }
+
+  #finishStep(out: BaseEvent[]): void {
+    if (this.#step === undefined) return;
+    out.push({ type: EventType.STEP_FINISHED, stepName: this.#step } as BaseEvent);
+    this.#step = undefined;
   }
 
   /** The run's token usage, as RUN_FINISHED carries it. */

@@ -61,7 +61,7 @@ export function toAgUiView(history: readonly ChatMessage[]): AgUiView {
     }
     const parts = userParts(message.contents);
     if (parts === undefined) return; // approval answers only: nothing the client shows
-    push({ id: unique(id), role: 'user', content: parts.length === 1 && parts[0]!.type === 'text' ? parts[0]!.text : parts });
+    push({ id: unique(id), role: 'user', content: parts.length === 1 && parts[0]!.type === 'text' ? parts[0]!.text : parts, ...(message.authorName ? { name: message.authorName } : {}) });
   });
   return { messages, source };
 }
@@ -70,7 +70,7 @@ export function toAgUiView(history: readonly ChatMessage[]): AgUiView {
 export function fromAgUiMessage(message: Message): ChatMessage {
   switch (message.role) {
     case 'user':
-      return { role: 'user', contents: typeof message.content === 'string' ? [{ kind: 'text', text: message.content }] : message.content.map(fromPart), messageId: message.id, createdAt: new Date().toISOString() };
+      return { role: 'user', contents: typeof message.content === 'string' ? [{ kind: 'text', text: message.content }] : message.content.map(fromPart), messageId: message.id, createdAt: new Date().toISOString(), ...(message.name ? { authorName: message.name } : {}) };
     case 'system':
     case 'developer':
       return { role: 'system', contents: [{ kind: 'text', text: message.content }], messageId: message.id, createdAt: new Date().toISOString() };

@@ -1,6 +1,7 @@
 import type { ZodType } from 'zod';
-import { AgentFactory, ConfigurationError, type SkeinPlugin, containerModule } from 'skein';
+import { AgentFactory, ChannelProvider, ConfigurationError, type SkeinPlugin, containerModule } from 'skein';
 import { AG_UI_PROVIDER_ID, AgUiAgent } from './ag-ui-agent.js';
+import { AgUiChannelProvider } from './ag-ui-channel.js';
 
 /** What `plugins.ag-ui.server` says about serving the container's agents (`skein ag-ui serve`). */
 export interface AgUiServeSettings {
@@ -43,6 +44,7 @@ export function agUiPlugin(options: AgUiPluginOptions = {}): SkeinPlugin {
     clients: [AG_UI_PROVIDER_ID],
     module: containerModule(({ bind }) => {
       bind<AgUiPluginSettings>(AgUiPluginSettings).toConstantValue(options);
+      bind<ChannelProvider>(ChannelProvider).toConstantValue(new AgUiChannelProvider());
       // `client: ag-ui` agents: a remote AG-UI agent at `url` (with optional `headers`).
       bind<AgentFactory>(AgentFactory)
         .toConstantValue({

@@ -10,6 +10,12 @@ export interface ReconcilePlan {
    * messages up to this Skein index (included; -1: none) and the newest branch answers for the threadId.
    */
   forkAt?: number;
+  /**
+   * Service threads (no Skein indexes here): set when the history left the stored one; the thread
+   * forks keeping the first this-many input (user, system) messages' turns whole. The runner
+   * finds the Skein index in the service's history.
+   */
+  forkAfterInputs?: number;
   /** How many messages of the stored view the (possibly forked) thread keeps. */
   kept: number;
   /** New user and system messages, in order. */
@@ -23,7 +29,7 @@ export interface ReconcilePlan {
 export interface ReconcileRequest {
   /** The stored history as AG-UI messages. */
   view: readonly Message[];
-  /** For each view message, its Skein index; undefined for a service thread (it cannot fork here). */
+  /** For each view message, its Skein index; undefined for a service thread (forked at whole turns: `forkAfterInputs`). */
   source?: readonly number[];
   client: readonly Message[];
   resume: readonly ResumeEntry[];
@@ -56,27 +62,33 @@ export function reconcile(request: ReconcileRequest): ReconcilePlan {
 
   let kept = view.length;
   let forkAt: number | undefined;
+  let forkAfterInputs: number | undefined;
   if (k < view.length && !(client.length === 0 && k === 0)) {
     // The fork ends with a whole turn: user messages at the cut are sent again as new input.
     kept = k;
     while (kept > 0 && isInput(view[kept - 1]!)) kept--;
     const source = request.source;
     if (!source) {
-      throw new AgUiRequestError(
-        409,
-        `This thread's history is kept by the AI service, and the client's messages differ from it at message ${k} ("${client[k]?.id ?? '(none)'}" where the thread has "${view[k]!.id}"). Editing or cutting the history of a service thread is not supported yet: start a new thread (a new threadId), or send the history as the server last sent it.`,
-      );
+      // A service thread's history has the service's indexes, read only when forking: it forks at whole turns.
+      if (kept < view.length && !isInput(view[kept]!)) {
+        throw new AgUiRequestError(
+          409,
+          `This thread's history is kept by the AI service, which forks at whole turns, and the client's messages leave it inside a turn (at "${view[kept]!.id}"). Cut the history just before or just after a user message (edit-and-retry, regenerate), or start a new threadId.`,
+        );
+      }
+      forkAfterInputs = view.slice(0, kept).filter(isInput).length;
+    } else {
+      if (kept > 0 && kept < view.length && source[kept] === source[kept - 1]) {
+        throw new AgUiRequestError(409, `The client's messages cut the thread between the results of one tool round (at "${view[kept]!.id}"); keep or drop that round whole.`);
+      }
+      forkAt = kept > 0 ? source[kept - 1]! : -1;
     }
-    if (kept > 0 && kept < view.length && source[kept] === source[kept - 1]) {
-      throw new AgUiRequestError(409, `The client's messages cut the thread between the results of one tool round (at "${view[kept]!.id}"); keep or drop that round whole.`);
-    }
-    forkAt = kept > 0 ? source[kept - 1]! : -1;
   } else if (client.length === 0) {
     kept = view.length; // an empty list reads the thread: it never wipes it
   }
 
-  const plan: ReconcilePlan = { kept, input: [], results: [], answers: [], ...(forkAt !== undefined ? { forkAt } : {}) };
-  const waiting = forkAt === undefined ? request.waiting : [];
+  const plan: ReconcilePlan = { kept, input: [], results: [], answers: [], ...(forkAt !== undefined ? { forkAt } : {}), ...(forkAfterInputs !== undefined ? { forkAfterInputs } : {}) };
+  const waiting = isFork(plan) ? [] : request.waiting;
   const fresh = client.length === 0 ? [] : client.slice(kept);
   for (const m of fresh) {
     if (m.role === 'user' || m.role === 'system' || m.role === 'developer') plan.input.push(fromAgUiMessage(m));
@@ -104,6 +116,11 @@ export function reconcile(request: ReconcileRequest): ReconcilePlan {
   return plan;
 }
 
+/** Whether the plan forks the thread (a store thread at `forkAt`, a service thread after `forkAfterInputs` turns). */
+export function isFork(plan: ReconcilePlan): boolean {
+  return plan.forkAt !== undefined || plan.forkAfterInputs !== undefined;
+}
+
 /** `resolved` approves unless the payload says `false` or `{ approved: false }`; `cancelled` declines. */
 function answerOf(entry: ResumeEntry): FunctionApprovalResponseContent {
   const payload = entry.payload as { approved?: unknown; reason?: unknown } | boolean | undefined;
@@ -112,7 +129,7 @@ function answerOf(entry: ResumeEntry): FunctionApprovalResponseContent {
   return { kind: 'function-approval-response', callId: entry.interruptId, approved: !declined, ...(reason !== undefined ? { reason } : {}) };
 }
 
-function isInput(m: Message): boolean {
+export function isInput(m: Message): boolean {
   return m.role === 'user' || m.role === 'system' || m.role === 'developer';
 }
 

@@ -1,9 +1,12 @@
 import type { BaseEvent, Interrupt, Message, RunAgentInput, Tool } from '@ag-ui/core';
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import {
   type AIAgent,
   type AITool,
+  type AgentRunResponseUpdate,
   type AgentThread,
+  type ChatOptions,
   type ChatMessage,
   type FunctionCallContent,
   type FunctionResultContent,
@@ -11,12 +14,14 @@ import {
   type SerializedThread,
   waitingApprovalsOf,
 } from 'skein';
-import type { AgUiContextInstructions } from './ag-ui-context.js';
-import { AgUiRequestError } from './ag-ui-errors.js';
+import type { AgUiContextInstructions, AgUiForwardedProps, AgUiRunOptions } from './ag-ui-context.js';
+import { AgUiForkError, AgUiRequestError } from './ag-ui-errors.js';
 import { AgUiEventMapper, applyMessageEvents } from './ag-ui-event-mapper.js';
 import { toAgUiView } from './ag-ui-messages.js';
 import { EventType } from './ag-ui-peers.js';
-import { type ReconcilePlan, reconcile } from './ag-ui-reconcile.js';
+import { type AgUiDurable, type AgUiDurableRun, streamDurableRun } from './ag-ui-durable.js';
+import { PredictedState, predictStateEvent, type AgUiPredictState } from './ag-ui-predict-state.js';
+import { type ReconcilePlan, isFork, isInput, reconcile } from './ag-ui-reconcile.js';
 import { agUiStateOf, setAgUiState } from './ag-ui-state.js';
 import type { AgUiThreadStore, StoredAgUiThread } from './ag-ui-thread-store.js';
 import { jsonDiff, sameJson } from './json-patch.js';
@@ -41,6 +46,10 @@ export interface PreparedRun {
   /** The stored history as the client sees it (before any fork). */
   view: Message[];
   plan: ReconcilePlan;
+  /** What the server's `forwardedProps` hook made of the client's `forwardedProps`. */
+  runOptions?: AgUiRunOptions;
+  /** A durable agent's run on this thread that has not finished (saved with the record). */
+  durableRun?: AgUiDurableRun;
 }
 
 const ABORT_GRACE_MS = 5000;
@@ -64,6 +73,9 @@ export class AgUiRunner {
     private readonly logger: AgUiServerLogger,
     private readonly keepPartial: boolean,
     private readonly contextInstructions: AgUiContextInstructions = false,
+    private readonly predictState: readonly AgUiPredictState[] = [],
+    private readonly forwardedProps?: AgUiForwardedProps,
+    private readonly durable?: AgUiDurable,
   ) {}
 
   async prepare(input: RunAgentInput, owner: string): Promise<PreparedRun> {
@@ -77,8 +89,25 @@ export class AgUiRunner {
     }
     const thread = stored ? await this.#threadOf(input.threadId, stored) : this.agent.getNewThread();
     const { view, source } = await this.#view(thread, stored);
-    const plan = reconcile({ view, source, client: input.messages, resume: input.resume ?? [], waiting: stored ? waitingApprovalsOf(thread) : [] });
-    return { input, stored, owner, thread, view, plan };
+    // A client back for a durable run it left (the same runId, no answers): it reads the run on; its list may lack what the run added.
+    const rejoin = this.durable !== undefined && stored?.durableRun?.runId === input.runId && !input.resume?.length;
+    const plan = rejoin ? { kept: view.length, input: [], results: [], answers: [] } : reconcile({ view, source, client: input.messages, resume: input.resume ?? [], waiting: stored ? waitingApprovalsOf(thread) : [] });
+    const runOptions = this.#runOptionsOf(input, owner);
+    if (this.durable && input.tools.length) {
+      throw new AgUiRequestError(400, `Agent "${this.name}" runs durably, and a durable run takes no per-run tools: send "tools": [] (found ${input.tools.map((t) => t.name).join(', ')}), or serve the agent without durability for frontend tools.`);
+    }
+    return { input, stored, owner, thread, view, plan, ...(runOptions ? { runOptions } : {}), ...(stored?.durableRun ? { durableRun: stored.durableRun } : {}) };
+  }
+
+  /** The server's `forwardedProps` hook, run before any event: what it refuses is a 400 with its message. */
+  #runOptionsOf(input: RunAgentInput, owner: string): AgUiRunOptions | undefined {
+    if (!this.forwardedProps) return undefined;
+    try {
+      return this.forwardedProps(input.forwardedProps, { threadId: input.threadId, runId: input.runId, user: owner });
+    } catch (error) {
+      if (error instanceof AgUiRequestError) throw error;
+      throw new AgUiRequestError(400, `"forwardedProps" was refused: ${error instanceof Error ? error.message : String(error)}.`);
+    }
   }
 
   /** Streams the run to `send`, from RUN_STARTED to RUN_FINISHED or RUN_ERROR; never throws. */
@@ -89,49 +118,91 @@ export class AgUiRunner {
     let branches = run.stored?.branches;
     let known = run.view.slice(0, plan.kept);
     try {
-      if (plan.forkAt !== undefined) {
+      if (isFork(plan)) {
         const before = await thread.serialize();
-        thread = plan.forkAt < 0 ? this.agent.getNewThread() : await this.agent.forkThread(thread, { at: plan.forkAt, signal });
+        // A signal of its own, for many requests: the OpenAI SDK leaves a listener per request on the signal it gets (a service fork reads the history page by page).
+        const forkSignal = AbortSignal.any([signal]);
+        setMaxListeners(0, forkSignal);
+        const at = plan.forkAt ?? (await this.#serviceForkIndex(thread, plan.forkAfterInputs!, forkSignal));
+        thread = at < 0 ? this.agent.getNewThread() : await this.agent.forkThread(thread, { at, signal: forkSignal });
         branches = [...(branches ?? []), before];
       }
       const storedState = agUiStateOf(thread);
       const stateBefore = this.#applyClientState(thread, input.state);
       if (!sameJson(stateBefore, input.state)) send({ type: EventType.STATE_SNAPSHOT, snapshot: stateBefore ?? {} });
       const frontend = new Map(input.tools.map((t) => [t.name, t]));
-      const idle = plan.input.length === 0 && plan.results.length === 0 && plan.answers.length === 0;
+      // A durable run the client comes back to (the same runId, nothing new) is read on, not idle.
+      const reconnect = run.durableRun?.runId === input.runId && waitingApprovalsOf(thread).length === 0;
+      const idle = plan.input.length === 0 && plan.results.length === 0 && plan.answers.length === 0 && !reconnect;
       if (idle) {
         // Nothing to answer: the client connected (or reloaded). It gets the thread as it is.
         if (!sameIds(known, input.messages)) send({ type: EventType.MESSAGES_SNAPSHOT, messages: known });
         // A read writes only what it changed: a new thread's owner, a fork, the client's new state.
-        if (!run.stored || plan.forkAt !== undefined || !sameJson(stateBefore, storedState)) await this.#save(run, thread, branches, known);
+        if (!run.stored || isFork(plan) || !sameJson(stateBefore, storedState)) await this.#save(run, thread, branches, known);
         else this.#live.set(input.threadId, { version: run.stored.version, thread });
         send(this.#finished(input, thread, frontend, undefined));
         return;
       }
-      if (plan.forkAt !== undefined && !sameIds(known, input.messages.slice(0, plan.kept))) send({ type: EventType.MESSAGES_SNAPSHOT, messages: known });
+      if (isFork(plan) && !sameIds(known, input.messages.slice(0, plan.kept))) send({ type: EventType.MESSAGES_SNAPSHOT, messages: known });
       const mapper = new AgUiEventMapper();
       const emitted: BaseEvent[] = [];
+      /** The state the client last saw (the thread's, or ahead of it by a prediction). */
       let state = agUiStateOf(thread);
       const emit = (event: BaseEvent) => {
         emitted.push(event);
         send(event);
       };
-      const flushState = () => {
-        const now = agUiStateOf(thread);
-        if (now === state) return;
-        const delta = jsonDiff(state ?? {}, now ?? {});
-        state = now;
+      const sendState = (next: JsonValue | undefined) => {
+        const delta = jsonDiff(state ?? {}, next ?? {});
+        state = next;
         if (delta.length) send({ type: EventType.STATE_DELTA, delta });
       };
+      const flushState = () => {
+        const now = agUiStateOf(thread);
+        if (now !== state) sendState(now);
+      };
+      const predicted = this.predictState.length ? new PredictedState(this.predictState, waitingApprovalsOf(thread)) : undefined;
+      if (predicted) send(predictStateEvent(this.predictState));
+      /** The thread's state before this round's tools ran: a key a tool wrote itself is not overwritten by a prediction. */
+      let beforeTools = state;
       const newMessages = plan.input;
       known = [...known, ...run.input.messages.filter((m) => newMessages.some((n) => n.messageId === m.id) || plan.results.some((r) => r.additionalProperties?.agUiMessageId === m.id))];
       try {
-        await this.#stream(thread, plan, frontend, this.#instructionsOf(input), signal, (update) => {
+        const onUpdate = (update: AgentRunResponseUpdate) => {
+          if (update.role !== 'tool') beforeTools = agUiStateOf(thread);
+          else if (predicted) for (const c of update.contents) if (c.kind === 'function-result' && c.error === undefined) settlePrediction(thread, predicted.settled(c.callId), beforeTools);
           for (const event of mapper.map(update)) {
             emit(event);
+            const values = predicted?.predict(event);
+            if (values) sendState(withKeys(state, values));
             if (event.type === EventType.TOOL_CALL_RESULT) flushState();
           }
-        });
+        };
+        if (this.durable) {
+          const outcome = await streamDurableRun({
+            durable: this.durable,
+            agent: this.agent,
+            thread,
+            input: plan.input,
+            answers: plan.answers,
+            run: run.durableRun,
+            runId: input.runId,
+            signal,
+            // Saved at once, so a client that reconnects (or another instance) finds the run.
+            onStart: async (started) => {
+              run.durableRun = started;
+              await this.#save(run, thread, branches, known);
+            },
+            onUpdate,
+          });
+          // The thread is the one the run left (its state kept, as a durable run's shared state is its thread's).
+          const clientState = agUiStateOf(thread);
+          thread = outcome.thread;
+          if (clientState !== undefined && agUiStateOf(thread) === undefined) setAgUiState(thread, clientState);
+          run.durableRun = outcome.kind === 'waiting' ? { runId: run.durableRun!.runId, ...(outcome.after !== undefined ? { after: outcome.after } : {}) } : undefined;
+        } else {
+          await this.#stream(thread, plan, frontend, run.runOptions?.chatOptions, this.#instructionsOf(input, run.runOptions), signal, onUpdate);
+        }
       } finally {
         for (const event of mapper.finish()) emit(event);
       }
@@ -160,6 +231,7 @@ export class AgUiRunner {
     thread: AgentThread,
     plan: ReconcilePlan,
     frontend: ReadonlyMap<string, Tool>,
+    chatOptions: ChatOptions | undefined,
     additionalInstructions: string | undefined,
     signal: AbortSignal,
     onUpdate: (update: Parameters<AgUiEventMapper['map']>[0]) => void,
@@ -171,7 +243,7 @@ export class AgUiRunner {
     return new Promise<void>((resolve, reject) => {
       // The signal aborts the run (the agent leaves the thread whole and the stream errors), so the
       // turn lock is released only once the agent is done with the thread.
-      const subscription = this.agent.runStream(input, { thread, tools, signal, keepPartial: this.keepPartial, ...(additionalInstructions ? { additionalInstructions } : {}) }).subscribe({ next: onUpdate, error: reject, complete: resolve });
+      const subscription = this.agent.runStream(input, { thread, tools, signal, keepPartial: this.keepPartial, ...(chatOptions ? { chatOptions } : {}), ...(additionalInstructions ? { additionalInstructions } : {}) }).subscribe({ next: onUpdate, error: reject, complete: resolve });
       // An agent that ignores the signal is unsubscribed (which aborts a cold stream) after a grace period.
       const onAbort = () => {
         setTimeout(() => {
@@ -184,9 +256,11 @@ export class AgUiRunner {
     });
   }
 
-  /** The client's `context` as this run's extra instructions (never stored). */
-  #instructionsOf(input: RunAgentInput): string | undefined {
-    return this.contextInstructions && input.context.length ? this.contextInstructions(input.context) : undefined;
+  /** The client's `context` (and the forwardedProps hook's instructions) as this run's extra instructions (never stored). */
+  #instructionsOf(input: RunAgentInput, runOptions: AgUiRunOptions | undefined): string | undefined {
+    const context = this.contextInstructions && input.context.length ? this.contextInstructions(input.context) : undefined;
+    const parts = [context, runOptions?.additionalInstructions].filter((p): p is string => !!p);
+    return parts.length ? parts.join('\n\n') : undefined;
   }
 
   /** The client's `state` is the run's state; an empty one from a client that has none keeps the stored state. Returns the state the run starts with. */
@@ -210,6 +284,21 @@ export class AgUiRunner {
     return this.agent.deserializeThread(stored.thread);
   }
 
+  /**
+   * Where a service thread forks: just before its (inputs+1)-th user or system message, read
+   * from the service's history (whose indexes `forkThread` takes); -1 when nothing is kept.
+   */
+  async #serviceForkIndex(thread: AgentThread, inputs: number, signal: AbortSignal): Promise<number> {
+    const { messages, source } = toAgUiView(await this.agent.getMessages(thread, { signal }));
+    let seen = 0;
+    for (let i = 0; i < messages.length; i++) {
+      if (!isInput(messages[i]!)) continue;
+      if (seen === inputs) return source[i]! - 1;
+      seen++;
+    }
+    throw new AgUiForkError(thread.serviceThreadId, inputs, seen);
+  }
+
   async #view(thread: AgentThread, stored: StoredAgUiThread | undefined): Promise<{ view: Message[]; source?: number[] }> {
     if (!stored) return { view: [], source: [] };
     if (thread.messageStore) {
@@ -223,9 +312,12 @@ export class AgUiRunner {
     const serialized = await thread.serialize();
     const version = await this.threads.save(
       run.input.threadId,
-      { agent: this.name, owner: run.owner, thread: serialized, ...(branches?.length ? { branches } : {}), ...(thread.messageStore ? {} : { transcript: known }) },
+      { agent: this.name, owner: run.owner, thread: serialized, ...(branches?.length ? { branches } : {}), ...(thread.messageStore ? {} : { transcript: known }), ...(run.durableRun ? { durableRun: run.durableRun } : {}) },
       run.stored?.version,
     );
+    // A run may save more than once (a durable run: when it starts, and when it ends here).
+    if (run.stored) run.stored.version = version;
+    else run.stored = { agent: this.name, owner: run.owner, thread: serialized, version };
     this.#live.set(run.input.threadId, { version, thread });
     if (this.#live.size > LIVE_THREADS) this.#live.delete(this.#live.keys().next().value!);
   }
@@ -268,6 +360,21 @@ function frontendTools(tools: ReadonlyMap<string, Tool>, results: ReadonlyMap<st
       invoke: async ({ call }) => results.get(call.callId) ?? { kind: 'function-result', callId: call.callId, error: `the client did not return a result for ${t.name}.` },
     }),
   );
+}
+
+/** `state` with `values` at its top-level keys (a state that is not an object is replaced). */
+function withKeys(state: JsonValue | undefined, values: Record<string, JsonValue>): JsonValue {
+  const base = typeof state === 'object' && state !== null && !Array.isArray(state) ? state : {};
+  return { ...base, ...values };
+}
+
+/** A watched call succeeded: its predicted keys become the thread's state, except those its tool wrote itself. */
+function settlePrediction(thread: AgentThread, values: Record<string, JsonValue> | undefined, beforeTools: JsonValue | undefined): void {
+  if (!values) return;
+  const now = agUiStateOf(thread);
+  const keyOf = (s: JsonValue | undefined, key: string) => (typeof s === 'object' && s !== null && !Array.isArray(s) ? s[key] : undefined);
+  const untouched = Object.fromEntries(Object.entries(values).filter(([key]) => sameJson(keyOf(now, key), keyOf(beforeTools, key))));
+  if (Object.keys(untouched).length) setAgUiState(thread, withKeys(now, untouched));
 }
 
 function sameIds(a: readonly Message[], b: readonly Message[]): boolean {

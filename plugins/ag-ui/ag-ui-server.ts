@@ -1,9 +1,11 @@
 import type { BaseEvent, RunAgentInput } from '@ag-ui/core';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type AIAgent, ALLOWED_HOSTS_ENV, type ThreadConcurrency, LocalRequestGuard, SerialByKey, allowedHostsFromEnv, assertBindable, sendRefusal } from 'skein';
-import { type AgUiContextInstructions, defaultAgUiContextInstructions } from './ag-ui-context.js';
+import { type AIAgent, ALLOWED_HOSTS_ENV, ConfigurationError, type ThreadConcurrency, LocalRequestGuard, SerialByKey, allowedHostsFromEnv, assertBindable, sendRefusal } from 'skein';
+import { type AgUiContextInstructions, type AgUiForwardedProps, defaultAgUiContextInstructions } from './ag-ui-context.js';
 import { AgUiRequestError } from './ag-ui-errors.js';
+import type { AgUiDurable } from './ag-ui-durable.js';
+import type { AgUiPredictState } from './ag-ui-predict-state.js';
 import { EventEncoder, RunAgentInputSchema } from './ag-ui-peers.js';
 import { type AgUiServerLogger, AgUiRunner, defaultAgUiServerLogger } from './ag-ui-runner.js';
 import { type AgUiThreadStore, InMemoryAgUiThreadStore } from './ag-ui-thread-store.js';
@@ -16,8 +18,10 @@ export interface AgUiServerOptions {
    * The agents served, by name: each at `POST <basePath>/<name>`. A single agent may be given as
    * `agent`, served at `<basePath>` itself.
    */
-  agents?: Record<string, AIAgent>;
+  agents?: Record<string, AIAgent | AgUiServedAgent>;
   agent?: AIAgent;
+  /** Predictive state updates for `agent` (with `agents`, give each its own: `{ agent, predictState }`). */
+  predictState?: readonly AgUiPredictState[];
   /** Path prefix; default `/agents` with `agents`, `/` with `agent`. */
   basePath?: string;
   /** Where each threadId's record is kept; in memory by default (FileAgUiThreadStore keeps them on disk). */
@@ -43,6 +47,11 @@ export interface AgUiServerOptions {
    * `defaultAgUiContextInstructions` (one `- description: value` line each); `false` ignores them.
    */
   contextInstructions?: AgUiContextInstructions;
+  /**
+   * What a run's `forwardedProps` may set for that run (model options, extra instructions); a
+   * throw answers 400. Without it `forwardedProps` is validated and not used. See docs/ag-ui.md.
+   */
+  forwardedProps?: AgUiForwardedProps;
   /** Keep what a run produced before the client disconnected or it failed (see AgentRunOptions.keepPartial). */
   keepPartial?: boolean;
   /**
@@ -51,6 +60,25 @@ export interface AgUiServerOptions {
    */
   concurrency?: ThreadConcurrency;
   logger?: AgUiServerLogger;
+}
+
+/** An agent served with options of its own. */
+export interface AgUiServedAgent {
+  agent: AIAgent;
+  /**
+   * Predictive state updates: while the model streams a call to `tool`, its argument
+   * `toolArgument` is streamed into the shared state's `stateKey` (STATE_DELTA), announced by a
+   * CUSTOM `PredictState` event at the start of each run; a call that succeeds leaves the value
+   * in the thread's state (unless its tool wrote that key itself). See docs/ag-ui.md.
+   */
+  predictState?: readonly AgUiPredictState[];
+  /**
+   * Run the agent durably (docs/durable.md): `{ agent: durableAgent, runner }`, where
+   * `durableAgent.agent` is `agent`. Each AG-UI run is `durableAgent.start(...)` with the
+   * client's `runId`, streamed from `runner.runStream`; it goes on when the client leaves, and
+   * the client reads the rest by sending the same `runId` with no new messages. See docs/ag-ui.md.
+   */
+  durable?: AgUiDurable;
 }
 
 export interface AgUiListenOptions {
@@ -90,13 +118,18 @@ export class AgUiServer {
     this.#logger = options.logger ?? defaultAgUiServerLogger;
     const threads = options.threads ?? new InMemoryAgUiThreadStore();
     const base = trimSlash(options.basePath ?? (options.agent ? '' : '/agents'));
-    const entries: [string, AIAgent][] = options.agent ? [['', options.agent]] : Object.entries(options.agents ?? {});
+    const entries: [string, AgUiServedAgent][] = options.agent
+      ? [['', { agent: options.agent, ...(options.predictState ? { predictState: options.predictState } : {}) }]]
+      : Object.entries(options.agents ?? {}).map(([name, served]) => [name, isServed(served) ? served : { agent: served }]);
     if (entries.length === 0) throw new TypeError('AgUiServer needs an agent to serve: new AgUiServer({ agents: { helper: agent } }) or new AgUiServer({ agent }).');
     if (options.agent && options.agents) throw new TypeError('AgUiServer takes `agent` (one agent at basePath) or `agents` (one per name), not both.');
-    for (const [name, agent] of entries) {
+    for (const [name, { agent, predictState, durable }] of entries) {
+      if (durable && durable.agent.agent !== agent) {
+        throw new ConfigurationError(`Agent "${name || 'agent'}" is served with a durable agent of another agent ("${durable.agent.agent.name ?? '?'}"): give { agent, durable: { agent: durableAgent, runner } } with durableAgent.agent === agent.`);
+      }
       if (name !== '' && !AGENT_NAME.test(name)) throw new TypeError(`Agent name "${name}" cannot be a path segment: use 1-64 letters, digits, "_" or "-".`);
       const path = name === '' ? base || '/' : `${base}/${name}`;
-      this.#runners.set(path, new AgUiRunner(name || agent.name || 'agent', agent, threads, this.#logger, options.keepPartial ?? false, options.contextInstructions ?? defaultAgUiContextInstructions));
+      this.#runners.set(path, new AgUiRunner(name || agent.name || 'agent', agent, threads, this.#logger, options.keepPartial ?? false, options.contextInstructions ?? defaultAgUiContextInstructions, checkPredictState(name, predictState), options.forwardedProps, durable));
     }
     this.#cors = new Set((options.corsOrigins ?? []).map((o) => new URL(o).origin));
   }
@@ -230,6 +263,21 @@ export class AgUiServer {
     this.#warned = true;
     this.#logger.warn('AgUiServer has no authentication: anyone who reaches it can use its agents, and all callers share one owner. Pass authenticate to require credentials.');
   }
+}
+
+function isServed(value: AIAgent | AgUiServedAgent): value is AgUiServedAgent {
+  return typeof (value as AIAgent).runStream !== 'function' && typeof value === 'object' && value !== null && 'agent' in value;
+}
+
+function checkPredictState(name: string, rules: readonly AgUiPredictState[] | undefined): AgUiPredictState[] {
+  return (rules ?? []).map((rule, i) => {
+    for (const key of ['stateKey', 'tool', 'toolArgument'] as const) {
+      if (typeof rule[key] !== 'string' || rule[key] === '') {
+        throw new ConfigurationError(`predictState[${i}] of agent "${name || 'agent'}": "${key}" must be a non-empty string; found ${JSON.stringify(rule[key])}. Give { stateKey, tool, toolArgument }.`);
+      }
+    }
+    return { stateKey: rule.stateKey, tool: rule.tool, toolArgument: rule.toolArgument };
+  });
 }
 
 function parseInput(body: string): RunAgentInput {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type SerializedThread, ThreadConflictError } from 'skein';
+import type { AgUiDurableRun } from './ag-ui-durable.js';
 
 /**
  * One AG-UI thread as the server keeps it between runs. The messages are not here: they are in
@@ -22,6 +23,8 @@ export interface AgUiThreadRecord {
    * as the client knows them, so a reload shows them and their ids can be matched.
    */
   transcript?: Message[];
+  /** A durable agent's run on this thread that has not finished: its id and how far the server streamed it. */
+  durableRun?: AgUiDurableRun;
 }
 
 export interface StoredAgUiThread extends AgUiThreadRecord {

@@ -13,3 +13,7 @@ export * from './ag-ui-plugin.js';
 export * from './ag-ui-agent.js';
 export * from './postgres-ag-ui-thread-store.js';
 export * from './redis-ag-ui-thread-store.js';
+export * from './ag-ui-predict-state.js';
+export { parsePartialJson } from './partial-json.js';
+export * from './ag-ui-channel.js';
+export * from './ag-ui-durable.js';

@@ -51,6 +51,20 @@ describe('skein/ag-ui: AgUiAgent, a remote AG-UI agent as a Skein agent', () => 
       expect((await again.getMessages(resumed)).map(messageText)).to.deep.equal(['My name is Ada.', 'Nice to meet you, Ada!', 'What is my name?', 'Your name is Ada.', 'What is my name?', 'Your name is Ada.']);
     });
 
+    it('a run the remote refuses over HTTP (here: no agent at that path) is an AgUiRunError with the status and the server\'s message', async () => {
+      const agent = new AgUiAgent({ url: `${base}/nobody` });
+      const thread = agent.getNewThread();
+      const error = await agent.run('hello', { thread }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).to.be.instanceOf(AgUiRunError);
+      const path = new URL(`${base}/nobody`).pathname;
+      expect((error as AgUiRunError).message).to.equal(`The AG-UI agent at ${base}/nobody refused the run (HTTP 404): No agent at ${path}; agents are served at /agents/chat-sqlite, /agents/chat-postgres, /agents/responses, /agents/assistants. The thread is unchanged.`);
+      expect((error as AgUiRunError).code).to.equal('404');
+      expect(thread.serviceThreadId).to.equal(undefined);
+    });
+
     it('additionalInstructions reach the remote model for that run only (as AG-UI context)', async () => {
       const agent = new AgUiAgent({ url: `${base}/responses` });
       const thread = agent.getNewThread();

@@ -31,6 +31,7 @@ describe('skein/ag-ui: AgUiEventMapper (updates to events, checked by the offici
     ]);
     expect(events.map((e) => e.type)).to.deep.equal([
       'RUN_STARTED',
+      'STEP_STARTED',
       'REASONING_START',
       'REASONING_MESSAGE_START',
       'REASONING_MESSAGE_CONTENT',
@@ -44,14 +45,28 @@ describe('skein/ag-ui: AgUiEventMapper (updates to events, checked by the offici
       'TOOL_CALL_ARGS',
       'TOOL_CALL_ARGS',
       'TOOL_CALL_END',
+      'STEP_FINISHED',
+      'STEP_STARTED',
       'TOOL_CALL_RESULT',
+      'STEP_FINISHED',
+      'STEP_STARTED',
       'TEXT_MESSAGE_START',
       'TEXT_MESSAGE_CONTENT',
       'TEXT_MESSAGE_END',
+      'STEP_FINISHED',
       'RUN_FINISHED',
     ]);
-    expect(events[10]).to.deep.include({ toolCallId: 'c1', toolCallName: 'get_weather', parentMessageId: 'm1' });
-    expect(events[14]).to.deep.include({ messageId: 'c1-result', toolCallId: 'c1', content: 'Sunny' });
+    // Each model call and each round of tool results is a step, named in order.
+    expect(events.filter((e) => e.type.startsWith('STEP_')).map((e) => `${e.type} ${(e as { stepName?: string }).stepName}`)).to.deep.equal([
+      'STEP_STARTED model-call-1',
+      'STEP_FINISHED model-call-1',
+      'STEP_STARTED tool-round-1',
+      'STEP_FINISHED tool-round-1',
+      'STEP_STARTED model-call-2',
+      'STEP_FINISHED model-call-2',
+    ]);
+    expect(events[11]).to.deep.include({ toolCallId: 'c1', toolCallName: 'get_weather', parentMessageId: 'm1' });
+    expect(events[17]).to.deep.include({ messageId: 'c1-result', toolCallId: 'c1', content: 'Sunny' });
   });
 
   it('a call that arrives whole gets its arguments in one piece; text without ids gets one made up', async () => {
@@ -60,9 +75,30 @@ describe('skein/ag-ui: AgUiEventMapper (updates to events, checked by the offici
       { text: ' there', contents: [{ kind: 'text', text: ' there' }], role: 'assistant' },
       { text: '', contents: [{ kind: 'function-call', callId: 'c2', name: 'delete_file', arguments: '{"path":"/x"}' }], role: 'assistant' },
     ]);
-    expect(events.map((e) => e.type)).to.deep.equal(['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'RUN_FINISHED']);
-    expect(events[1]).to.deep.include({ messageId: 'id-1' });
-    expect(events[5]).to.deep.include({ parentMessageId: 'id-1' });
-    expect(events[6]).to.deep.include({ delta: '{"path":"/x"}' });
+    expect(events.map((e) => e.type)).to.deep.equal(['RUN_STARTED', 'STEP_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'STEP_FINISHED', 'RUN_FINISHED']);
+    expect(events[2]).to.deep.include({ messageId: 'id-1' });
+    expect(events[6]).to.deep.include({ parentMessageId: 'id-1' });
+    expect(events[7]).to.deep.include({ delta: '{"path":"/x"}' });
+  });
+
+  it('a run that starts with tool results (an approved call) starts with a tool round; a second call of the same round keeps it open', async () => {
+    const events = await verified([
+      { text: '', contents: [{ kind: 'function-result', callId: 'c1', result: 'deleted' }], role: 'tool' },
+      { text: '', contents: [{ kind: 'function-result', callId: 'c2', result: 'deleted too' }], role: 'tool' },
+      { text: 'Done.', contents: [{ kind: 'text', text: 'Done.' }], role: 'assistant', messageId: 'm3' },
+    ]);
+    expect(events.map((e) => `${e.type}${(e as { stepName?: string }).stepName ? ` ${(e as { stepName?: string }).stepName}` : ''}`)).to.deep.equal([
+      'RUN_STARTED',
+      'STEP_STARTED tool-round-1',
+      'TOOL_CALL_RESULT',
+      'TOOL_CALL_RESULT',
+      'STEP_FINISHED tool-round-1',
+      'STEP_STARTED model-call-1',
+      'TEXT_MESSAGE_START',
+      'TEXT_MESSAGE_CONTENT',
+      'TEXT_MESSAGE_END',
+      'STEP_FINISHED model-call-1',
+      'RUN_FINISHED',
+    ]);
   });
 });

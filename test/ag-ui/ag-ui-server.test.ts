@@ -73,7 +73,8 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     const t = types(events);
     const start = t.indexOf('TOOL_CALL_START');
     expect(start).to.be.greaterThan(0);
-    expect(t.slice(start, t.indexOf('TOOL_CALL_RESULT') + 1)).to.deep.equal(['TOOL_CALL_START', ...t.slice(start + 1, t.indexOf('TOOL_CALL_END')).map(() => 'TOOL_CALL_ARGS'), 'TOOL_CALL_END', 'TOOL_CALL_RESULT']);
+    // The model call's step ends with the call; the tool round's step holds the result.
+    expect(t.slice(start, t.indexOf('TOOL_CALL_RESULT') + 1)).to.deep.equal(['TOOL_CALL_START', ...t.slice(start + 1, t.indexOf('TOOL_CALL_END')).map(() => 'TOOL_CALL_ARGS'), 'TOOL_CALL_END', 'STEP_FINISHED', 'STEP_STARTED', 'TOOL_CALL_RESULT']);
     const call = agent.messages.find((m) => m.role === 'assistant' && m.toolCalls?.length);
     expect(call && call.role === 'assistant' && call.toolCalls![0]!.function).to.deep.equal({ name: 'get_weather', arguments: '{"city":"Paris"}' });
     expect(agent.messages.find((m) => m.role === 'tool')).to.deep.include({ content: 'Sunny in Paris' });
@@ -192,6 +193,42 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     expect(emulator.requests.slice(from).filter((r) => JSON.stringify(r.body ?? '').includes(marker))).to.have.length(0);
   });
 
+  it('forwardedProps: unused without a hook; with one, it sets what the app allows for that run, and a refusal is a 400 that changes nothing', async () => {
+    const marker = `props-${Math.random().toString(36).slice(2)}`;
+    const plain = new HttpAgent({ url: `${base}/chat-sqlite` });
+    const from = emulator.requests.length;
+    await say(plain, 'My name is Ada.', { forwardedProps: { model: 'gpt-4.1-mini', note: marker } });
+    const plainBodies = emulator.requests.slice(from).map((r) => JSON.stringify(r.body ?? ''));
+    expect(plainBodies.some((b) => b.includes(marker))).to.equal(false);
+    expect(plainBodies.some((b) => b.includes('gpt-4.1-mini'))).to.equal(false);
+
+    const seen: unknown[] = [];
+    const url = await serve({
+      forwardedProps: (props, run) => {
+        seen.push({ props, user: run.user });
+        const model = (props as { model?: unknown } | undefined)?.model;
+        if (model === undefined) return undefined;
+        if (model !== 'gpt-4.1-mini') throw new Error(`model must be gpt-4.1-mini; found ${JSON.stringify(model)}`);
+        return { chatOptions: { model }, additionalInstructions: 'Answer briefly.' };
+      },
+    });
+    const agent = new HttpAgent({ url: `${url}/chat-sqlite` });
+    const at = emulator.requests.length;
+    await say(agent, 'My name is Ada.', { forwardedProps: { model: 'gpt-4.1-mini' } });
+    expect(lastText(agent)).to.equal('Nice to meet you, Ada!');
+    const sent = emulator.requests.slice(at).filter((r) => r.method === 'POST').map((r) => r.body as { model?: string });
+    expect(sent.map((b) => b.model)).to.deep.equal(['gpt-4.1-mini']);
+    expect(JSON.stringify(sent[0])).to.contain('Answer briefly.');
+    expect(seen.at(-1)).to.deep.equal({ props: { model: 'gpt-4.1-mini' }, user: '' });
+
+    const refused = await postRaw(`${url}/chat-sqlite`, { threadId: agent.threadId, runId: 'r-bad', messages: [...agent.messages, { id: 'u-bad', role: 'user', content: 'What is my name?' }], tools: [], context: [], state: {}, forwardedProps: { model: 'gpt-5' } });
+    expect(refused.status).to.equal(400);
+    expect(JSON.parse(refused.text).error).to.equal('"forwardedProps" was refused: model must be gpt-4.1-mini; found "gpt-5".');
+    // Nothing of the refused run was kept: the next run continues from the first turn.
+    await say(agent, 'What is my name?');
+    expect(agent.messages.map((m) => m.content)).to.deep.equal(['My name is Ada.', 'Nice to meet you, Ada!', 'What is my name?', 'Your name is Ada.']);
+  });
+
   it('shared state: state in and out, STATE_DELTA as JSON Patch when a tool changes it, stored with the thread', async () => {
     const agent = new HttpAgent({ url: `${base}/chat-sqlite`, initialState: { todos: ['milk'], theme: 'dark' } });
     const { events } = await say(agent, 'Please add todo Bread');
@@ -206,7 +243,7 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     expect(page.state).to.deep.equal({ todos: ['milk', 'Bread'], theme: 'dark' });
   });
 
-  for (const kind of ['chat-sqlite', 'chat-postgres'] as const) {
+  for (const kind of AGENT_KINDS) {
     it(`${kind}: an edited history forks the thread at the divergence; the original branch is kept`, async () => {
       const agent = new HttpAgent({ url: `${base}/${kind}` });
       await say(agent, 'My name is Ada.');
@@ -229,15 +266,67 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     });
   }
 
-  it('regenerate: a history cut after a user message answers it again on a fork', async () => {
-    const agent = new HttpAgent({ url: `${base}/chat-sqlite` });
-    await say(agent, 'My name is Ada.');
-    const [user] = agent.messages;
-    agent.setMessages([user!]);
-    await runVerified(agent);
-    expect(agent.messages.map((m) => m.content)).to.deep.equal(['My name is Ada.', 'Nice to meet you, Ada!']);
+  for (const kind of AGENT_KINDS) {
+    it(`${kind}: regenerate: a history cut after a user message answers it again on a fork`, async () => {
+      const agent = new HttpAgent({ url: `${base}/${kind}` });
+      await say(agent, 'My name is Ada.');
+      await say(agent, 'What is my name?');
+      const firstReply = agent.messages[3]!.id;
+      agent.setMessages(agent.messages.slice(0, 3));
+      const { events } = await runVerified(agent);
+      expect(types(events)).to.include('TEXT_MESSAGE_START');
+      expect(agent.messages.map((m) => m.content)).to.deep.equal(['My name is Ada.', 'Nice to meet you, Ada!', 'What is my name?', 'Your name is Ada.']);
+      expect(agent.messages[3]!.id).to.not.equal(firstReply);
+      const record = (await new FileAgUiThreadStore(path.join(dir, 'ag-ui-threads')).load(agent.threadId))!;
+      expect(record.branches).to.have.length(1);
+      // The fork holds the kept turn, the user message answered again and the new reply; the original is untouched.
+      const fork = await setup.agents[kind].deserializeThread(record.thread);
+      expect((await setup.agents[kind].getMessages(fork)).map((m) => m.role)).to.deep.equal(['user', 'assistant', 'user', 'assistant']);
+      const original = await setup.agents[kind].deserializeThread(record.branches![0]);
+      expect((await setup.agents[kind].getMessages(original)).map((m) => m.role)).to.deep.equal(['user', 'assistant', 'user', 'assistant']);
+      // A reload shows the fork with the new reply's id, and the thread goes on from it.
+      const page = new HttpAgent({ url: `${base}/${kind}`, threadId: agent.threadId });
+      await runVerified(page);
+      expect(page.messages.map((m) => m.id)).to.deep.equal(agent.messages.map((m) => m.id));
+      await say(page, 'My name is Bob.');
+      await say(page, 'What is my name?');
+      expect(lastText(page)).to.equal('Your name is Bob.');
+    });
+  }
+
+  for (const kind of ['responses', 'assistants'] as const) {
+    it(`${kind}: edit-and-retry after a turn with a backend tool call keeps that turn whole in the fork`, async () => {
+      const agent = new HttpAgent({ url: `${base}/${kind}` });
+      await say(agent, 'What is the weather in Paris?');
+      await say(agent, 'My name is Ada.');
+      const kept = agent.messages.length - 2;
+      expect(agent.messages.slice(0, kept).map((m) => m.role)).to.deep.equal(['user', 'assistant', 'tool', 'assistant']);
+      agent.setMessages(agent.messages.slice(0, kept));
+      await say(agent, 'What is my name?');
+      expect(lastText(agent)).to.equal("I don't know your name yet.");
+      const record = (await new FileAgUiThreadStore(path.join(dir, 'ag-ui-threads')).load(agent.threadId))!;
+      expect(record.branches).to.have.length(1);
+      // The fork holds the weather turn (its call and result) and the new turn, not the cut one.
+      const fork = await setup.agents[kind].deserializeThread(record.thread);
+      const history = await setup.agents[kind].getMessages(fork);
+      expect(JSON.stringify(history)).to.contain('Sunny in Paris');
+      expect(JSON.stringify(history)).to.not.contain('My name is Ada.');
+      expect(history.filter((m) => m.role === 'user' && m.contents.some((c) => c.kind === 'text' && c.text === 'What is my name?'))).to.have.length(1);
+    });
+  }
+
+  it('responses: a service thread forks at whole turns; a cut inside a turn is a 409 and the thread is unchanged', async () => {
+    const agent = new HttpAgent({ url: `${base}/responses` });
+    await say(agent, 'What is the weather in Paris?');
+    expect(agent.messages.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'tool', 'assistant']);
+    const cut = [...agent.messages.slice(0, 2), { id: 'u-cut', role: 'user', content: 'What is my name?' }];
+    const refused = await postRaw(`${base}/responses`, { threadId: agent.threadId, runId: 'r-cut', messages: cut, tools: [], context: [], state: {}, forwardedProps: {} });
+    expect(refused.status).to.equal(409);
+    expect(JSON.parse(refused.text).error).to.contain(`leave it inside a turn (at "${agent.messages[2]!.id}"). Cut the history just before or just after a user message`);
     const record = (await new FileAgUiThreadStore(path.join(dir, 'ag-ui-threads')).load(agent.threadId))!;
-    expect(record.branches).to.have.length(1);
+    expect(record.branches).to.equal(undefined);
+    await say(agent, 'What is my name?');
+    expect(lastText(agent)).to.equal("I don't know your name yet.");
   });
 
   it('a client can never inject or rewrite the agent\'s messages', async () => {

@@ -1,0 +1,78 @@
+import type { AgentRunResponseUpdate, AgentThread, AIAgent, ChatMessage, DurableAgent, DurableRunner, FunctionApprovalResponseContent } from 'skein';
+
+/** A durable agent (docs/durable.md) served over AG-UI: its runs are the runner's, by the client's `runId`. */
+export interface AgUiDurable {
+  agent: DurableAgent;
+  runner: DurableRunner;
+}
+
+/** Where a thread's durable run is: its id, and the offset of the last update the server streamed (`undefined`: none yet). */
+export interface AgUiDurableRun {
+  runId: string;
+  after?: number;
+}
+
+/** How a durable run's stream ended for this request. */
+export type DurableOutcome = { kind: 'done'; thread: AgentThread } | { kind: 'waiting'; thread: AgentThread; after: number | undefined };
+
+const WAITING_POLL_MS = 50;
+const WAITING_TRIES = 200;
+
+/**
+ * Streams a durable run to `onUpdate`: a new run (`input`) is started with the client's `runId`
+ * (starting it again with that id, a reconnect, returns the same run); answers to a waiting run
+ * go to `runner.approve` and its stream is read on after `run.after`. Ends when the run finishes
+ * or waits for approval (a durable run waits in its workflow, not in the request). The client
+ * leaving stops the reading, never the run.
+ */
+export async function streamDurableRun(options: {
+  durable: AgUiDurable;
+  agent: AIAgent;
+  thread: AgentThread;
+  input: ChatMessage[];
+  answers: FunctionApprovalResponseContent[];
+  run: AgUiDurableRun | undefined;
+  runId: string;
+  signal: AbortSignal;
+  onStart: (run: AgUiDurableRun) => Promise<void>;
+  onUpdate: (update: AgentRunResponseUpdate) => void;
+}): Promise<DurableOutcome> {
+  const { durable, signal } = options;
+  let current: AgUiDurableRun;
+  if (options.answers.length && options.run) {
+    current = options.run;
+    for (const a of options.answers) await durable.runner.approve(current.runId, a.callId, a.approved, a.reason);
+  } else if (options.input.length) {
+    current = { runId: await durable.agent.start(options.input, { thread: options.thread, runId: options.runId }) };
+    await options.onStart(current);
+  } else if (options.run) {
+    current = options.run; // a reconnect: read the rest of the run
+  } else {
+    return { kind: 'done', thread: options.thread };
+  }
+  let after = current.after;
+  const waiting = await new Promise<boolean>((resolve, reject) => {
+    const subscription = durable.runner.runStream(current.runId, after === undefined ? {} : { after }).subscribe({
+      next: (update) => {
+        after = update.offset;
+        const { offset: _offset, ...plain } = update;
+        options.onUpdate(plain);
+        if (update.contents.some((c) => c.kind === 'function-approval-request')) {
+          subscription.unsubscribe();
+          resolve(true);
+        }
+      },
+      error: reject,
+      complete: () => resolve(false),
+    });
+    signal.addEventListener('abort', () => (subscription.unsubscribe(), reject(signal.reason instanceof Error ? signal.reason : new Error('The client disconnected.'))), { once: true });
+  });
+  if (!waiting) return { kind: 'done', thread: await options.agent.deserializeThread((await durable.runner.getRun(current.runId)).thread) };
+  // The workflow records what it waits for right after streaming the request.
+  for (let i = 0; i < WAITING_TRIES; i++) {
+    const state = await durable.runner.getWaiting(current.runId);
+    if (state) return { kind: 'waiting', thread: await options.agent.deserializeThread(state.thread), after };
+    await new Promise((r) => setTimeout(r, WAITING_POLL_MS));
+  }
+  throw new Error(`Durable run ${current.runId} streamed an approval request but reports nothing it waits for.`);
+}

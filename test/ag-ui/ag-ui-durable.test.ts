@@ -1,0 +1,123 @@
+import type { BaseEvent } from '@ag-ui/core';
+import { expect } from 'chai';
+import { join } from 'node:path';
+import { ChatAgent, ConfigurationError, tool } from 'skein';
+import { AgUiServer, InMemoryAgUiThreadStore } from 'skein/ag-ui';
+import { DbosDurableRunner, durableAgent } from 'skein/dbos';
+import { OpenAIChatClient } from 'skein/openai';
+import { SqliteChatMessageStoreFactory } from 'skein/store-sqlite';
+import { Emulator } from 'skein/testing';
+import { z } from 'zod';
+import { DATABASE_URL, NEEDS_POSTGRES, RUN_ID, dropSchema, postgresAvailable, withService } from '../dbos/dbos-support.js';
+import { tempDir } from '../stores/services.js';
+import { HttpAgent, lastText, postRaw, runVerified, say, types } from './ag-ui-fixture.js';
+
+const SCHEMA = `dbos_${RUN_ID}_agui`;
+
+withService('skein/ag-ui: a durable agent served by AgUiServer (DBOS on PostgreSQL)', await postgresAvailable(), NEEDS_POSTGRES, () =>
+  describe('durable runs over AG-UI', function () {
+    this.timeout(60_000);
+    const dir = tempDir();
+    const deleted: string[] = [];
+    let release: () => void = () => undefined;
+    let gate: Promise<void> = Promise.resolve();
+    let emulator: Emulator;
+    let runner: DbosDurableRunner;
+    let server: AgUiServer;
+    let url: string;
+    let agent: ChatAgent;
+    let durable: ReturnType<typeof durableAgent>;
+    const threads = new InMemoryAgUiThreadStore();
+
+    before(async () => {
+      emulator = await Emulator.start();
+      agent = new ChatAgent({
+        name: 'durable-helper',
+        chatClient: new OpenAIChatClient({ apiKey: 'x', baseURL: emulator.openaiBaseURL, maxRetries: 0, model: 'gpt-test' }),
+        chatMessageStoreFactory: new SqliteChatMessageStoreFactory({ path: join(dir.path, 'threads.db') }),
+        tools: [
+          tool({ name: 'delete_file', description: 'Deletes a file', parameters: z.object({ path: z.string() }), requiresApproval: true, execute: ({ path }) => (deleted.push(path), `deleted ${path}`) }),
+          tool({ name: 'slow_report', description: 'Writes a report slowly', parameters: z.object({}), execute: async () => (await gate, 'report ready') }),
+        ],
+      });
+      runner = new DbosDurableRunner({ systemDatabaseUrl: DATABASE_URL, schema: SCHEMA, pollingIntervalMs: 50 });
+      durable = durableAgent(agent, { runner });
+      await runner.launch();
+      server = new AgUiServer({ agents: { helper: { agent, durable: { agent: durable, runner } } }, threads, logger: { warn: () => undefined, error: () => undefined } });
+      url = `${await server.listen()}/agents/helper`;
+    });
+    after(async () => {
+      await server.close();
+      await runner.shutdown();
+      await emulator.stop();
+      await dropSchema(SCHEMA);
+      dir.remove();
+    });
+
+    it('each AG-UI run is a durable run with the client\'s runId; the thread goes on across runs', async () => {
+      const page = new HttpAgent({ url });
+      const first = await say(page, 'My name is Ada.');
+      expect(lastText(page)).to.equal('Nice to meet you, Ada!');
+      const runId = (first.events[0] as BaseEvent & { runId: string }).runId;
+      // The engine has the run under the client's runId, finished, with the reply.
+      expect((await runner.getRun(runId)).text).to.equal('Nice to meet you, Ada!');
+      await say(page, 'What is my name?');
+      expect(lastText(page)).to.equal('Your name is Ada.');
+      const reload = new HttpAgent({ url, threadId: page.threadId });
+      await runVerified(reload);
+      expect(reload.messages.map((m) => m.content)).to.deep.equal(['My name is Ada.', 'Nice to meet you, Ada!', 'What is my name?', 'Your name is Ada.']);
+    });
+
+    it('an approval ends the AG-UI run as an interrupt while the durable run waits; resume approves it and streams the rest; the tool runs once', async () => {
+      const page = new HttpAgent({ url });
+      const first = await say(page, 'call delete_file {"path":"/tmp/durable.txt"}');
+      const finished = first.events.at(-1) as { outcome?: { type: string; interrupts?: { id: string }[] } };
+      expect(finished.outcome?.type).to.equal('interrupt');
+      const runId = (first.events[0] as BaseEvent & { runId: string }).runId;
+      expect((await runner.getWaiting(runId))?.approvalRequests.map((r) => r.name)).to.deep.equal(['delete_file']);
+      expect(deleted).to.deep.equal([]);
+      const interrupt = finished.outcome!.interrupts![0]!;
+      const resumed = await runVerified(page, { resume: [{ interruptId: interrupt.id, status: 'resolved', payload: { approved: true } }] });
+      expect(resumed.events.find((e) => e.type === 'TOOL_CALL_RESULT')).to.deep.include({ content: 'deleted /tmp/durable.txt' });
+      expect(lastText(page)).to.equal('delete_file returned: deleted /tmp/durable.txt');
+      expect(deleted).to.deep.equal(['/tmp/durable.txt']);
+      expect((await runner.getRun(runId)).text).to.contain('delete_file returned: deleted /tmp/durable.txt');
+    });
+
+    it('a client that leaves mid-run does not stop it; sending the same runId with no new messages reads the rest', async () => {
+      gate = new Promise<void>((resolve) => (release = resolve));
+      const page = new HttpAgent({ url });
+      await say(page, 'My name is Bob.');
+      const before = page.messages.map((m) => ({ ...m }));
+      page.addMessage({ id: 'u-slow', role: 'user', content: 'call slow_report {}' });
+      const controller = new AbortController();
+      let runId = '';
+      await page
+        .runAgent({ abortController: controller }, { onRunStartedEvent: ({ event }) => void (runId = event.runId), onToolCallEndEvent: () => controller.abort() })
+        .catch(() => undefined);
+      expect(runId).to.not.equal('');
+      // The run goes on without the client: the tool finishes once it is let through.
+      release();
+      expect((await runner.getRun(runId)).text).to.equal('slow_report returned: report ready');
+      // The page comes back with the history it had before the run and the run's id: it gets the whole run.
+      const back = new HttpAgent({ url, threadId: page.threadId, initialMessages: [...before, { id: 'u-slow', role: 'user', content: 'call slow_report {}' }] });
+      const { events } = await runVerified(back, { runId });
+      expect(types(events)).to.include.members(['TOOL_CALL_START', 'TOOL_CALL_RESULT', 'TEXT_MESSAGE_START']);
+      expect(lastText(back)).to.equal('slow_report returned: report ready');
+      // Its thread holds the turn once, and nothing was forked for the rejoin.
+      expect((await threads.load(page.threadId))?.branches).to.equal(undefined);
+      const reload = new HttpAgent({ url, threadId: page.threadId });
+      await runVerified(reload);
+      expect(reload.messages.filter((m) => m.role === 'user').map((m) => m.content)).to.deep.equal(['My name is Bob.', 'call slow_report {}']);
+    });
+
+    it('a durable agent takes no frontend tools: 400 before anything runs; another agent as its durable face is a ConfigurationError', async () => {
+      const refused = await postRaw(url, { threadId: 'durable-tools', runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'hi' }], tools: [{ name: 'change_background', description: 'x', parameters: {} }], context: [], state: {}, forwardedProps: {} });
+      expect(refused.status).to.equal(400);
+      expect(JSON.parse(refused.text).error).to.equal('Agent "helper" runs durably, and a durable run takes no per-run tools: send "tools": [] (found change_background), or serve the agent without durability for frontend tools.');
+      expect(await threads.load('durable-tools')).to.equal(undefined);
+      const other = new ChatAgent({ name: 'other', chatClient: new OpenAIChatClient({ apiKey: 'x', baseURL: emulator.openaiBaseURL, maxRetries: 0, model: 'gpt-test' }) });
+      expect(() => new AgUiServer({ agents: { helper: { agent: other, durable: { agent: durable, runner } } } })).to.throw(ConfigurationError, 'Agent "helper" is served with a durable agent of another agent ("durable-helper")');
+    });
+  }),
+);
