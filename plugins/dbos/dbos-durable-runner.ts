@@ -2,6 +2,7 @@ import type { Observable } from 'rxjs';
 import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import {
   type AgentInput,
+  type AgentThread,
   type ChatAgent,
   type ChatMessage,
   ConfigurationError,
@@ -29,7 +30,7 @@ import {
   toMessages,
 } from 'skein';
 import { DBOS, DbosErrors, pg } from './dbos-peers.js';
-import { DbosRunSteps, redacted } from './dbos-run-steps.js';
+import { DbosRunSteps, type DurableTurn, redacted } from './dbos-run-steps.js';
 import { UPDATES_STREAM, toStreamUpdate } from './dbos-stream.js';
 
 /** A DBOS queue: runs wait there until a worker may take them under these limits. */
@@ -233,14 +234,15 @@ export class DbosDurableRunner implements DurableRunner {
     const runId = DBOS.workflowID!;
     const { agent, options } = entry;
     const unrecordedTools = new Set(options.unrecordedTools ?? []);
-    const stream = options.stream ?? true;
+    const streamMode = options.stream === false ? 'off' : options.streamDeltas === false ? 'messages' : 'deltas';
+    const stream = streamMode !== 'off';
     const thread = workflowInput.thread ? await agent.deserializeThread(workflowInput.thread) : agent.getNewThread();
     const messages: ChatMessage[] = [];
     let usage: UsageDetails | undefined;
     let input: ChatMessage[] = workflowInput.input;
     for (let turn = 0; ; turn++) {
-      const steps = new DbosRunSteps({ runId, turn, unrecordedTools, stream });
-      const response = await agent.run(input, { thread, steps });
+      const steps = new DbosRunSteps({ runId, turn, unrecordedTools, stream: streamMode, agentName: agent.name });
+      const response = streamMode === 'deltas' ? await runStreamed(agent, input, { thread, steps }) : await agent.run(input, { thread, steps });
       messages.push(...response.messages);
       usage = addUsage(usage, response.usage);
       const requests = response.approvalRequests;
@@ -301,6 +303,21 @@ export class DbosDurableRunner implements DurableRunner {
   #assertLaunched(): void {
     if (!this.#launched) throw new ConfigurationError('The DBOS durable runner is not launched: call runner.launch() (after making every agent durable) first.');
   }
+}
+
+/**
+ * The turn through agent.runStream, so each model call streams: its deltas go to the run's stream
+ * from inside the model step (DbosRunSteps.observe), and the turn agent.run would return is
+ * rebuilt from the steps (runStream returns none).
+ */
+function runStreamed(agent: ChatAgent, input: ChatMessage[], options: { thread: AgentThread; steps: DbosRunSteps }): Promise<DurableTurn> {
+  return new Promise((resolve, reject) => {
+    agent.runStream(input, options).subscribe({
+      next: (update) => options.steps.observe(update),
+      error: reject,
+      complete: () => resolve(options.steps.turn()),
+    });
+  });
 }
 
 /** Receives answers until every request has one; answers to other calls are ignored. */

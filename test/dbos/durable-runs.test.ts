@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { join } from 'node:path';
-import { lastValueFrom, toArray } from 'rxjs';
+import { Observable, lastValueFrom, toArray } from 'rxjs';
 import {
   ChatAgent,
   type ChatMessage,
+  type ChatResponseUpdate,
   DurableEngineUnavailableError,
   DurableRunCancelledError,
   DurableRunNotFoundError,
@@ -47,6 +48,8 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
       queues: { perThread: { partitionConcurrency: 1 } },
     });
     const researcher = durableAgent(agent, { runner, unrecordedTools: ['summarize'] });
+    // The same agent with the stream of whole replies (streamDeltas: false).
+    const reporter = durableAgent(new ChatAgent({ name: 'reporter', chatClient: new ScriptedClient(), tools: [fetchPage, summarize], chatMessageStoreFactory: factory }), { runner, streamDeltas: false });
     // keepPartial: the first reply says something and calls fetch_page; the next model call fails.
     const flakyClient = new ScriptedClient();
     const flaky = new ChatAgent({
@@ -57,7 +60,18 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
       chatClient: {
         providerId: 'flaky',
         threadKind: 'message-store',
-        getStreamingResponse: () => flakyClient.getStreamingResponse(),
+        // Streamed as one update per message of the (failing) getResponse below.
+        getStreamingResponse(messages) {
+          return new Observable<ChatResponseUpdate>((subscriber) => {
+            this.getResponse(messages).then(
+              (response) => {
+                for (const m of response.messages) subscriber.next({ role: m.role, contents: m.contents });
+                subscriber.complete();
+              },
+              (error: unknown) => subscriber.error(error),
+            );
+          });
+        },
         getResponse: async (messages) => {
           if (messages.some((m) => m.role === 'tool')) throw new ServiceError('flaky', 'The model service failed (503).', { status: 503 });
           const response = await flakyClient.getResponse(messages);
@@ -117,8 +131,33 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
       expect(JSON.stringify(stored)).to.include('secret summary 2');
     });
 
-    it('streams one update per reply and tool result, and resumes after an offset without repeating', async () => {
+    it('streams text deltas and tool-call updates of each model call, coalesced and marked with the call, and resumes after an offset without repeating', async () => {
       const result = await researcher.run('research', { thread: agent.getNewThread() });
+      const all = await lastValueFrom(runner.runStream(result.runId).pipe(toArray()));
+      expect(all.map((u) => u.offset)).to.deep.equal(all.map((_, i) => i));
+      const calls = [...new Set(all.flatMap((u) => (u.modelCall ? [u.modelCall.id] : [])))];
+      expect(calls).to.deep.equal(['0.0', '0.1', '0.2']);
+      for (const id of calls) {
+        const entries = all.filter((u) => u.modelCall?.id === id);
+        // One attempt each (nothing was cut), its first entry marked; the pieces of one burst in few writes.
+        expect(entries.map((u) => !!u.modelCall!.first)).to.deep.equal(entries.map((_, i) => i === 0));
+        expect(new Set(entries.map((u) => u.modelCall!.attempt)).size).to.equal(1);
+        expect(entries.length).to.be.at.most(2);
+      }
+      // The first call's tool-call arguments, streamed in two deltas, come joined in one update.
+      const delta = all.find((u) => u.modelCall?.id === '0.0' && u.toolCallDelta)!.toolCallDelta!;
+      expect(delta).to.deep.include({ callId: 'call_fetch_page_0', name: 'fetch_page', argumentsDelta: '{"step":1}' });
+      expect(all.filter((u) => u.modelCall?.id === '0.2').map((u) => u.text).join('')).to.equal(result.text);
+      // Tool results stay whole entries (the unrecorded one redacted); usage travels in the deltas.
+      expect(all.filter((u) => u.role === 'tool').map((u) => u.contents[0]!.kind)).to.deep.equal(['function-result', 'function-result']);
+      expect(all.filter((u) => !u.modelCall && u.role !== 'tool')).to.deep.equal([]);
+      expect(result.usage?.totalTokens).to.equal(45);
+      const rest = await lastValueFrom(runner.runStream(result.runId, { after: 2 }).pipe(toArray()));
+      expect(rest).to.deep.equal(all.slice(3));
+    });
+
+    it('streamDeltas: false streams one update per reply and tool result, and resumes after an offset without repeating', async () => {
+      const result = await reporter.run('research', { thread: reporter.agent.getNewThread() });
       const all = await lastValueFrom(runner.runStream(result.runId).pipe(toArray()));
       expect(all.map((u) => u.offset)).to.deep.equal([0, 1, 2, 3, 4]);
       expect(all.map((u) => u.role)).to.deep.equal(['assistant', 'tool', 'assistant', 'tool', 'assistant']);
