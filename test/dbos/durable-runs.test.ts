@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { Observable, lastValueFrom, toArray } from 'rxjs';
 import {
@@ -15,6 +16,7 @@ import {
   tool,
 } from 'skein';
 import { DbosDurableRunner, DURABLE_TURN_KEY, UNRECORDED_RESULT, durableAgent } from 'skein/dbos';
+import { McpConnectionError, mcpServer } from 'skein/mcp';
 import { SqliteChatMessageStoreFactory } from 'skein/store-sqlite';
 import { z } from 'zod';
 import { tempDir } from '../stores/services.js';
@@ -22,6 +24,13 @@ import { DATABASE_URL, NEEDS_POSTGRES, RUN_ID, countLines, dropSchema, postgresA
 import { ScriptedClient } from './fixtures/scripted-client.js';
 
 const SCHEMA = `dbos_${RUN_ID}_runs`;
+/** A port on 127.0.0.1 that was free a moment ago (nothing listens on it). */
+const closedPort = await new Promise<number>((resolve) => {
+  const probe = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = probe.address() as AddressInfo;
+    probe.close(() => resolve(port));
+  });
+});
 
 withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, () =>
   describe('in one process', function () {
@@ -80,6 +89,9 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
       },
     });
     const flakyDurable = durableAgent(flaky, { runner });
+    // An MCP server nobody listens on: listing its tools fails the run with the plugin's own error.
+    const mcpUser = new ChatAgent({ name: 'mcp-user', chatClient: new ScriptedClient(), tools: [mcpServer({ name: 'gone', url: `http://127.0.0.1:${closedPort}/mcp` })], chatMessageStoreFactory: factory });
+    const mcpDurable = durableAgent(mcpUser, { runner });
 
     before(async () => {
       // Before the real launch: DBOS is one per process, and a launch that failed leaves it unlaunched.
@@ -188,6 +200,13 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
       expect([serviceError.name, serviceError.message, serviceError.status, serviceError.provider]).to.deep.equal(['ServiceError', 'The model service failed (503).', 503, 'flaky']);
       // keepPartial's partial message travels with the error as a public field too.
       expect(serviceError.partial?.additionalProperties?.partial).to.equal(true);
+    });
+
+    it("a run failed by a plugin's own error (MCP server unreachable) rejects getRun with that class, registered by the plugin", async () => {
+      const runId = await mcpDurable.start('research', { thread: mcpUser.getNewThread() });
+      const error = await runner.getRun(runId).then(() => undefined, (e: unknown) => e);
+      expect(error).to.be.instanceOf(McpConnectionError);
+      expect((error as McpConnectionError).message).to.contain(`MCP server "gone" (http://127.0.0.1:${closedPort}/mcp)`);
     });
 
     it('waits for approval with the pending call in the thread, then runs the tool once when approved', async () => {
