@@ -12,7 +12,7 @@ export interface DurableAgentOptions {
   engine?: string;
   /** Tools whose results are never written to the engine's checkpoints: they run again on every replay. */
   unrecordedTools?: readonly string[];
-  /** Write each model reply and tool result to the run's durable stream (see `runStream`). Default true. */
+  /** Write the run's updates (model output, tool results, approval requests) to its durable stream (see `runStream`). Default true. */
   stream?: boolean;
   /**
    * With `stream` on: write each model call's text deltas and tool-call updates to the stream as
