@@ -3,6 +3,7 @@
 // instant in-process model, so what is measured is Skein + DBOS + PostgreSQL, not a model.
 import 'reflect-metadata';
 import pg from 'pg';
+import { lastValueFrom, toArray } from 'rxjs';
 import { ChatAgent, tool } from 'skein';
 import { DbosDurableRunner } from 'skein/dbos';
 import { SqliteChatMessageStoreFactory } from 'skein/store-sqlite';
@@ -18,14 +19,14 @@ const tools = ['fetch_page', 'summarize'].map((name) => tool({ name, parameters:
 const store = new SqliteChatMessageStoreFactory({ path: ':memory:' });
 const agent = new ChatAgent({ name: 'bench', chatClient: new ScriptedClient(), tools, chatMessageStoreFactory: store });
 
-async function measure(label: string, turn: () => Promise<unknown>) {
+async function measure(label: string, turn: () => Promise<unknown>, turns = TURNS) {
   for (let i = 0; i < 3; i++) await turn(); // warm-up
   const cpu = process.cpuUsage();
   const start = performance.now();
-  for (let i = 0; i < TURNS; i++) await turn();
-  const wallMs = (performance.now() - start) / TURNS;
+  for (let i = 0; i < turns; i++) await turn();
+  const wallMs = (performance.now() - start) / turns;
   const used = process.cpuUsage(cpu);
-  const cpuMs = (used.user + used.system) / 1000 / TURNS;
+  const cpuMs = (used.user + used.system) / 1000 / turns;
   console.log(`${label.padEnd(28)} wall ${wallMs.toFixed(2)} ms/turn   cpu ${cpuMs.toFixed(2)} ms/turn (this process; PostgreSQL's own CPU not included)`);
   return wallMs;
 }
@@ -43,20 +44,36 @@ async function rowsPerRun(runIds: string[]): Promise<{ steps: number; streamRows
 }
 
 const runner = new DbosDurableRunner({ systemDatabaseUrl: URL, schema: SCHEMA, pollingIntervalMs: 10 });
-const durable = runner.durable(agent, { stream: true });
-const quiet = new ChatAgent({ name: 'bench-nostream', chatClient: new ScriptedClient(), tools, chatMessageStoreFactory: store });
-const durableQuiet = runner.durable(quiet, { stream: false });
+/** A durable agent of its own (same client, tools and store) per stream mode. */
+function durableAs(name: string, options: { stream: boolean; streamDeltas?: boolean }, client = new ScriptedClient()) {
+  const each = new ChatAgent({ name, chatClient: client, tools, chatMessageStoreFactory: store });
+  return { agent: each, durable: runner.durable(each, options), ids: [] as string[] };
+}
+const modes = [
+  { label: 'durable, whole replies', ...durableAs('bench-whole', { stream: true, streamDeltas: false }) },
+  { label: 'durable, stream of deltas', ...durableAs('bench-deltas', { stream: true }) },
+  { label: 'durable, stream off', ...durableAs('bench-off', { stream: false }) },
+];
+// A paced model (a piece of 3 characters every PACE_MS, as tokens come from a service): shows the coalescing.
+const PACE_MS = Number(process.env.PACE_MS ?? 10);
+const paced = { label: `deltas, paced ${PACE_MS} ms/piece`, ...durableAs('bench-paced', { stream: true }, new ScriptedClient({ chunkDelayMs: PACE_MS })) };
+const pacedPlain = new ChatAgent({ name: 'bench-paced-plain', chatClient: new ScriptedClient({ chunkDelayMs: PACE_MS }), tools, chatMessageStoreFactory: store });
 await runner.launch();
 try {
   const plain = await measure('plain run (SQLite thread)', () => agent.run('research', { thread: agent.getNewThread() }));
-  const ids: string[] = [];
-  const withStream = await measure('durable run, stream on', async () => ids.push((await durable.run('research', { thread: agent.getNewThread() })).runId));
-  const idsQuiet: string[] = [];
-  const noStream = await measure('durable run, stream off', async () => idsQuiet.push((await durableQuiet.run('research', { thread: quiet.getNewThread() })).runId));
-  console.log(`overhead per turn: +${(withStream - plain).toFixed(2)} ms (stream on), +${(noStream - plain).toFixed(2)} ms (stream off)`);
-  const on = await rowsPerRun(ids);
-  const off = await rowsPerRun(idsQuiet);
-  console.log(`rows written per turn (6 steps: 3 model calls, 2 tool calls, 1 append): stream on ${on.steps} step rows + ${on.streamRows} stream rows; stream off ${off.steps} step rows + ${off.streamRows} stream rows; plus the workflow's status/input/output rows`);
+  for (const mode of modes) {
+    const wall = await measure(mode.label, async () => mode.ids.push((await mode.durable.run('research', { thread: mode.agent.getNewThread() })).runId));
+    const rows = await rowsPerRun(mode.ids);
+    console.log(`  overhead +${(wall - plain).toFixed(2)} ms/turn; rows per turn: ${rows.steps} operation rows + ${rows.streamRows} stream rows (+ the workflow's status/input/output)`);
+  }
+  const pacedTurns = Number(process.env.PACED_TURNS ?? 5);
+  const plainPaced = await measure('plain runStream, paced', () => lastValueFrom(pacedPlain.runStream('research', { thread: pacedPlain.getNewThread() }).pipe(toArray())), pacedTurns);
+  const wall = await measure(paced.label, async () => paced.ids.push((await paced.durable.run('research', { thread: paced.agent.getNewThread() })).runId), pacedTurns);
+  const rows = await rowsPerRun(paced.ids);
+  // 3 model calls: 4 + 4 pieces (two argument deltas, the call, usage) and the answer's pieces plus usage.
+  const answer = (await runner.getRun(paced.ids[0]!)).text;
+  const pieces = 8 + Math.ceil(answer.length / 3) + 1;
+  console.log(`  overhead +${(wall - plainPaced).toFixed(2)} ms/turn; ${pieces} streamed pieces per turn -> ${rows.streamRows} stream rows (2 of them tool results); ${rows.steps} operation rows`);
 } finally {
   await runner.shutdown();
   store.close();

@@ -3,6 +3,7 @@ import {
   AuthenticationError,
   ConnectionError,
   NotFoundError,
+  registerErrorClass,
   ServiceError,
   SkeinError,
 } from 'skein';
@@ -153,3 +154,6 @@ export class A2AInputError extends SkeinError {
     super(message);
   }
 }
+
+// So a durable run failed by one of these is rebuilt as the same class by getRun in any process.
+for (const errorClass of [A2ATaskError, A2ATaskFailedError, A2ATaskRejectedError, A2ATaskCanceledError, A2AAuthRequiredError, A2AAgentCardError, A2AProtocolError, A2AInputError]) registerErrorClass(errorClass);

@@ -5,9 +5,10 @@ import {
   AbortError,
   AuthenticationError,
   ConnectionError,
+  registerErrorClass,
   ServiceError,
-  SkeinError,
   serviceErrorForStatus,
+  SkeinError,
 } from 'skein';
 
 /** How a Foundry run ended when it did not complete. */
@@ -193,3 +194,6 @@ function serviceMessage(error: { details?: unknown; response?: { bodyAsText?: st
 function firstLine(text: string): string {
   return text.split('\n')[0] ?? text;
 }
+
+// So a durable run failed by one of these is rebuilt as the same class by getRun in any process.
+for (const errorClass of [FoundryRunError, FoundryInputError, FoundryRunTimeoutError]) registerErrorClass(errorClass);

@@ -2,6 +2,7 @@ import type { Observable } from 'rxjs';
 import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import {
   type AgentInput,
+  type AgentThread,
   type ChatAgent,
   type ChatMessage,
   ConfigurationError,
@@ -29,7 +30,8 @@ import {
   toMessages,
 } from 'skein';
 import { DBOS, DbosErrors, pg } from './dbos-peers.js';
-import { DbosRunSteps, redacted } from './dbos-run-steps.js';
+import { OutageMonitor, isConnectionFailure } from './dbos-outage.js';
+import { DbosRunSteps, type DurableTurn, redacted } from './dbos-run-steps.js';
 import { UPDATES_STREAM, toStreamUpdate } from './dbos-stream.js';
 
 /** A DBOS queue: runs wait there until a worker may take them under these limits. */
@@ -120,11 +122,13 @@ export class DbosDurableRunner implements DurableRunner {
   readonly engine = 'dbos';
   readonly #options: DbosRunnerOptions;
   readonly #agents = new Map<string, Registered>();
+  readonly #outage: OutageMonitor;
   #launched = false;
 
   constructor(options: DbosRunnerOptions) {
     if (!options?.systemDatabaseUrl) throw new ConfigurationError('DbosDurableRunner needs systemDatabaseUrl, e.g. postgres://postgres@127.0.0.1:5432/app.');
     this.#options = options;
+    this.#outage = new OutageMonitor(options.systemDatabaseUrl, options.outageTimeoutMs ?? DEFAULT_OUTAGE_TIMEOUT_MS);
   }
 
   durable(agent: ChatAgent, options: DurableAgentOptions = {}): DurableAgent {
@@ -169,21 +173,36 @@ export class DbosDurableRunner implements DurableRunner {
     return toResult(runId, output);
   }
 
+  /**
+   * Under `outageTimeoutMs` like every call: a reader whose system database stays unreachable
+   * gets `DurableEngineUnavailableError` and may read on with `after` = the last offset it got.
+   */
   runStream(runId: string, options: { after?: number } = {}): Observable<DurableRunUpdate> {
     return new RxObservable<DurableRunUpdate>((subscriber) => {
       let offset = (options.after ?? -1) + 1;
       const stream = DBOS.readStream<DurableRunUpdate>(runId, UPDATES_STREAM, { offset, ...this.#polling() });
+      const done = new AbortController();
+      const fail = (error: unknown) => {
+        done.abort();
+        if (!subscriber.closed) subscriber.error(error);
+      };
+      this.#outage.watch(done.signal).catch((error: unknown) =>
+        fail(unavailable(runId, this.#outageTimeoutMs(), error, `Read on when it is back: runStream("${runId}", { after: ${offset - 1} }) (the last offset this reader got).`)),
+      );
       (async () => {
         this.#assertLaunched();
         for await (const update of stream) {
           if (subscriber.closed) return;
           subscriber.next({ ...update, offset: offset++ });
         }
+        done.abort();
         subscriber.complete();
-      })().catch((error: unknown) => {
-        if (!subscriber.closed) subscriber.error(toEngineError(runId, error));
-      });
-      return () => void stream.return(undefined).catch(() => {});
+      })().catch((error: unknown) => fail(toEngineError(runId, error)));
+      return () => {
+        done.abort();
+        // A read stuck in DBOS's retries ends once the database is back.
+        void stream.return(undefined).catch(() => {});
+      };
     });
   }
 
@@ -233,14 +252,15 @@ export class DbosDurableRunner implements DurableRunner {
     const runId = DBOS.workflowID!;
     const { agent, options } = entry;
     const unrecordedTools = new Set(options.unrecordedTools ?? []);
-    const stream = options.stream ?? true;
+    const streamMode = options.stream === false ? 'off' : options.streamDeltas === false ? 'messages' : 'deltas';
+    const stream = streamMode !== 'off';
     const thread = workflowInput.thread ? await agent.deserializeThread(workflowInput.thread) : agent.getNewThread();
     const messages: ChatMessage[] = [];
     let usage: UsageDetails | undefined;
     let input: ChatMessage[] = workflowInput.input;
     for (let turn = 0; ; turn++) {
-      const steps = new DbosRunSteps({ runId, turn, unrecordedTools, stream });
-      const response = await agent.run(input, { thread, steps });
+      const steps = new DbosRunSteps({ runId, turn, unrecordedTools, stream: streamMode, agentName: agent.name });
+      const response = streamMode === 'deltas' ? await runStreamed(agent, input, { thread, steps }) : await agent.run(input, { thread, steps });
       messages.push(...response.messages);
       usage = addUsage(usage, response.usage);
       const requests = response.approvalRequests;
@@ -277,21 +297,18 @@ export class DbosDurableRunner implements DurableRunner {
    * caller would hang through an outage with no word of it.
    */
   #call<T>(runId: string | undefined, call: () => Promise<T>): Promise<T> {
-    const { systemDatabaseUrl, outageTimeoutMs = DEFAULT_OUTAGE_TIMEOUT_MS } = this.#options;
     const done = new AbortController();
     const pending = engineCall(runId, call);
-    const outage = failWhenUnreachable(systemDatabaseUrl, outageTimeoutMs, done.signal).catch((error: unknown) => {
-      throw new DurableEngineUnavailableError(
-        runId,
-        `The DBOS system database has been unreachable for ${outageTimeoutMs} ms (${(error as Error).message}). ` +
-          'Nothing acknowledged is lost: DBOS keeps retrying, and runs in flight go on when it is back; this call may still take effect then ' +
-          '(start again with the same runId, or getRun, to find out). Check systemDatabaseUrl and that PostgreSQL is up.',
-        { cause: error },
-      );
+    const outage = this.#outage.watch(done.signal).catch((error: unknown) => {
+      throw unavailable(runId, this.#outageTimeoutMs(), error, 'This call may still take effect then (start again with the same runId, or getRun, to find out).');
     });
     // The call goes on in the background after an outage error: its own failure is not the caller's any more.
     pending.catch(() => {});
     return Promise.race([pending, outage]).finally(() => done.abort());
+  }
+
+  #outageTimeoutMs(): number {
+    return this.#options.outageTimeoutMs ?? DEFAULT_OUTAGE_TIMEOUT_MS;
   }
 
   #polling(): { pollingIntervalMs?: number } {
@@ -301,6 +318,21 @@ export class DbosDurableRunner implements DurableRunner {
   #assertLaunched(): void {
     if (!this.#launched) throw new ConfigurationError('The DBOS durable runner is not launched: call runner.launch() (after making every agent durable) first.');
   }
+}
+
+/**
+ * The turn through agent.runStream, so each model call streams: its deltas go to the run's stream
+ * from inside the model step (DbosRunSteps.observe), and the turn agent.run would return is
+ * rebuilt from the steps (runStream returns none).
+ */
+function runStreamed(agent: ChatAgent, input: ChatMessage[], options: { thread: AgentThread; steps: DbosRunSteps }): Promise<DurableTurn> {
+  return new Promise((resolve, reject) => {
+    agent.runStream(input, options).subscribe({
+      next: (update) => options.steps.observe(update),
+      error: reject,
+      complete: () => resolve(options.steps.turn()),
+    });
+  });
 }
 
 /** Receives answers until every request has one; answers to other calls are ignored. */
@@ -391,18 +423,6 @@ async function connectForLock(url: string): Promise<InstanceType<typeof pg.Clien
   }
 }
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P03', '08001', '08006', '08003']);
-
-function isConnectionFailure(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: string }).code;
-    if (code && CONNECTION_CODES.has(code)) return true;
-    if (e instanceof AggregateError && e.errors.some(isConnectionFailure)) return true;
-    if (/Connection terminated|connect ECONNREFUSED|timeout expired/i.test((e as Error).message ?? '')) return true;
-  }
-  return false;
-}
-
 /** Where the failure a run records carries its Skein error as plain data (see recordingSkeinError). */
 const ERROR_RECORD_KEY = 'skeinErrorRecord';
 
@@ -415,6 +435,15 @@ const ERROR_RECORD_KEY = 'skeinErrorRecord';
 function recordingSkeinError(error: unknown): never {
   if (!(error instanceof SkeinError)) throw error;
   throw Object.assign(new Error(error.message, { cause: error }), { name: error.name, [ERROR_RECORD_KEY]: toErrorRecord(error) });
+}
+
+function unavailable(runId: string | undefined, afterMs: number, error: unknown, then: string): DurableEngineUnavailableError {
+  return new DurableEngineUnavailableError(
+    runId,
+    `The DBOS system database has been unreachable for ${afterMs} ms (${(error as Error).message}). ` +
+      `Nothing acknowledged is lost: DBOS keeps retrying, and runs in flight go on when it is back. ${then} Check systemDatabaseUrl and that PostgreSQL is up.`,
+    { cause: error },
+  );
 }
 
 function toEngineError(runId: string | undefined, error: unknown): unknown {
@@ -432,40 +461,6 @@ function toEngineError(runId: string | undefined, error: unknown): unknown {
     );
   }
   return error;
-}
-
-const PROBE_INTERVAL_MS = 1_000;
-
-/**
- * Probes the database once a second while `signal` is not aborted (not at once: a quick call
- * never probes) and rejects once every probe for `afterMs` has failed; never resolves.
- */
-async function failWhenUnreachable(url: string, afterMs: number, signal: AbortSignal): Promise<never> {
-  let downSince: number | undefined;
-  for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, PROBE_INTERVAL_MS).unref());
-    if (signal.aborted) return new Promise<never>(() => {});
-    const failure = await probe(url);
-    if (signal.aborted) return new Promise<never>(() => {});
-    if (!failure) downSince = undefined;
-    else if (!isConnectionFailure(failure)) continue;
-    else if ((downSince ??= Date.now()) + afterMs <= Date.now()) throw failure;
-  }
-}
-
-/** The error of one `SELECT 1` on a new connection, or undefined when it worked. */
-async function probe(url: string): Promise<unknown> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: PROBE_INTERVAL_MS });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return undefined;
-  } catch (error) {
-    return error;
-  } finally {
-    await client.end().catch(() => {});
-  }
 }
 
 async function engineCall<T>(runId: string | undefined, call: () => Promise<T>): Promise<T> {

@@ -1,4 +1,4 @@
-import { SkeinError } from 'skein';
+import { registerErrorClass, SkeinError } from 'skein';
 
 /**
  * A failure talking to an MCP server. `server` is the configured name and `target` says where it
@@ -25,3 +25,6 @@ export class McpTimeoutError extends McpError {
     this.timeoutMs = timeoutMs;
   }
 }
+
+// So a durable run failed by one of these is rebuilt as the same class by getRun in any process.
+for (const errorClass of [McpError, McpConnectionError, McpTimeoutError]) registerErrorClass(errorClass);

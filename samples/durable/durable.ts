@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ChatAgent, type ChatMessage, type ChatResponse, tool } from 'skein';
 import { DbosDurableRunner } from 'skein/dbos';
-import { EMPTY } from 'rxjs';
+import { from, mergeMap } from 'rxjs';
 import { z } from 'zod';
 
 const URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -27,7 +27,10 @@ const model = {
     if (results < 5) return call('read_page', results + 1);
     return { messages: [{ role: 'assistant', contents: [{ kind: 'text', text: `Read ${results} pages.` }] }] };
   },
-  getStreamingResponse: () => EMPTY,
+  // Durable runs call the model streaming (their stream carries its deltas): one update per message here.
+  getStreamingResponse(messages: readonly ChatMessage[]) {
+    return from(model.getResponse(messages)).pipe(mergeMap((response) => response.messages.map((m) => ({ role: m.role, contents: m.contents }))));
+  },
 };
 
 const readPage = tool({

@@ -19,15 +19,16 @@ function isSummarize(value: unknown): boolean {
   return keep === undefined || (Number.isInteger(keep) && (keep as number) >= 1 && (keep as number) < (maxMessages as number));
 }
 
-/** `{ engine, unrecordedTools?, stream?, queue? }` (which engines exist is checked against the loaded plugins). */
+/** `{ engine, unrecordedTools?, stream?, streamDeltas?, queue? }` (which engines exist is checked against the loaded plugins). */
 function isDurability(value: unknown): boolean {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
-  const { engine, unrecordedTools, stream, queue, ...rest } = value as Record<string, unknown>;
+  const { engine, unrecordedTools, stream, streamDeltas, queue, ...rest } = value as Record<string, unknown>;
   return (
     Object.keys(rest).length === 0 &&
     isString(engine) &&
     (unrecordedTools === undefined || (Array.isArray(unrecordedTools) && unrecordedTools.every(isString))) &&
     (stream === undefined || typeof stream === 'boolean') &&
+    (streamDeltas === undefined || typeof streamDeltas === 'boolean') &&
     (queue === undefined || isString(queue))
   );
 }
@@ -46,7 +47,7 @@ const AGENT_FIELD_RULES: Record<string, FieldRule> = {
   maxToolIterations: { check: (v) => isInt(v) && (v as number) >= 0, expected: 'a non-negative integer', type: 'integer' },
   concurrency: { check: (v) => v === 'queue' || v === 'reject', expected: '"queue" or "reject"', type: 'string' },
   keepPartial: { check: (v) => typeof v === 'boolean', expected: 'true or false', type: 'boolean' },
-  durability: { check: isDurability, expected: 'an object { engine, unrecordedTools?: string[], stream?: boolean, queue?: string }', type: 'string' },
+  durability: { check: isDurability, expected: 'an object { engine, unrecordedTools?: string[], stream?: boolean, streamDeltas?: boolean, queue?: string }', type: 'string' },
   history: { check: isHistoryLimit, expected: 'an object with a positive integer maxMessages and/or maxTokens, and/or summarize: { maxMessages (2 or more), keep (1 to maxMessages - 1) }', type: 'integer' },
 };
 

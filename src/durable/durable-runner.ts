@@ -12,8 +12,14 @@ export interface DurableAgentOptions {
   engine?: string;
   /** Tools whose results are never written to the engine's checkpoints: they run again on every replay. */
   unrecordedTools?: readonly string[];
-  /** Write each model reply and tool result to the run's durable stream (see `runStream`). Default true. */
+  /** Write the run's updates (model output, tool results, approval requests) to its durable stream (see `runStream`). Default true. */
   stream?: boolean;
+  /**
+   * With `stream` on: write each model call's text deltas and tool-call updates to the stream as
+   * they arrive (coalesced: one write per ~50 ms or 400 characters), each marked with its
+   * `modelCall`. False: one entry per whole reply, written after the call is recorded. Default true.
+   */
+  streamDeltas?: boolean;
   /** The queue runs go through by default (see the runner's queue options). */
   queue?: string;
 }
@@ -44,6 +50,21 @@ export interface DurableRunResult {
 /** One entry of a run's durable stream; `offset` resumes after it: `runStream(runId, { after: offset })`. */
 export interface DurableRunUpdate extends AgentRunResponseUpdate {
   offset: number;
+  /**
+   * On a delta of a model call (`streamDeltas`): which call (`id`, the same in every attempt) and
+   * which execution of it (`attempt`). A model call cut by a crash is made again on recovery:
+   * the first update of each attempt has `first: true`, and a reader then drops whatever it
+   * showed of that `id` before (text and tool-call updates) — so the text of a model call is the
+   * concatenation of its deltas since its last `first`.
+   */
+  modelCall?: DurableModelCall;
+}
+
+/** Marks the deltas of one model call of a durable run (see `DurableRunUpdate.modelCall`). */
+export interface DurableModelCall {
+  id: string;
+  attempt: string;
+  first?: boolean;
 }
 
 /** A run waiting for the user: the approvals it asks for and the thread as it is now. */

@@ -40,6 +40,6 @@ describe('durable runs in config: durability: { engine: "dbos" }', () => {
     expect(() => createContainer({ plugins: [scriptedPlugin], agents: { a: { client: 'scripted', durability } } }))
       .to.throw(ConfigurationError)
       .with.property('message')
-      .that.includes('agents.a.durability: expected an object { engine, unrecordedTools?: string[], stream?: boolean, queue?: string }, found {"engine":"dbos","unrecorded":["x"]}.');
+      .that.includes('agents.a.durability: expected an object { engine, unrecordedTools?: string[], stream?: boolean, streamDeltas?: boolean, queue?: string }, found {"engine":"dbos","unrecorded":["x"]}.');
   });
 });

@@ -40,11 +40,11 @@ withService('durable runs on DBOS: recovery', (await postgresAvailable()) && (aw
     });
 
     /** Starts a run, kills its process at each point in turn, then lets a last process finish it. */
-    async function killAtEachPoint(store: string, storeArg: string | undefined, points: string[], input?: string) {
+    async function killAtEachPoint(store: string, storeArg: string | undefined, points: string[], input?: string, extra: Record<string, string> = {}) {
       const runId = `run-${store}-${RUN_ID}`;
       const countFile = join(dir.path, `${store}.count`);
       const resultFile = join(dir.path, `${store}.result.json`);
-      const base = { DBOS_SCHEMA, STORE: store, STORE_ARG: storeArg, COUNT_FILE: countFile, RESULT_FILE: resultFile, RUN_ID: runId, INPUT: input };
+      const base = { DBOS_SCHEMA, STORE: store, STORE_ARG: storeArg, COUNT_FILE: countFile, RESULT_FILE: resultFile, RUN_ID: runId, INPUT: input, ...extra };
       for (const [i, point] of points.entries()) {
         const exit = await runWorker({ ...base, ACTION: i === 0 ? 'start,result' : 'result', KILL_AT: point });
         expect(exit.signal, `the process should die at ${point}: ${exit.stderr}`).to.equal('SIGKILL');
@@ -75,9 +75,9 @@ withService('durable runs on DBOS: recovery', (await postgresAvailable()) && (aw
       expect(messages).to.have.length(6);
     }
 
-    it('SQLite thread: killed during a model call, between two tools, inside a tool and during the append, the run finishes with every tool once, the turn once, and its stream without repeats', async () => {
+    it('SQLite thread: killed during a model call, between two tools, inside a tool and during the append, the run finishes with every tool once, the turn once, and its stream (whole replies) without repeats', async () => {
       const path = join(dir.path, 'threads.db');
-      const { result, countFile } = await killAtEachPoint('sqlite', path, points);
+      const { result, countFile } = await killAtEachPoint('sqlite', path, points, undefined, { STREAM_DELTAS: 'false' });
       expect(result.text).to.equal(expectedAnswer);
       expectToolsOnce(countFile);
       // summarize was killed inside once, so it started twice (a step is at-least-once), with the same key.
@@ -98,6 +98,54 @@ withService('durable runs on DBOS: recovery', (await postgresAvailable()) && (aw
       expect(updates.map((u) => u.role)).to.deep.equal(['assistant', 'tool', 'assistant', 'tool', 'assistant']);
       expect(updates.map((u) => u.offset)).to.deep.equal([0, 1, 2, 3, 4]);
       expect(updates.filter((u) => u.text === expectedAnswer)).to.have.length(1);
+    });
+
+    it('streamed deltas: killed while streaming the answer, a live reader that reconnects after recovery is told to drop the cut attempt, and every reader ends with the answer once', async () => {
+      const path = join(dir.path, 'deltas.db');
+      const runId = `deltas-${RUN_ID}`;
+      const countFile = join(dir.path, 'deltas.count');
+      const file = (name: string) => join(dir.path, `deltas.${name}.json`);
+      const base = { DBOS_SCHEMA, STORE: 'sqlite', STORE_ARG: path, COUNT_FILE: countFile, RUN_ID: runId, CHUNK_MS: '20' };
+      // The answer streams in pieces of 3 characters, one per 20 ms; the process dies before piece 8.
+      const live = runWorker({ ...base, ACTION: 'stream-until-idle', EXECUTOR_ID: 'reader', RESULT_FILE: file('live'), STREAM_IDLE_MS: '2000' });
+      const killed = await runWorker({ ...base, ACTION: 'start,result', KILL_AT: 'stream:3:8', RESULT_FILE: file('killed') });
+      expect(killed.signal, killed.stderr).to.equal('SIGKILL');
+      expect((await live).code).to.equal(0);
+      const shown = readJson<DurableRunUpdate[]>(file('live'));
+      const cut = shown.filter((u) => u.modelCall?.id === '0.2');
+      // The live reader saw part of the answer, and no more than part.
+      expect(cut.length).to.be.greaterThan(0);
+      const partial = cut.map((u) => u.text).join('');
+      expect(expectedAnswer.startsWith(partial) && partial.length < expectedAnswer.length, partial).to.equal(true);
+      expect((await runWorker({ ...base, ACTION: 'result', RESULT_FILE: file('result') })).code).to.equal(0);
+      const result = readJson<DurableRunResult>(file('result'));
+      expect(result.text).to.equal(expectedAnswer);
+      expectToolsOnce(countFile);
+      const factory = new SqliteChatMessageStoreFactory({ path });
+      try {
+        expectWholeTurnOnce(await storedMessages(factory, result));
+      } finally {
+        factory.close();
+      }
+      // The live reader reconnects after the last offset it saw, from another process.
+      const last = shown[shown.length - 1]!.offset;
+      expect((await runWorker({ ...base, ACTION: 'stream', EXECUTOR_ID: 'reader', STREAM_AFTER: String(last), RESULT_FILE: file('resumed') })).code).to.equal(0);
+      const resumed = readJson<DurableRunUpdate[]>(file('resumed'));
+      expect(resumed[0]!.offset).to.equal(last + 1);
+      const again = resumed.filter((u) => u.modelCall?.id === '0.2');
+      expect(again[0]!.modelCall!.first).to.equal(true);
+      expect(again[0]!.modelCall!.attempt).not.to.equal(cut[0]!.modelCall!.attempt);
+      expect(textByModelCall([...shown, ...resumed])['0.2']).to.equal(expectedAnswer);
+      // The replayed model calls (recorded before the kill) wrote nothing again: only the cut one has two attempts.
+      const everything = [...shown, ...resumed];
+      for (const id of ['0.0', '0.1']) expect(new Set(everything.filter((u) => u.modelCall?.id === id).map((u) => u.modelCall!.attempt)).size, id).to.equal(1);
+      // A reader from the start, after the fact, gets the same by the same rule.
+      expect((await runWorker({ ...base, ACTION: 'stream', EXECUTOR_ID: 'reader', RESULT_FILE: file('full') })).code).to.equal(0);
+      const full = readJson<DurableRunUpdate[]>(file('full'));
+      expect(full).to.deep.equal(everything);
+      expect(textByModelCall(full)['0.2']).to.equal(expectedAnswer);
+      // Coalesced: fewer stream entries than the 14 pieces the answer came in.
+      expect(again.length).to.be.lessThan(Math.ceil(expectedAnswer.length / 3));
     });
 
     it('PostgreSQL thread: killed during a model call and during the append, the turn is stored once', async () => {
@@ -225,6 +273,16 @@ withService('durable runs on DBOS: recovery', (await postgresAvailable()) && (aw
     });
   }),
 );
+
+/** The text a reader shows for each model call: its deltas since the last `first` (the rule of DurableRunUpdate.modelCall). */
+function textByModelCall(updates: readonly DurableRunUpdate[]): Record<string, string> {
+  const text: Record<string, string> = {};
+  for (const u of updates) {
+    if (!u.modelCall) continue;
+    text[u.modelCall.id] = (u.modelCall.first ? '' : (text[u.modelCall.id] ?? '')) + u.text;
+  }
+  return text;
+}
 
 function readLinesOf(file: string, prefix: string): string[] {
   return readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith(prefix));

@@ -1,9 +1,11 @@
 import { expect } from 'chai';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
-import { lastValueFrom, toArray } from 'rxjs';
+import { Observable, lastValueFrom, toArray } from 'rxjs';
 import {
   ChatAgent,
   type ChatMessage,
+  type ChatResponseUpdate,
   DurableEngineUnavailableError,
   DurableRunCancelledError,
   DurableRunNotFoundError,
@@ -14,6 +16,7 @@ import {
   tool,
 } from 'skein';
 import { DbosDurableRunner, DURABLE_TURN_KEY, UNRECORDED_RESULT, durableAgent } from 'skein/dbos';
+import { McpConnectionError, mcpServer } from 'skein/mcp';
 import { SqliteChatMessageStoreFactory } from 'skein/store-sqlite';
 import { z } from 'zod';
 import { tempDir } from '../stores/services.js';
@@ -21,6 +24,13 @@ import { DATABASE_URL, NEEDS_POSTGRES, RUN_ID, countLines, dropSchema, postgresA
 import { ScriptedClient } from './fixtures/scripted-client.js';
 
 const SCHEMA = `dbos_${RUN_ID}_runs`;
+/** A port on 127.0.0.1 that was free a moment ago (nothing listens on it). */
+const closedPort = await new Promise<number>((resolve) => {
+  const probe = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = probe.address() as AddressInfo;
+    probe.close(() => resolve(port));
+  });
+});
 
 withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, () =>
   describe('in one process', function () {
@@ -47,6 +57,8 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
       queues: { perThread: { partitionConcurrency: 1 } },
     });
     const researcher = durableAgent(agent, { runner, unrecordedTools: ['summarize'] });
+    // The same agent with the stream of whole replies (streamDeltas: false).
+    const reporter = durableAgent(new ChatAgent({ name: 'reporter', chatClient: new ScriptedClient(), tools: [fetchPage, summarize], chatMessageStoreFactory: factory }), { runner, streamDeltas: false });
     // keepPartial: the first reply says something and calls fetch_page; the next model call fails.
     const flakyClient = new ScriptedClient();
     const flaky = new ChatAgent({
@@ -57,7 +69,18 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
       chatClient: {
         providerId: 'flaky',
         threadKind: 'message-store',
-        getStreamingResponse: () => flakyClient.getStreamingResponse(),
+        // Streamed as one update per message of the (failing) getResponse below.
+        getStreamingResponse(messages) {
+          return new Observable<ChatResponseUpdate>((subscriber) => {
+            this.getResponse(messages).then(
+              (response) => {
+                for (const m of response.messages) subscriber.next({ role: m.role, contents: m.contents });
+                subscriber.complete();
+              },
+              (error: unknown) => subscriber.error(error),
+            );
+          });
+        },
         getResponse: async (messages) => {
           if (messages.some((m) => m.role === 'tool')) throw new ServiceError('flaky', 'The model service failed (503).', { status: 503 });
           const response = await flakyClient.getResponse(messages);
@@ -66,6 +89,9 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
       },
     });
     const flakyDurable = durableAgent(flaky, { runner });
+    // An MCP server nobody listens on: listing its tools fails the run with the plugin's own error.
+    const mcpUser = new ChatAgent({ name: 'mcp-user', chatClient: new ScriptedClient(), tools: [mcpServer({ name: 'gone', url: `http://127.0.0.1:${closedPort}/mcp` })], chatMessageStoreFactory: factory });
+    const mcpDurable = durableAgent(mcpUser, { runner });
 
     before(async () => {
       // Before the real launch: DBOS is one per process, and a launch that failed leaves it unlaunched.
@@ -117,8 +143,33 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
       expect(JSON.stringify(stored)).to.include('secret summary 2');
     });
 
-    it('streams one update per reply and tool result, and resumes after an offset without repeating', async () => {
+    it('streams text deltas and tool-call updates of each model call, coalesced and marked with the call, and resumes after an offset without repeating', async () => {
       const result = await researcher.run('research', { thread: agent.getNewThread() });
+      const all = await lastValueFrom(runner.runStream(result.runId).pipe(toArray()));
+      expect(all.map((u) => u.offset)).to.deep.equal(all.map((_, i) => i));
+      const calls = [...new Set(all.flatMap((u) => (u.modelCall ? [u.modelCall.id] : [])))];
+      expect(calls).to.deep.equal(['0.0', '0.1', '0.2']);
+      for (const id of calls) {
+        const entries = all.filter((u) => u.modelCall?.id === id);
+        // One attempt each (nothing was cut), its first entry marked; the pieces of one burst in few writes.
+        expect(entries.map((u) => !!u.modelCall!.first)).to.deep.equal(entries.map((_, i) => i === 0));
+        expect(new Set(entries.map((u) => u.modelCall!.attempt)).size).to.equal(1);
+        expect(entries.length).to.be.at.most(2);
+      }
+      // The first call's tool-call arguments, streamed in two deltas, come joined in one update.
+      const delta = all.find((u) => u.modelCall?.id === '0.0' && u.toolCallDelta)!.toolCallDelta!;
+      expect(delta).to.deep.include({ callId: 'call_fetch_page_0', name: 'fetch_page', argumentsDelta: '{"step":1}' });
+      expect(all.filter((u) => u.modelCall?.id === '0.2').map((u) => u.text).join('')).to.equal(result.text);
+      // Tool results stay whole entries (the unrecorded one redacted); usage travels in the deltas.
+      expect(all.filter((u) => u.role === 'tool').map((u) => u.contents[0]!.kind)).to.deep.equal(['function-result', 'function-result']);
+      expect(all.filter((u) => !u.modelCall && u.role !== 'tool')).to.deep.equal([]);
+      expect(result.usage?.totalTokens).to.equal(45);
+      const rest = await lastValueFrom(runner.runStream(result.runId, { after: 2 }).pipe(toArray()));
+      expect(rest).to.deep.equal(all.slice(3));
+    });
+
+    it('streamDeltas: false streams one update per reply and tool result, and resumes after an offset without repeating', async () => {
+      const result = await reporter.run('research', { thread: reporter.agent.getNewThread() });
       const all = await lastValueFrom(runner.runStream(result.runId).pipe(toArray()));
       expect(all.map((u) => u.offset)).to.deep.equal([0, 1, 2, 3, 4]);
       expect(all.map((u) => u.role)).to.deep.equal(['assistant', 'tool', 'assistant', 'tool', 'assistant']);
@@ -149,6 +200,13 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
       expect([serviceError.name, serviceError.message, serviceError.status, serviceError.provider]).to.deep.equal(['ServiceError', 'The model service failed (503).', 503, 'flaky']);
       // keepPartial's partial message travels with the error as a public field too.
       expect(serviceError.partial?.additionalProperties?.partial).to.equal(true);
+    });
+
+    it("a run failed by a plugin's own error (MCP server unreachable) rejects getRun with that class, registered by the plugin", async () => {
+      const runId = await mcpDurable.start('research', { thread: mcpUser.getNewThread() });
+      const error = await runner.getRun(runId).then(() => undefined, (e: unknown) => e);
+      expect(error).to.be.instanceOf(McpConnectionError);
+      expect((error as McpConnectionError).message).to.contain(`MCP server "gone" (http://127.0.0.1:${closedPort}/mcp)`);
     });
 
     it('waits for approval with the pending call in the thread, then runs the tool once when approved', async () => {

@@ -1,4 +1,4 @@
-import { ServiceError, SkeinError } from 'skein';
+import { registerErrorClass, ServiceError, SkeinError } from 'skein';
 
 /**
  * A run ended in expired, failed, cancelled or incomplete. It names the run and thread so the
@@ -67,3 +67,6 @@ export class AssistantContentError extends SkeinError {
     super(`${path}: ${message}`);
   }
 }
+
+// So a durable run failed by one of these is rebuilt as the same class by getRun in any process.
+for (const errorClass of [AssistantRunError, AssistantRunTimeoutError, AssistantDeletedError, VectorStoreError, AssistantContentError]) registerErrorClass(errorClass);
