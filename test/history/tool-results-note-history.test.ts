@@ -5,6 +5,7 @@ import {
   type AgentRunResponse,
   type AgentThread,
   type AIAgent,
+  type AITool,
   type ChatMessage,
   approvalResponse,
   messageText,
@@ -12,7 +13,9 @@ import {
   TOOL_RESULTS_NOTE_HEADING,
   toolResultsNote,
   namingCall,
+  tool,
 } from 'skein';
+import { z } from 'zod';
 import { AzureAIAgent, createEmulatorAgentsClient } from 'skein/azure-ai-agents';
 import { OpenAIAssistantAgent } from 'skein/openai';
 import { type ApprovalSuite, approvalSuite } from '../support/approval-suite.js';
@@ -25,14 +28,14 @@ type RawMessages = (threadId: string) => Promise<{ role: string; text: string; m
 
 interface Service {
   name: string;
-  start(suite: ApprovalSuite): Promise<{ agent: AIAgent; raw: RawMessages; continueAsIs: (thread: AgentThread) => Promise<AgentRunResponse> }>;
+  start(suite: ApprovalSuite, extraTools?: AITool[]): Promise<{ agent: AIAgent; raw: RawMessages; continueAsIs: (thread: AgentThread) => Promise<AgentRunResponse> }>;
 }
 
 const assistants: Service = {
   name: 'OpenAI Assistants (real openai SDK)',
-  async start(suite) {
+  async start(suite, extraTools = []) {
     const client = new OpenAI({ apiKey: 'emulator-key', baseURL: suite.emulator.openaiBaseURL, maxRetries: 0 });
-    const agent = await OpenAIAssistantAgent.create(client, { model: 'gpt-test', name: 'ops' }, { tools: suite.tools(), polling: { intervalMs: 1 } });
+    const agent = await OpenAIAssistantAgent.create(client, { model: 'gpt-test', name: 'ops' }, { tools: [...suite.tools(), ...extraTools], polling: { intervalMs: 1 } });
     const raw: RawMessages = async (threadId) =>
       (await client.beta.threads.messages.list(threadId, { order: 'asc' })).data.map((m) => ({
         role: m.role,
@@ -45,9 +48,9 @@ const assistants: Service = {
 
 const foundry: Service = {
   name: 'Foundry Agents (real @azure/ai-agents SDK)',
-  async start(suite) {
+  async start(suite, extraTools = []) {
     const client: AgentsClient = createEmulatorAgentsClient(suite.url, { token: 'emulator-key', clientOptions: { retryOptions: { maxRetries: 0 } } });
-    const agent = new AzureAIAgent({ client, model: 'gpt-4o', name: 'ops', tools: suite.tools(), pollIntervalMs: 1 });
+    const agent = new AzureAIAgent({ client, model: 'gpt-4o', name: 'ops', tools: [...suite.tools(), ...extraTools], pollIntervalMs: 1 });
     const raw: RawMessages = async (threadId) => {
       const out: { role: string; text: string; metadata: Record<string, string> }[] = [];
       for await (const m of client.messages.list(threadId, { order: 'asc' })) {
@@ -128,6 +131,19 @@ for (const service of [assistants, foundry]) {
         [calls[1]![2], 'deleted /tmp/b'],
       ]);
       expect(weatherCalls).to.deep.equal(['Bern']);
+    });
+
+    it('an approved tool whose result carries an image and a file: the new run reads both through the note, which the service thread holds once', async () => {
+      // What an MCP tool's image and file results look like to the model (see docs/mcp.md, Results).
+      const chart = { content: [{ type: 'image', mimeType: 'image/png', bytes: 68 }, { type: 'resource_link', uri: 'file:///tmp/q3.pdf', name: 'q3.pdf', mimeType: 'application/pdf' }] };
+      const renderChart = tool({ name: 'render_chart', description: 'Renders a chart', parameters: z.object({ quarter: z.string() }), requiresApproval: true, execute: () => chart });
+      const { agent, raw } = await service.start(suite, [renderChart]);
+      const thread = agent.getNewThread();
+      const asked = await agent.run('call render_chart {"quarter":"Q3"}', { thread });
+      const approved = await agent.run(approvalResponse(asked.approvalRequests[0]!, true), { thread });
+      expect(approved.text).to.equal(`render_chart returned: ${JSON.stringify(chart)}`);
+      expect((await raw(thread.serviceThreadId!)).filter((m) => m.metadata.skein_kind === 'tool-results')).to.have.length(1);
+      expect(suite.deleted).to.deep.equal([]);
     });
 
     it('a rejected call reads back as its error result; a plain new message after a pending call keeps its place after the result', async () => {
