@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortError } from 'skein';
 import { OpenAIAssistantAgent } from 'skein/openai';
 import type { Emulator } from 'skein/testing';
-import { emulatorClientPerTest } from './emulator-client.js';
+import { emulatorClientPerTest } from '../support/emulator.js';
 
 describe('Assistants: an abort while the run is being created cancels that run on the service', () => {
   const suite = emulatorClientPerTest();

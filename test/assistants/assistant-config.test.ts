@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { type AgentConfig, agentToken, ConfigurationError, createContainer, SerializationError } from 'skein';
 import { type OpenAIAssistantAgent, openaiPlugin } from 'skein/openai';
-import { emulatorClientPerTest } from './emulator-client.js';
+import { emulatorClientPerTest } from '../support/emulator.js';
 
 describe('Assistants from config: every key reaches the agent or is reported', () => {
   const suite = emulatorClientPerTest();

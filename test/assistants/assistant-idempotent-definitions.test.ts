@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { type AgentConfig, agentToken, createContainer } from 'skein';
 import { OpenAIAssistantAgent, openaiPlugin } from 'skein/openai';
-import { emulatorClientPerTest } from './emulator-client.js';
+import { emulatorClientPerTest } from '../support/emulator.js';
 
 const PROCESS = join(fileURLToPath(new URL('.', import.meta.url)), 'fixtures', 'definition-process.js');
 const run = promisify(execFile);

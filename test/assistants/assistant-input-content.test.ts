@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { lastValueFrom, toArray } from 'rxjs';
 import type { ChatMessage } from 'skein';
 import { AssistantContentError, OpenAIAssistantAgent } from 'skein/openai';
-import { emulatorClientPerTest, failure } from './emulator-client.js';
+import { emulatorClientPerTest } from '../support/emulator.js';
+import { failure } from './emulator-client.js';
 
 /** A 1x1 transparent PNG. */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';

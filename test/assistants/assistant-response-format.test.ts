@@ -3,7 +3,7 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { agentToken, ConfigurationError, createContainer, SerializationError } from 'skein';
 import { OpenAIAssistantAgent, openaiPlugin } from 'skein/openai';
 import { z } from 'zod';
-import { emulatorClientPerTest } from './emulator-client.js';
+import { emulatorClientPerTest } from '../support/emulator.js';
 
 const Weather = z.object({ city: z.string(), degrees: z.number(), sunny: z.boolean() });
 const weatherSchema = { type: 'object', properties: { city: { type: 'string' }, degrees: { type: 'number' } }, required: ['city', 'degrees'], additionalProperties: false };

@@ -1,3 +1,4 @@
+import OpenAI, { type ClientOptions } from 'openai';
 import { Emulator, type EmulatorOptions } from 'skein/testing';
 
 /** The running emulator of the enclosing describe; valid inside its tests and hooks. */
@@ -18,6 +19,26 @@ export function useEmulator(options: EmulatorOptions = {}, teardown: EmulatorTea
 /** For the enclosing describe: a fresh emulator for each test, stopped after it (no state leaks between tests). */
 export function emulatorPerTest(options: EmulatorOptions = {}, teardown: EmulatorTeardown = {}): EmulatorAccess {
   return emulatorAround(beforeEach, afterEach, options, teardown);
+}
+
+/** For the enclosing describe: `emulatorPerTest` and an openai SDK client on it, made before each test (no retries, so faults show as they are). */
+export function emulatorClientPerTest(clientOptions: ClientOptions = {}, options: EmulatorOptions = {}): EmulatorAccess & { readonly client: OpenAI } {
+  const access = emulatorPerTest(options);
+  let client: OpenAI | undefined;
+  beforeEach(() => {
+    client = new OpenAI({ apiKey: 'test', baseURL: access.emulator.openaiBaseURL, maxRetries: 0, ...clientOptions });
+  });
+  return {
+    get emulator() {
+      return access.emulator;
+    },
+    get url() {
+      return access.url;
+    },
+    get client() {
+      return client ?? notStarted();
+    },
+  };
 }
 
 /** What a suite closes before its emulator stops. */
