@@ -4,8 +4,11 @@ import type { FunctionApprovalRequestContent, FunctionApprovalResponseContent, F
 import type { JsonObject, JsonValue } from '../serialization/json.js';
 import type { AgentThread } from '../threads/agent-thread.js';
 import type { AITool } from '../tools/ai-tool.js';
-import { notRun } from './function-invocation-loop.js';
+import { namingCall, notRun, settledCallOf } from './call-result.js';
 import { rejected, runToolCall } from './tool-approval-gate.js';
+
+// Their old home; kept so `skein` and deep imports still find them.
+export { namingCall, settledCallOf } from './call-result.js';
 
 const STATE_KEY = 'pendingApprovals';
 const SURFACED_KEY = 'surfacedApprovals';
@@ -136,20 +139,6 @@ export function withHeldResults(state: JsonObject, results: readonly FunctionRes
       return r.error !== undefined ? { ...named, error: r.error } : { ...named, result: (r.result ?? null) as JsonValue };
     }),
   };
-}
-
-/** Key of a settled result's `additionalProperties` naming its call (for a service that lost the run). */
-const SETTLED_CALL_KEY = 'settledCall';
-
-/** The result, naming the call it answers: a new service run that reads it as a note needs the name. */
-export function namingCall(result: FunctionResultContent, call: Pick<FunctionCallContent, 'name' | 'arguments'>): FunctionResultContent {
-  return { ...result, additionalProperties: { ...result.additionalProperties, [SETTLED_CALL_KEY]: { name: call.name, arguments: call.arguments } } };
-}
-
-export function settledCallOf(result: FunctionResultContent): { name: string; arguments: string } | undefined {
-  const call = result.additionalProperties?.[SETTLED_CALL_KEY];
-  if (!call || typeof call !== 'object' || Array.isArray(call) || typeof call.name !== 'string') return undefined;
-  return { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : '' };
 }
 
 /**

@@ -6,8 +6,11 @@ import { withField } from '../messages/message-copy.js';
 import { type FunctionCallContent, type FunctionResultContent, type UsageDetails, addUsage } from '../messages/content.js';
 import type { AgentThread } from '../threads/agent-thread.js';
 import type { AITool } from '../tools/ai-tool.js';
-import { namingCall } from './function-approvals.js';
+import { namingCall, notRun } from './call-result.js';
 import { partitionByApproval, runToolCall } from './tool-approval-gate.js';
+
+// Its old home; kept so `skein` and deep imports still find it.
+export { notRun } from './call-result.js';
 
 /** One model call: streaming or not, the loop does not care. `onUpdate` sees streamed updates (keepPartial). */
 export type CallModel = (messages: readonly ChatMessage[], options: ChatOptions, onUpdate?: (update: ChatResponseUpdate) => void) => Promise<ChatResponse>;
@@ -134,10 +137,6 @@ async function invokeAll(calls: FunctionCallContent[], request: FunctionLoopRequ
     throwIfAborted(request.signal);
     return results;
   });
-}
-
-export function notRun(call: FunctionCallContent, error: string): FunctionResultContent {
-  return { kind: 'function-result', callId: call.callId, error };
 }
 
 /** What the loop reads of an abort: an AbortSignal is one. */

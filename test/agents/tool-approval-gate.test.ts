@@ -1,9 +1,8 @@
 import { expect } from 'chai';
-import { z } from 'zod';
-import { approvalResponse, ChatAgent, type FunctionCallContent, runToolCall, tool, ToolApprovalRequiredError } from 'skein';
+import { approvalResponse, ChatAgent, type FunctionCallContent, runToolCall, ToolApprovalRequiredError } from 'skein';
 import { OpenAIChatClient, OpenAIResponsesClient } from 'skein/openai';
-import { Emulator } from 'skein/testing';
 import { rejection } from '../support/async-expectations.js';
+import { approvalSuite } from '../support/approval-suite.js';
 import { deleteFileTool } from '../support/example-tools.js';
 
 /** Issue 28 §2: the one enforcement point, and the chat loop that goes through it. */
@@ -37,26 +36,9 @@ describe('the approval gate (runToolCall) and the ChatAgent tool loop', () => {
   });
 
   describe('ChatAgent', () => {
-    let emulator: Emulator;
-    const deleted: string[] = [];
-    const weatherCalls: string[] = [];
-    const weather = tool({
-      name: 'get_weather',
-      description: 'Weather for a city',
-      parameters: z.object({ city: z.string() }),
-      execute: ({ city }) => {
-        weatherCalls.push(city);
-        return `sunny in ${city}`;
-      },
-    });
-    beforeEach(async () => {
-      deleted.length = 0;
-      weatherCalls.length = 0;
-      emulator = await Emulator.start();
-    });
-    afterEach(() => emulator.stop());
-
-    const chatAgent = () => new ChatAgent({ chatClient: new OpenAIChatClient({ apiKey: 'k', baseURL: emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 }), tools: [deleteFileTool(deleted), weather] });
+    const suite = approvalSuite();
+    const { deleted, weatherCalls } = suite;
+    const chatAgent = () => new ChatAgent({ chatClient: new OpenAIChatClient({ apiKey: 'k', baseURL: suite.emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 }), tools: suite.tools() });
 
     it('does not run without approval, runs exactly once after it, never after a rejection', async () => {
       const agent = chatAgent();
@@ -73,7 +55,7 @@ describe('the approval gate (runToolCall) and the ChatAgent tool loop', () => {
     });
 
     it('on a service thread (Responses), a call that ran beside the pending one reaches the service with the answer, run once', async () => {
-      const agent = new ChatAgent({ chatClient: new OpenAIResponsesClient({ apiKey: 'k', baseURL: emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 }), tools: [deleteFileTool(deleted), weather] });
+      const agent = new ChatAgent({ chatClient: new OpenAIResponsesClient({ apiKey: 'k', baseURL: suite.emulator.openaiBaseURL, model: 'gpt-4.1', maxRetries: 0 }), tools: suite.tools() });
       const thread = agent.getNewThread();
       const asked = await agent.run('call get_weather {"city":"Rome"} and call delete_file {"path":"/tmp/c"}', { thread });
       expect(thread.serviceThreadId).to.be.a('string');

@@ -1,35 +1,31 @@
 import { expect } from 'chai';
-import OpenAI from 'openai';
 import { lastValueFrom } from 'rxjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AbortError } from 'skein';
 import { OpenAIAssistantAgent } from 'skein/openai';
 import type { Emulator } from 'skein/testing';
-import { emulatorWithClient } from './emulator-client.js';
+import { emulatorClientPerTest } from '../support/emulator.js';
 
 describe('Assistants: an abort while the run is being created cancels that run on the service', () => {
-  let emulator: Emulator;
-  let client: OpenAI;
+  const suite = emulatorClientPerTest();
   let agent: OpenAIAssistantAgent;
 
   beforeEach(async () => {
-    ({ emulator, client } = await emulatorWithClient());
-    agent = await OpenAIAssistantAgent.create(client, { model: 'gpt-test', name: 'slow' }, { polling: { intervalMs: 1 } });
+    agent = await OpenAIAssistantAgent.create(suite.client, { model: 'gpt-test', name: 'slow' }, { polling: { intervalMs: 1 } });
   });
-  afterEach(async () => emulator.stop());
 
   /** A thread on the service whose next run-create call meets `fault`. */
   async function threadWithFaultyRunCreate(fault: Record<string, unknown>) {
     const thread = await agent.createThread();
     const threadId = thread.serviceThreadId!;
-    emulator.injectFault({ ...fault, method: 'POST', path: `/v1/threads/${threadId}/runs` } as Parameters<Emulator['injectFault']>[0]);
+    suite.emulator.injectFault({ ...fault, method: 'POST', path: `/v1/threads/${threadId}/runs` } as Parameters<Emulator['injectFault']>[0]);
     return { thread, threadId };
   }
 
   /** Resolves once the service holds a run on the thread (the create call's answer is still on its way). */
   async function runCreatedOnService(threadId: string): Promise<string> {
     for (;;) {
-      const [run] = (await client.beta.threads.runs.list(threadId)).data;
+      const [run] = (await suite.client.beta.threads.runs.list(threadId)).data;
       if (run) return run.id;
       await sleep(5);
     }
@@ -37,8 +33,8 @@ describe('Assistants: an abort while the run is being created cancels that run o
 
   /** The run's status as the service reports it once it settled (a cancel passes through `cancelling`). */
   async function settledStatus(threadId: string, runId: string): Promise<string> {
-    let run = await client.beta.threads.runs.retrieve(runId, { thread_id: threadId });
-    while (run.status === 'cancelling' || run.status === 'queued' || run.status === 'in_progress') run = await client.beta.threads.runs.retrieve(runId, { thread_id: threadId });
+    let run = await suite.client.beta.threads.runs.retrieve(runId, { thread_id: threadId });
+    while (run.status === 'cancelling' || run.status === 'queued' || run.status === 'in_progress') run = await suite.client.beta.threads.runs.retrieve(runId, { thread_id: threadId });
     return run.status;
   }
 
@@ -86,7 +82,7 @@ describe('Assistants: an abort while the run is being created cancels that run o
     const { thread, threadId } = await threadWithFaultyRunCreate({ kind: 'cut-stream', afterEvents: 0 });
     const error = await agent.run('hello', { thread }).catch((e: unknown) => e);
     expect((error as Error).name).to.equal('ConnectionError');
-    const [run] = (await client.beta.threads.runs.list(threadId)).data;
+    const [run] = (await suite.client.beta.threads.runs.list(threadId)).data;
     expect(await settledStatus(threadId, run!.id)).to.equal('cancelled');
     expect((await agent.getThreadMessages(thread)).map((m) => m.role)).to.deep.equal(['user']);
   });

@@ -1,42 +1,23 @@
 import { expect } from 'chai';
 import OpenAI from 'openai';
 import { lastValueFrom, toArray } from 'rxjs';
-import { type AgentRunResponseUpdate, type AIAgent, agentToken, approvalResponse, createContainer, tool } from 'skein';
+import { type AgentRunResponseUpdate, type AIAgent, agentToken, approvalResponse, createContainer } from 'skein';
 import { OpenAIAssistantAgent, openaiPlugin } from 'skein/openai';
-import { Emulator } from 'skein/testing';
-import { z } from 'zod';
+import { approvalSuite } from '../support/approval-suite.js';
 import { deleteFileTool } from '../support/example-tools.js';
 import { failure } from './emulator-client.js';
 
 /** Issue 28 §2: an Assistants agent never runs a tool that needs approval without one. */
 describe('OpenAIAssistantAgent: tools that need approval (real openai SDK, emulator)', () => {
-  let emulator: Emulator;
+  const suite = approvalSuite();
+  const { deleted, weatherCalls } = suite;
   let client: OpenAI;
-  const deleted: string[] = [];
-  const weatherCalls: string[] = [];
-  const weather = tool({
-    name: 'get_weather',
-    description: 'Weather for a city',
-    parameters: z.object({ city: z.string() }),
-    execute: ({ city }) => {
-      weatherCalls.push(city);
-      return `sunny in ${city}`;
-    },
-  });
-
-  const newAgent = () => OpenAIAssistantAgent.create(client, { model: 'gpt-test', name: 'ops' }, { tools: [deleteFileTool(deleted), weather], polling: { intervalMs: 1 } });
+  const newAgent = () => OpenAIAssistantAgent.create(client, { model: 'gpt-test', name: 'ops' }, { tools: suite.tools(), polling: { intervalMs: 1 } });
   const runsOf = async (threadId: string) => (await client.beta.threads.runs.list(threadId)).data;
   const textOf = (updates: AgentRunResponseUpdate[]) => updates.map((u) => u.text).join('');
 
-  beforeEach(async () => {
-    deleted.length = 0;
-    weatherCalls.length = 0;
-    emulator = await Emulator.start();
-    client = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
-  });
-
-  afterEach(async () => {
-    await emulator.stop();
+  beforeEach(() => {
+    client = new OpenAI({ apiKey: 'test', baseURL: suite.emulator.openaiBaseURL, maxRetries: 0 });
   });
 
   it('stops with an approval request instead of running the tool; the waiting run is cancelled on the service', async () => {
@@ -97,7 +78,7 @@ describe('OpenAIAssistantAgent: tools that need approval (real openai SDK, emula
   });
 
   it('answered after the waiting run would have expired on the service: the model reads the result, the turn succeeds', async () => {
-    emulator.runExpirySeconds = 0; // a run waiting for tool outputs expires at the next request that reads it
+    suite.emulator.runExpirySeconds = 0; // a run waiting for tool outputs expires at the next request that reads it
     const agent = await newAgent();
     const thread = agent.getNewThread();
     const asked = await agent.run('call delete_file {"path":"/tmp/late"}', { thread });
@@ -123,7 +104,7 @@ describe('OpenAIAssistantAgent: tools that need approval (real openai SDK, emula
 
   it('a pending approval survives serialize and resume in a fresh container; the approval there runs the tool once', async () => {
     const config = () => ({
-      plugins: [openaiPlugin({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 })],
+      plugins: [openaiPlugin({ apiKey: 'test', baseURL: suite.emulator.openaiBaseURL, maxRetries: 0 })],
       tools: [deleteFileTool(deleted)],
       agents: { ops: { client: 'openai-assistants', model: 'gpt-test', tools: ['delete_file'], polling: { intervalMs: 1 } } },
     });
@@ -143,7 +124,7 @@ describe('OpenAIAssistantAgent: tools that need approval (real openai SDK, emula
     const agent = await newAgent();
     const thread = agent.getNewThread();
     const asked = await agent.run('call delete_file {"path":"/tmp/once"}', { thread });
-    emulator.injectFault({ kind: 'status', status: 500, method: 'POST', path: `/v1/threads/${thread.serviceThreadId}/runs` });
+    suite.emulator.injectFault({ kind: 'status', status: 500, method: 'POST', path: `/v1/threads/${thread.serviceThreadId}/runs` });
     await failure(agent.run(approvalResponse(asked.approvalRequests[0]!, true), { thread }));
     expect(deleted).to.deep.equal(['/tmp/once']);
     const again = await agent.run(approvalResponse(asked.approvalRequests[0]!, true), { thread });

@@ -2,18 +2,14 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import { type AgentConfig, agentToken, ConfigurationError, createContainer, SerializationError } from 'skein';
 import { type OpenAIAssistantAgent, openaiPlugin } from 'skein/openai';
-import type { Emulator } from 'skein/testing';
-import { emulatorWithClient } from './emulator-client.js';
+import { emulatorClientPerTest } from '../support/emulator.js';
 
 describe('Assistants from config: every key reaches the agent or is reported', () => {
-  let emulator: Emulator;
-  let client: OpenAI;
+  const suite = emulatorClientPerTest();
 
-  beforeEach(async () => ({ emulator, client } = await emulatorWithClient()));
-  afterEach(async () => emulator.stop());
 
   const agentOf = (config: Omit<AgentConfig, 'client'>) =>
-    createContainer({ plugins: [openaiPlugin({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 })], agents: { desk: { client: 'openai-assistants', ...config } } }).get(
+    createContainer({ plugins: [openaiPlugin({ apiKey: 'test', baseURL: suite.emulator.openaiBaseURL, maxRetries: 0 })], agents: { desk: { client: 'openai-assistants', ...config } } }).get(
       agentToken('desk'),
     ) as OpenAIAssistantAgent;
   const problems = (config: Omit<AgentConfig, 'client'>): readonly string[] => {
@@ -25,10 +21,10 @@ describe('Assistants from config: every key reaches the agent or is reported', (
     }
     return expect.fail('expected a ConfigurationError');
   };
-  const lastRun = () => emulator.requests.filter((r) => r.method === 'POST' && /\/runs$/.test(r.path)).at(-1)!.body as Record<string, unknown>;
+  const lastRun = () => suite.emulator.requests.filter((r) => r.method === 'POST' && /\/runs$/.test(r.path)).at(-1)!.body as Record<string, unknown>;
 
   it('provider options reach the service: run options at the top level, metadata, topP, code interpreter files, maxToolIterations', async () => {
-    const file = await client.files.create({ file: await OpenAI.toFile(Buffer.from('a,b\n1,2\n'), 'data.csv'), purpose: 'assistants' });
+    const file = await suite.client.files.create({ file: await OpenAI.toFile(Buffer.from('a,b\n1,2\n'), 'data.csv'), purpose: 'assistants' });
     const agent = agentOf({
       model: 'gpt-test',
       maxPromptTokens: 900,
@@ -44,7 +40,7 @@ describe('Assistants from config: every key reaches the agent or is reported', (
       polling: { intervalMs: 1 },
     });
     await agent.run('hi', { thread: agent.getNewThread() });
-    const stored = await client.beta.assistants.retrieve(agent.id!);
+    const stored = await suite.client.beta.assistants.retrieve(agent.id!);
     expect(stored.metadata).to.include({ team: 'billing' });
     expect(stored.top_p).to.equal(0.5);
     expect(stored.tool_resources?.code_interpreter?.file_ids).to.deep.equal([file.id]);
@@ -66,7 +62,7 @@ describe('Assistants from config: every key reaches the agent or is reported', (
       'agents.desk.reuse: expected true or false, found "no".',
       'agents.desk: an openai-assistants agent needs `model` (to create an assistant) or `assistantId` (to use one).',
     ]);
-    expect(emulator.requests).to.deep.equal([]);
+    expect(suite.emulator.requests).to.deep.equal([]);
   });
 
   it('run defaults too long for the assistant metadata are refused before any request, not by the service', async () => {
@@ -75,9 +71,9 @@ describe('Assistants from config: every key reaches the agent or is reported', (
     expect(error).to.be.instanceOf(SerializationError);
     expect((error as SerializationError).path).to.equal('definition.executionOptions');
     expect((error as Error).message).to.match(/at most 512/);
-    expect(emulator.requests).to.deep.equal([]);
+    expect(suite.emulator.requests).to.deep.equal([]);
     // The emulator holds metadata to the service's limit too.
-    const refused = await client.beta.assistants.create({ model: 'gpt-test', metadata: { long: 'x'.repeat(513) } }).catch((e: unknown) => e as { status: number });
+    const refused = await suite.client.beta.assistants.create({ model: 'gpt-test', metadata: { long: 'x'.repeat(513) } }).catch((e: unknown) => e as { status: number });
     expect((refused as { status: number }).status).to.equal(400);
   });
 });

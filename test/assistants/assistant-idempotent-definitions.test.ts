@@ -3,11 +3,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import OpenAI from 'openai';
 import { type AgentConfig, agentToken, createContainer } from 'skein';
 import { OpenAIAssistantAgent, openaiPlugin } from 'skein/openai';
-import type { Emulator } from 'skein/testing';
-import { emulatorWithClient } from './emulator-client.js';
+import { emulatorClientPerTest } from '../support/emulator.js';
 
 const PROCESS = join(fileURLToPath(new URL('.', import.meta.url)), 'fixtures', 'definition-process.js');
 const run = promisify(execFile);
@@ -19,19 +17,16 @@ interface ProcessResult {
 }
 
 describe('Assistants: an agent definition makes one assistant, however many containers and processes use it', () => {
-  let emulator: Emulator;
-  let client: OpenAI;
+  const suite = emulatorClientPerTest();
 
-  beforeEach(async () => ({ emulator, client } = await emulatorWithClient()));
-  afterEach(async () => emulator.stop());
 
   const definition: AgentConfig = { client: 'openai-assistants', model: 'gpt-test', instructions: 'Be brief.', polling: { intervalMs: 1 } };
-  const assistants = async () => (await client.beta.assistants.list({ limit: 100 })).data;
+  const assistants = async () => (await suite.client.beta.assistants.list({ limit: 100 })).data;
   const container = (agent: AgentConfig = definition) =>
-    createContainer({ plugins: [openaiPlugin({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 })], agents: { support: agent } });
+    createContainer({ plugins: [openaiPlugin({ apiKey: 'test', baseURL: suite.emulator.openaiBaseURL, maxRetries: 0 })], agents: { support: agent } });
   const agentOf = (agent?: AgentConfig) => container(agent).get(agentToken('support')) as OpenAIAssistantAgent;
   const inProcess = async (input: string, agent: AgentConfig = definition, thread?: unknown): Promise<ProcessResult> => {
-    const { stdout } = await run(process.execPath, [PROCESS, JSON.stringify({ baseURL: emulator.openaiBaseURL, agent, input, thread })]);
+    const { stdout } = await run(process.execPath, [PROCESS, JSON.stringify({ baseURL: suite.emulator.openaiBaseURL, agent, input, thread })]);
     return JSON.parse(stdout) as ProcessResult;
   };
 
@@ -55,7 +50,7 @@ describe('Assistants: an agent definition makes one assistant, however many cont
     await agentOf().ensureAssistant();
     const [before] = await assistants();
     await agentOf().ensureAssistant();
-    expect(emulator.requests.filter((r) => r.method === 'POST' && r.path === `/v1/assistants/${before!.id}`)).to.deep.equal([]);
+    expect(suite.emulator.requests.filter((r) => r.method === 'POST' && r.path === `/v1/assistants/${before!.id}`)).to.deep.equal([]);
     const changed = agentOf({ ...definition, instructions: 'Answer in French.', maxCompletionTokens: 50 });
     await changed.ensureAssistant();
     const after = await assistants();
@@ -65,19 +60,19 @@ describe('Assistants: an agent definition makes one assistant, however many cont
     expect(changed.definition.executionOptions).to.deep.equal({ maxCompletionTokens: 50 });
     // Removing a field clears it on the service.
     await agentOf({ client: 'openai-assistants', model: 'gpt-test' }).ensureAssistant();
-    expect((await client.beta.assistants.retrieve(before!.id)).instructions).to.equal(null);
+    expect((await suite.client.beta.assistants.retrieve(before!.id)).instructions).to.equal(null);
   });
 
   it('a resumed thread runs on the assistant it was made with, in another process', async () => {
     // Process 1 runs on an assistant named by id ...
-    const v1 = await client.beta.assistants.create({ model: 'gpt-test', name: 'support', instructions: 'Old instructions.' });
+    const v1 = await suite.client.beta.assistants.create({ model: 'gpt-test', name: 'support', instructions: 'Old instructions.' });
     const started = await inProcess('My name is Ada.', { ...definition, assistantId: v1.id });
     expect(started.thread).to.deep.nested.include({ 'state.openaiAssistants.assistantId': v1.id });
     // ... process 2 is configured from the definition (its own assistant) and resumes that thread.
     const resumed = await inProcess("What's my name?", definition, started.thread);
     expect(resumed.text).to.equal('Your name is Ada.');
     expect(resumed.assistantId).not.to.equal(v1.id);
-    const runs = emulator.requests.filter((r) => r.method === 'POST' && /\/runs$/.test(r.path)).map((r) => (r.body as { assistant_id: string }).assistant_id);
+    const runs = suite.emulator.requests.filter((r) => r.method === 'POST' && /\/runs$/.test(r.path)).map((r) => (r.body as { assistant_id: string }).assistant_id);
     expect(runs).to.deep.equal([v1.id, v1.id]);
     // A new thread of process 2 runs on the definition's assistant.
     const fresh = await inProcess('hello');
@@ -98,9 +93,9 @@ describe('Assistants: an agent definition makes one assistant, however many cont
 
   it('create() still makes a new assistant each time; fromDefinition() finds the one a container made', async () => {
     const made = await agentOf().ensureAssistant();
-    const found = await OpenAIAssistantAgent.fromDefinition(client, { model: 'gpt-test', name: 'support', instructions: 'Be brief.' });
+    const found = await OpenAIAssistantAgent.fromDefinition(suite.client, { model: 'gpt-test', name: 'support', instructions: 'Be brief.' });
     expect(found.id).to.equal(made.id);
-    const fresh = await OpenAIAssistantAgent.create(client, { model: 'gpt-test', name: 'support', instructions: 'Be brief.' });
+    const fresh = await OpenAIAssistantAgent.create(suite.client, { model: 'gpt-test', name: 'support', instructions: 'Be brief.' });
     expect(fresh.id).not.to.equal(made.id);
   });
 });

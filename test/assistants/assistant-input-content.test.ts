@@ -1,10 +1,9 @@
 import { expect } from 'chai';
-import OpenAI from 'openai';
 import { lastValueFrom, toArray } from 'rxjs';
 import type { ChatMessage } from 'skein';
 import { AssistantContentError, OpenAIAssistantAgent } from 'skein/openai';
-import type { Emulator } from 'skein/testing';
-import { emulatorWithClient, failure } from './emulator-client.js';
+import { emulatorClientPerTest } from '../support/emulator.js';
+import { failure } from './emulator-client.js';
 
 /** A 1x1 transparent PNG. */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
@@ -13,19 +12,16 @@ const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAY
 const user = (...contents: ChatMessage['contents']): ChatMessage => ({ role: 'user', contents });
 
 describe('Assistants: images and files in input reach the thread (real openai SDK, emulator)', () => {
-  let emulator: Emulator;
-  let client: OpenAI;
+  const suite = emulatorClientPerTest();
   let agent: OpenAIAssistantAgent;
 
   beforeEach(async () => {
-    ({ emulator, client } = await emulatorWithClient());
-    agent = await OpenAIAssistantAgent.create(client, { model: 'gpt-test', name: 'viewer' }, { polling: { intervalMs: 1 } });
+    agent = await OpenAIAssistantAgent.create(suite.client, { model: 'gpt-test', name: 'viewer' }, { polling: { intervalMs: 1 } });
   });
-  afterEach(async () => emulator.stop());
 
   /** The thread's messages as the service stores them. */
-  const serviceMessages = async (threadId: string) => (await client.beta.threads.messages.list(threadId, { order: 'asc' })).data;
-  const requestsAfter = (count: number) => emulator.requests.slice(count);
+  const serviceMessages = async (threadId: string) => (await suite.client.beta.threads.messages.list(threadId, { order: 'asc' })).data;
+  const requestsAfter = (count: number) => suite.emulator.requests.slice(count);
 
   it('run: a web image goes as an image_url part and the model sees it', async () => {
     const thread = agent.getNewThread();
@@ -46,15 +42,15 @@ describe('Assistants: images and files in input reach the thread (real openai SD
     const input = user({ kind: 'text', text: 'Describe it.' }, { kind: 'data', data: PNG, mediaType: 'image/png', additionalProperties: { filename: 'pixel.png' } });
     const updates = await lastValueFrom(agent.runStream(input, { thread }).pipe(toArray()));
     expect(updates.map((u) => u.text).join('')).to.contain('[image: pixel.png]');
-    const files = (await client.files.list()).data;
+    const files = (await suite.client.files.list()).data;
     expect(files.map((f) => [f.filename, f.purpose])).to.deep.equal([['pixel.png', 'vision']]);
-    const bytes = Buffer.from(await (await client.files.content(files[0]!.id)).arrayBuffer());
+    const bytes = Buffer.from(await (await suite.client.files.content(files[0]!.id)).arrayBuffer());
     expect(bytes.equals(Buffer.from(PNG, 'base64'))).to.equal(true);
     const [stored] = await serviceMessages(thread.serviceThreadId!);
     expect(stored!.content[1]).to.deep.equal({ type: 'image_file', image_file: { file_id: files[0]!.id, detail: 'auto' } });
     // The uploaded file belongs to the thread: deleting the thread deletes it.
     await agent.deleteThread(thread);
-    expect((await client.files.list()).data).to.deep.equal([]);
+    expect((await suite.client.files.list()).data).to.deep.equal([]);
   });
 
   it('createThread: a data: URL image and a text file become an image_file part and a file_search attachment', async () => {
@@ -69,7 +65,7 @@ describe('Assistants: images and files in input reach the thread (real openai SD
       ],
     });
     const [stored] = await serviceMessages(thread.serviceThreadId!);
-    const files = new Map((await client.files.list()).data.map((f) => [f.filename, f]));
+    const files = new Map((await suite.client.files.list()).data.map((f) => [f.filename, f]));
     expect(files.get('image.png')!.purpose).to.equal('vision');
     expect(files.get('policy.txt')!.purpose).to.equal('assistants');
     expect(stored!.content.map((p) => p.type)).to.deep.equal(['text', 'image_file']);
@@ -81,7 +77,7 @@ describe('Assistants: images and files in input reach the thread (real openai SD
   });
 
   it('addChatMessage: an uploaded file by id goes as an attachment for the tool its type needs; the model sees it', async () => {
-    const uploaded = await OpenAIAssistantAgent.uploadFile(client, { name: 'sales.csv', content: 'month,total\njan,3\n' });
+    const uploaded = await OpenAIAssistantAgent.uploadFile(suite.client, { name: 'sales.csv', content: 'month,total\njan,3\n' });
     const thread = agent.getNewThread();
     await agent.addChatMessage(thread, user({ kind: 'text', text: 'Sum it.' }, { kind: 'uri', uri: `openai-file:${uploaded.id}`, mediaType: 'text/csv' }));
     const [stored] = await serviceMessages(thread.serviceThreadId!);
@@ -101,7 +97,7 @@ describe('Assistants: images and files in input reach the thread (real openai SD
     ];
     for (const [label, message, path] of cases) {
       it(`${label}: AssistantContentError naming ${path}; nothing sent`, async () => {
-        const before = emulator.requests.length;
+        const before = suite.emulator.requests.length;
         const thread = agent.getNewThread();
         const error = await failure(agent.run([message], { thread }));
         expect(error).to.be.instanceOf(AssistantContentError);
@@ -117,7 +113,7 @@ describe('Assistants: images and files in input reach the thread (real openai SD
     }
 
     it('a bad message after a good one: nothing is uploaded or sent', async () => {
-      const before = emulator.requests.length;
+      const before = suite.emulator.requests.length;
       const good = user({ kind: 'data', data: PNG, mediaType: 'image/png' });
       const bad = user({ kind: 'data', data: 'AAAA', mediaType: 'video/mp4' });
       const error = await failure(agent.run([good, bad], { thread: agent.getNewThread() }));
@@ -128,7 +124,7 @@ describe('Assistants: images and files in input reach the thread (real openai SD
   });
 
   it('the emulator refuses what the service refuses: a data URL in image_url, an image in an assistant message, an unknown file', async () => {
-    const thread = await client.beta.threads.create();
+    const thread = await suite.client.beta.threads.create();
     const refusals = [
       { role: 'user' as const, content: [{ type: 'image_url' as const, image_url: { url: `data:image/png;base64,${PNG}` } }] },
       { role: 'assistant' as const, content: [{ type: 'image_url' as const, image_url: { url: 'https://example.com/a.png' } }] },
@@ -136,9 +132,9 @@ describe('Assistants: images and files in input reach the thread (real openai SD
       { role: 'user' as const, content: 'x', attachments: [{ file_id: 'file-nope', tools: [{ type: 'file_search' as const }] }] },
     ];
     for (const body of refusals) {
-      const error = (await failure(client.beta.threads.messages.create(thread.id, body))) as { status: number };
+      const error = (await failure(suite.client.beta.threads.messages.create(thread.id, body))) as { status: number };
       expect(error.status, JSON.stringify(body)).to.be.oneOf([400, 404]);
     }
-    expect((await client.beta.threads.messages.list(thread.id)).data).to.deep.equal([]);
+    expect((await suite.client.beta.threads.messages.list(thread.id)).data).to.deep.equal([]);
   });
 });

@@ -1,29 +1,17 @@
 import type { AgentsClient } from '@azure/ai-agents';
 import { expect } from 'chai';
 import { lastValueFrom, toArray } from 'rxjs';
-import { type AIAgent, agentToken, approvalResponse, createContainer, tool } from 'skein';
+import { type AIAgent, agentToken, approvalResponse, createContainer } from 'skein';
 import { AzureAIAgent, azureAIAgentsPlugin, createEmulatorAgentsClient, emulatorConnection } from 'skein/azure-ai-agents';
-import { Emulator } from 'skein/testing';
-import { z } from 'zod';
+import { approvalSuite } from '../support/approval-suite.js';
 import { deleteFileTool } from '../support/example-tools.js';
 
 /** Issue 28 §2: Foundry agents and tools that need approval, including runs that expire while the user decides. */
 describe('AzureAIAgent: tools that need approval (real @azure/ai-agents client, emulator)', () => {
-  let emulator: Emulator;
+  const suite = approvalSuite({ apiKey: 'foundry-token' });
+  const { deleted, weatherCalls } = suite;
   let client: AgentsClient;
-  const deleted: string[] = [];
-  const weatherCalls: string[] = [];
-  const weather = tool({
-    name: 'get_weather',
-    description: 'Weather for a city',
-    parameters: z.object({ city: z.string() }),
-    execute: ({ city }) => {
-      weatherCalls.push(city);
-      return `Sunny in ${city}`;
-    },
-  });
-
-  const newAgent = () => new AzureAIAgent({ client, model: 'gpt-4o', name: 'ops', tools: [deleteFileTool(deleted), weather], pollIntervalMs: 1 });
+  const newAgent = () => new AzureAIAgent({ client, model: 'gpt-4o', name: 'ops', tools: suite.tools(), pollIntervalMs: 1 });
   const serviceMessages = async (threadId: string) => {
     const out: { role: string; text: string }[] = [];
     for await (const m of client.messages.list(threadId, { order: 'asc' })) {
@@ -32,16 +20,10 @@ describe('AzureAIAgent: tools that need approval (real @azure/ai-agents client, 
     return out;
   };
 
-  beforeEach(async () => {
-    deleted.length = 0;
-    weatherCalls.length = 0;
-    emulator = await Emulator.start({ apiKey: 'foundry-token' });
-    client = createEmulatorAgentsClient(emulator.url, { token: 'foundry-token', clientOptions: { retryOptions: { maxRetries: 0 } } });
+  beforeEach(() => {
+    client = createEmulatorAgentsClient(suite.url, { token: 'foundry-token', clientOptions: { retryOptions: { maxRetries: 0 } } });
   });
 
-  afterEach(async () => {
-    await emulator.stop();
-  });
 
   it('asks first; approved, the tool runs exactly once; rejected, never', async () => {
     const agent = newAgent();
@@ -59,7 +41,7 @@ describe('AzureAIAgent: tools that need approval (real @azure/ai-agents client, 
   });
 
   it('approved after the waiting run expired: the tool runs once, the model reads the result, the turn succeeds', async () => {
-    emulator.runExpirySeconds = 0; // a run waiting for tool outputs expires at the next request that reads it
+    suite.emulator.runExpirySeconds = 0; // a run waiting for tool outputs expires at the next request that reads it
     const agent = newAgent();
     const thread = agent.getNewThread();
     const asked = await agent.run('call delete_file {"path":"/tmp/late"}', { thread });
@@ -72,7 +54,7 @@ describe('AzureAIAgent: tools that need approval (real @azure/ai-agents client, 
   });
 
   it('streamed: approved after the waiting run expired, the result streams back and the model reads it', async () => {
-    emulator.runExpirySeconds = 0;
+    suite.emulator.runExpirySeconds = 0;
     const agent = newAgent();
     const thread = agent.getNewThread();
     const asked = await lastValueFrom(agent.runStream('call delete_file {"path":"/tmp/s"}', { thread }).pipe(toArray()));
@@ -92,7 +74,7 @@ describe('AzureAIAgent: tools that need approval (real @azure/ai-agents client, 
     const approved = await agent.run(approvalResponse(asked.approvalRequests[0]!, true), { thread });
     expect(weatherCalls).to.deep.equal(['Oslo']);
     expect(deleted).to.deep.equal(['/tmp/b']);
-    expect(approved.text).to.equal('get_weather returned: Sunny in Oslo\ndelete_file returned: deleted /tmp/b');
+    expect(approved.text).to.equal('get_weather returned: sunny in Oslo\ndelete_file returned: deleted /tmp/b');
   });
 
   it('a plain new message settles the call as not approved and reaches the service thread; the model answers it and later turns know it', async () => {
@@ -110,9 +92,9 @@ describe('AzureAIAgent: tools that need approval (real @azure/ai-agents client, 
   });
 
   it('a pending approval survives serialize and resume in a fresh container, after the run expired; the approval there runs the tool once', async () => {
-    emulator.runExpirySeconds = 0;
+    suite.emulator.runExpirySeconds = 0;
     const config = () => ({
-      plugins: [azureAIAgentsPlugin({ ...emulatorConnection(emulator.url, { token: 'foundry-token' }), pollIntervalMs: 1 })],
+      plugins: [azureAIAgentsPlugin({ ...emulatorConnection(suite.emulator.url, { token: 'foundry-token' }), pollIntervalMs: 1 })],
       tools: [deleteFileTool(deleted)],
       agents: { ops: { client: 'azure-ai-agents', model: 'gpt-4o', tools: ['delete_file'] } },
     });

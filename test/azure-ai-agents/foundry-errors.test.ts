@@ -2,20 +2,15 @@ import type { AgentsClient } from '@azure/ai-agents';
 import { expect } from 'chai';
 import { AuthenticationError, ConnectionError, agentToken, createContainer, NotFoundError, type AIAgent } from 'skein';
 import { AzureAIAgent, azureAIAgentsPlugin, createEmulatorAgentsClient, emulatorConnection } from 'skein/azure-ai-agents';
-import { Emulator } from 'skein/testing';
 import { rejection } from '../support/async-expectations.js';
+import { emulatorPerTest } from '../support/emulator.js';
 
 describe('Foundry errors tell the truth (real @azure/ai-agents client against the emulator)', () => {
-  let emulator: Emulator;
+  const running = emulatorPerTest();
   let client: AgentsClient;
 
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-    client = createEmulatorAgentsClient(emulator.url, { clientOptions: { retryOptions: { maxRetries: 0 } } });
-  });
-
-  afterEach(async () => {
-    await emulator.stop();
+  beforeEach(() => {
+    client = createEmulatorAgentsClient(running.url, { clientOptions: { retryOptions: { maxRetries: 0 } } });
   });
 
   it("a failing list call quotes the service's message, not the SDK's paging message", async () => {
@@ -32,7 +27,7 @@ describe('Foundry errors tell the truth (real @azure/ai-agents client against th
   });
 
   it('a credential whose getToken throws is an AuthenticationError naming the cause (plugin config)', async () => {
-    const connection = emulatorConnection(emulator.url);
+    const connection = emulatorConnection(running.emulator.url);
     const container = await createContainer({
       plugins: [
         azureAIAgentsPlugin({
@@ -54,15 +49,14 @@ describe('Foundry errors tell the truth (real @azure/ai-agents client against th
     expect(error.message).to.contain('AADSTS7000215: Invalid client secret provided.');
     expect(error.message).to.contain('check the credential');
     // Nothing reached the service.
-    expect(emulator.requests).to.have.length(0);
+    expect(running.emulator.requests).to.have.length(0);
   });
 
   it('an unreachable service is still a ConnectionError, not an AuthenticationError', async () => {
-    const url = emulator.url;
-    await emulator.stop();
+    const url = running.emulator.url;
+    await running.emulator.stop();
     const agent = new AzureAIAgent({ client: createEmulatorAgentsClient(url, { clientOptions: { retryOptions: { maxRetries: 0 } } }), model: 'gpt-4o' });
     const error = await rejection(agent.run('hi'));
     expect(error).to.be.instanceOf(ConnectionError);
-    emulator = await Emulator.start();
   });
 });

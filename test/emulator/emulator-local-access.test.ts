@@ -1,46 +1,41 @@
 import { expect } from 'chai';
-import OpenAI, { toFile } from 'openai';
+import { toFile } from 'openai';
 import { ConfigurationError } from '../../src/errors/skein-error.js';
 import { Emulator } from '../../src/testing/index.js';
+import { emulatorClientPerTest } from '../support/emulator.js';
 import { corsHeaders, rawRequest, type RawReply } from '../http/raw-request.js';
 
 const envelope = (reply: RawReply) => (JSON.parse(reply.text) as { error: { message: string; type: string; code: string } }).error;
 
 describe('Emulator: requests no web page can make (host allowlist, origin, preflight, body types)', () => {
-  let emulator: Emulator;
-  let client: OpenAI;
+  const fx = emulatorClientPerTest();
   let host: string;
 
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-    client = new OpenAI({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
-    host = new URL(emulator.url).host;
-  });
-  afterEach(async () => {
-    await emulator.stop();
+  beforeEach(() => {
+    host = new URL(fx.url).host;
   });
 
   /** A JSON request as a browser page or script would send it, with the headers given. */
   const send = (path: string, headers: Record<string, string>, body?: unknown, method = body === undefined ? 'GET' : 'POST') =>
-    rawRequest(emulator.url, { method, path, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+    rawRequest(fx.emulator.url, { method, path, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
 
   it('the SDKs keep working on the programmatic emulator (Host 127.0.0.1:port), uploads and empty POSTs included', async () => {
-    const assistant = await client.beta.assistants.create({ model: 'gpt-4o', name: 'kept' });
-    const file = await client.files.create({ file: await toFile(Buffer.from('hello'), 'a.txt'), purpose: 'assistants' });
+    const assistant = await fx.client.beta.assistants.create({ model: 'gpt-4o', name: 'kept' });
+    const file = await fx.client.files.create({ file: await toFile(Buffer.from('hello'), 'a.txt'), purpose: 'assistants' });
     expect(file.filename).to.equal('a.txt');
-    const thread = await client.beta.threads.create();
-    const run = await client.beta.threads.runs.create(thread.id, { assistant_id: assistant.id });
+    const thread = await fx.client.beta.threads.create();
+    const run = await fx.client.beta.threads.runs.create(thread.id, { assistant_id: assistant.id });
     // POST without a body: the SDK sends no content-type then.
-    await client.beta.threads.runs.cancel(run.id, { thread_id: thread.id }).catch(() => undefined);
-    const cancel = emulator.requests.find((r) => r.path.endsWith('/cancel'))!;
+    await fx.client.beta.threads.runs.cancel(run.id, { thread_id: thread.id }).catch(() => undefined);
+    const cancel = fx.emulator.requests.find((r) => r.path.endsWith('/cancel'))!;
     expect(cancel.headers['content-type']).to.equal(undefined);
-    expect((await client.beta.assistants.list()).data.map((a) => a.name)).to.deep.equal(['kept']);
+    expect((await fx.client.beta.assistants.list()).data.map((a) => a.name)).to.deep.equal(['kept']);
   });
 
   it('a rebound Host gets a 403 envelope naming --allowed-host, before any route: nothing recorded, created or read', async () => {
-    await client.beta.assistants.create({ model: 'gpt-4o', name: 'secret-assistant' });
-    const before = emulator.requests.length;
-    const rebound = { host: `attacker.example:${emulator.url.split(':').at(-1)}`, origin: `http://attacker.example:${emulator.url.split(':').at(-1)}` };
+    await fx.client.beta.assistants.create({ model: 'gpt-4o', name: 'secret-assistant' });
+    const before = fx.emulator.requests.length;
+    const rebound = { host: `attacker.example:${fx.emulator.url.split(':').at(-1)}`, origin: `http://attacker.example:${fx.emulator.url.split(':').at(-1)}` };
     const create = await send('/v1/assistants', { ...rebound, 'content-type': 'application/json' }, { model: 'gpt-4o', name: 'planted' });
     expect(create.status).to.equal(403);
     expect(envelope(create)).to.include({ type: 'permission_error', code: 'request_refused_host' });
@@ -50,8 +45,8 @@ describe('Emulator: requests no web page can make (host allowlist, origin, prefl
     expect(read.text).to.not.contain('secret-assistant');
     const chat = await send('/v1/chat/completions', { ...rebound, 'content-type': 'text/plain' }, { model: 'm', messages: [{ role: 'user', content: 'hi' }] });
     expect(chat.status).to.equal(403);
-    expect(emulator.requests).to.have.length(before);
-    expect((await client.beta.assistants.list()).data.map((a) => a.name)).to.deep.equal(['secret-assistant']);
+    expect(fx.emulator.requests).to.have.length(before);
+    expect((await fx.client.beta.assistants.list()).data.map((a) => a.name)).to.deep.equal(['secret-assistant']);
   });
 
   it('a page of another origin (a simple text/plain or form POST, no preflight) gets 403 and runs nothing', async () => {
@@ -60,7 +55,7 @@ describe('Emulator: requests no web page can make (host allowlist, origin, prefl
       const plain = await send('/v1/chat/completions', { host, origin, 'content-type': 'text/plain' }, body);
       expect(plain.status, origin).to.equal(403);
       expect(envelope(plain).code).to.equal('request_refused_origin');
-      const form = await rawRequest(emulator.url, {
+      const form = await rawRequest(fx.emulator.url, {
         method: 'POST',
         path: '/v1/files',
         headers: { host, origin, 'content-type': 'multipart/form-data; boundary=x' },
@@ -68,37 +63,37 @@ describe('Emulator: requests no web page can make (host allowlist, origin, prefl
       });
       expect(form.status, origin).to.equal(403);
     }
-    expect(emulator.requests).to.deep.equal([]);
-    expect((await client.files.list()).data).to.deep.equal([]);
+    expect(fx.emulator.requests).to.deep.equal([]);
+    expect((await fx.client.files.list()).data).to.deep.equal([]);
   });
 
   it('a browser\'s text/plain or url-encoded form body gets 415 even from an allowed origin; JSON from it is served', async () => {
     const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
     for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
-      for (const browser of [{ origin: emulator.url }, { origin: `http://localhost:${host.split(':')[1]}` }]) {
+      for (const browser of [{ origin: fx.emulator.url }, { origin: `http://localhost:${host.split(':')[1]}` }]) {
         const reply = await send('/v1/chat/completions', { host, ...browser, 'content-type': type }, body);
         expect(reply.status, type).to.equal(415);
         expect(envelope(reply).message).to.equal(`POST requests must send content-type: application/json or multipart/form-data; got ${type}.`);
       }
     }
-    expect(emulator.requests).to.deep.equal([]);
+    expect(fx.emulator.requests).to.deep.equal([]);
     // A script (no Origin) that POSTs JSON with fetch's default text/plain is served, as before.
     const script = await send('/v1/chat/completions', { host, 'content-type': 'text/plain;charset=UTF-8' }, body);
     expect(script.status).to.equal(200);
-    for (const origin of [emulator.url, `http://localhost:${host.split(':')[1]}`]) {
+    for (const origin of [fx.emulator.url, `http://localhost:${host.split(':')[1]}`]) {
       const reply = await send('/v1/chat/completions', { host, origin, 'content-type': 'application/json' }, body);
       expect(reply.status, origin).to.equal(200);
       expect(JSON.parse(reply.text).choices[0].message.content).to.contain('You said: "hi"');
     }
-    expect(emulator.requestsTo('/v1/chat/completions')).to.have.length(3);
+    expect(fx.emulator.requestsTo('/v1/chat/completions')).to.have.length(3);
   });
 
   it('answers no CORS preflight and never sends an Access-Control header', async () => {
-    const preflight = await send('/v1/chat/completions', { host, origin: emulator.url, 'access-control-request-method': 'POST' }, undefined, 'OPTIONS');
+    const preflight = await send('/v1/chat/completions', { host, origin: fx.emulator.url, 'access-control-request-method': 'POST' }, undefined, 'OPTIONS');
     expect(preflight.status).to.equal(403);
     expect(envelope(preflight).code).to.equal('request_refused_preflight');
     expect(corsHeaders(preflight.headers)).to.deep.equal([]);
-    const served = await send('/v1/chat/completions', { host, origin: emulator.url, 'content-type': 'application/json' }, { model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    const served = await send('/v1/chat/completions', { host, origin: fx.emulator.url, 'content-type': 'application/json' }, { model: 'm', messages: [{ role: 'user', content: 'hi' }] });
     expect(corsHeaders(served.headers)).to.deep.equal([]);
   });
 

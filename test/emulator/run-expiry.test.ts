@@ -2,21 +2,19 @@ import { expect } from 'chai';
 import OpenAI from 'openai';
 import type { AgentsClient } from '@azure/ai-agents';
 import { createEmulatorAgentsClient } from 'skein/azure-ai-agents';
-import { Emulator } from 'skein/testing';
+import { emulatorPerTest } from '../support/emulator.js';
 import { rejection } from '../support/async-expectations.js';
 
 const weatherTool = { type: 'function' as const, function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
 
 /** Issue 28 §2: runs waiting for tool outputs expire as the Assistants and Foundry documents say. */
 describe('Emulator: run expiry (Assistants v2 and Foundry)', () => {
-  let emulator: Emulator;
-  afterEach(() => emulator.stop());
 
   describe('Assistants v2 (openai SDK)', () => {
+    const running = emulatorPerTest();
     let client: OpenAI;
-    beforeEach(async () => {
-      emulator = await Emulator.start();
-      client = new OpenAI({ apiKey: 'k', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
+    beforeEach(() => {
+      client = new OpenAI({ apiKey: 'k', baseURL: running.emulator.openaiBaseURL, maxRetries: 0 });
     });
 
     const waitingRun = async () => {
@@ -36,7 +34,7 @@ describe('Emulator: run expiry (Assistants v2 and Foundry)', () => {
     });
 
     it('past expires_at a waiting run is expired, with its tool step, and refuses tool outputs with the service\'s error', async () => {
-      emulator.runExpirySeconds = 0;
+      running.emulator.runExpirySeconds = 0;
       const run = await waitingRun();
       const read = await client.beta.threads.runs.retrieve(run.id, { thread_id: run.thread_id });
       expect(read.status).to.equal('expired');
@@ -53,15 +51,15 @@ describe('Emulator: run expiry (Assistants v2 and Foundry)', () => {
     });
 
     it('a bad knob value is a RangeError that names it', async () => {
-      expect(() => (emulator.runExpirySeconds = -1)).to.throw(RangeError, 'runExpirySeconds must be a number of seconds >= 0; found -1.');
+      expect(() => (running.emulator.runExpirySeconds = -1)).to.throw(RangeError, 'runExpirySeconds must be a number of seconds >= 0; found -1.');
     });
   });
 
   describe('Foundry Agents (@azure/ai-agents)', () => {
+    const running = emulatorPerTest({ runExpirySeconds: 0 });
     let client: AgentsClient;
-    beforeEach(async () => {
-      emulator = await Emulator.start({ runExpirySeconds: 0 });
-      client = createEmulatorAgentsClient(emulator.url, { clientOptions: { retryOptions: { maxRetries: 0 } } });
+    beforeEach(() => {
+      client = createEmulatorAgentsClient(running.url, { clientOptions: { retryOptions: { maxRetries: 0 } } });
     });
 
     it('past expires_at a waiting run is expired and submitting tool outputs fails', async () => {

@@ -8,7 +8,7 @@ import { openaiPlugin } from 'skein/openai';
 import { PostgresChatMessageStoreFactory, postgresStorePlugin } from 'skein/store-postgres';
 import { RedisChatMessageStoreFactory, redisStorePlugin } from 'skein/store-redis';
 import { SqliteChatMessageStoreFactory, sqliteStorePlugin } from 'skein/store-sqlite';
-import { Emulator } from 'skein/testing';
+import { useEmulator } from '../support/emulator.js';
 import { DATABASE_URL, REDIS_URL, RUN_ID, postgresAvailable, redisAvailable, tempDir, withService } from '../stores/services.js';
 
 const redisUp = await redisAvailable();
@@ -24,19 +24,16 @@ interface StoreCase {
 
 /** Forks through the agent on each durable store: copied by the store, resumed in a new container, deleted alone. */
 function forkSuite(store: StoreCase): void {
-  let emulator: Emulator;
   const containers: Container[] = [];
-  before(async () => {
-    emulator = await Emulator.start();
-  });
-  after(async () => {
-    for (const c of containers.splice(0)) await store.close(c);
-    await emulator.stop();
+  const running = useEmulator({}, {
+    beforeStop: async () => {
+      for (const c of containers.splice(0)) await store.close(c);
+    },
   });
 
   function agent(): AIAgent {
     const container = createContainer({
-      plugins: [openaiPlugin({ apiKey: 'k', baseURL: emulator.openaiBaseURL, maxRetries: 0 }), store.plugin()],
+      plugins: [openaiPlugin({ apiKey: 'k', baseURL: running.emulator.openaiBaseURL, maxRetries: 0 }), store.plugin()],
       agents: { bot: { client: 'openai-chat', model: 'emulated', messageStore: store.id } },
     });
     containers.push(container);

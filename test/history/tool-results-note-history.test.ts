@@ -5,20 +5,20 @@ import {
   type AgentRunResponse,
   type AgentThread,
   type AIAgent,
+  type AITool,
   type ChatMessage,
   approvalResponse,
   messageText,
   parseToolResultsNote,
-  tool,
   TOOL_RESULTS_NOTE_HEADING,
   toolResultsNote,
   namingCall,
+  tool,
 } from 'skein';
+import { z } from 'zod';
 import { AzureAIAgent, createEmulatorAgentsClient } from 'skein/azure-ai-agents';
 import { OpenAIAssistantAgent } from 'skein/openai';
-import { Emulator } from 'skein/testing';
-import { z } from 'zod';
-import { deleteFileTool } from '../support/example-tools.js';
+import { type ApprovalSuite, approvalSuite } from '../support/approval-suite.js';
 
 /** What a reader of the history checks: each message's role and contents (no ids, times or markers). */
 const shape = (messages: readonly ChatMessage[]) => messages.map((m) => ({ role: m.role, contents: m.contents }));
@@ -28,28 +28,14 @@ type RawMessages = (threadId: string) => Promise<{ role: string; text: string; m
 
 interface Service {
   name: string;
-  start(): Promise<{ agent: AIAgent; raw: RawMessages; continueAsIs: (thread: AgentThread) => Promise<AgentRunResponse> }>;
+  start(suite: ApprovalSuite, extraTools?: AITool[]): Promise<{ agent: AIAgent; raw: RawMessages; continueAsIs: (thread: AgentThread) => Promise<AgentRunResponse> }>;
 }
-
-const deleted: string[] = [];
-const weatherCalls: string[] = [];
-const weather = tool({
-  name: 'get_weather',
-  description: 'Weather for a city',
-  parameters: z.object({ city: z.string() }),
-  execute: ({ city }) => {
-    weatherCalls.push(city);
-    return `sunny in ${city}`;
-  },
-});
-
-let emulator: Emulator;
 
 const assistants: Service = {
   name: 'OpenAI Assistants (real openai SDK)',
-  async start() {
-    const client = new OpenAI({ apiKey: 'emulator-key', baseURL: emulator.openaiBaseURL, maxRetries: 0 });
-    const agent = await OpenAIAssistantAgent.create(client, { model: 'gpt-test', name: 'ops' }, { tools: [deleteFileTool(deleted), weather], polling: { intervalMs: 1 } });
+  async start(suite, extraTools = []) {
+    const client = new OpenAI({ apiKey: 'emulator-key', baseURL: suite.emulator.openaiBaseURL, maxRetries: 0 });
+    const agent = await OpenAIAssistantAgent.create(client, { model: 'gpt-test', name: 'ops' }, { tools: [...suite.tools(), ...extraTools], polling: { intervalMs: 1 } });
     const raw: RawMessages = async (threadId) =>
       (await client.beta.threads.messages.list(threadId, { order: 'asc' })).data.map((m) => ({
         role: m.role,
@@ -62,9 +48,9 @@ const assistants: Service = {
 
 const foundry: Service = {
   name: 'Foundry Agents (real @azure/ai-agents SDK)',
-  async start() {
-    const client: AgentsClient = createEmulatorAgentsClient(emulator.url, { token: 'emulator-key', clientOptions: { retryOptions: { maxRetries: 0 } } });
-    const agent = new AzureAIAgent({ client, model: 'gpt-4o', name: 'ops', tools: [deleteFileTool(deleted), weather], pollIntervalMs: 1 });
+  async start(suite, extraTools = []) {
+    const client: AgentsClient = createEmulatorAgentsClient(suite.url, { token: 'emulator-key', clientOptions: { retryOptions: { maxRetries: 0 } } });
+    const agent = new AzureAIAgent({ client, model: 'gpt-4o', name: 'ops', tools: [...suite.tools(), ...extraTools], pollIntervalMs: 1 });
     const raw: RawMessages = async (threadId) => {
       const out: { role: string; text: string; metadata: Record<string, string> }[] = [];
       for await (const m of client.messages.list(threadId, { order: 'asc' })) {
@@ -80,16 +66,14 @@ const foundry: Service = {
 /** Issue 28 follow-up: history shows a tool results note as the calls and results it carries, never as a user message. */
 for (const service of [assistants, foundry]) {
   describe(`history: a tool results note reads as function calls and results (${service.name}, emulator)`, () => {
-    beforeEach(async () => {
-      deleted.length = 0;
-      weatherCalls.length = 0;
-      emulator = await Emulator.start({ apiKey: 'emulator-key' });
-      emulator.runExpirySeconds = 0; // the waiting run expires before the answer comes
+    const suite = approvalSuite({ apiKey: 'emulator-key' });
+    const { deleted, weatherCalls } = suite;
+    beforeEach(() => {
+      suite.emulator.runExpirySeconds = 0; // the waiting run expires before the answer comes
     });
-    afterEach(() => emulator.stop());
 
     it('an approval answered after the waiting run expired: getMessages shows user / assistant (call) / tool (result) / assistant; forks at every index copy it so the model still reads the result', async () => {
-      const { agent, raw, continueAsIs } = await service.start();
+      const { agent, raw, continueAsIs } = await service.start(suite);
       const thread = agent.getNewThread();
       const asked = await agent.run('call delete_file {"path":"/tmp/late"}', { thread });
       const { callId } = asked.approvalRequests[0]!;
@@ -130,7 +114,7 @@ for (const service of [assistants, foundry]) {
     });
 
     it('a call that ran beside the approved one: both calls in one assistant message, both results in one tool message, paired by call id', async () => {
-      const { agent } = await service.start();
+      const { agent } = await service.start(suite);
       const thread = agent.getNewThread();
       const asked = await agent.run('call get_weather {"city":"Bern"} and call delete_file {"path":"/tmp/b"}', { thread });
       await agent.run(approvalResponse(asked.approvalRequests[0]!, true), { thread });
@@ -149,8 +133,21 @@ for (const service of [assistants, foundry]) {
       expect(weatherCalls).to.deep.equal(['Bern']);
     });
 
+    it('an approved tool whose result carries an image and a file: the new run reads both through the note, which the service thread holds once', async () => {
+      // What an MCP tool's image and file results look like to the model (see docs/mcp.md, Results).
+      const chart = { content: [{ type: 'image', mimeType: 'image/png', bytes: 68 }, { type: 'resource_link', uri: 'file:///tmp/q3.pdf', name: 'q3.pdf', mimeType: 'application/pdf' }] };
+      const renderChart = tool({ name: 'render_chart', description: 'Renders a chart', parameters: z.object({ quarter: z.string() }), requiresApproval: true, execute: () => chart });
+      const { agent, raw } = await service.start(suite, [renderChart]);
+      const thread = agent.getNewThread();
+      const asked = await agent.run('call render_chart {"quarter":"Q3"}', { thread });
+      const approved = await agent.run(approvalResponse(asked.approvalRequests[0]!, true), { thread });
+      expect(approved.text).to.equal(`render_chart returned: ${JSON.stringify(chart)}`);
+      expect((await raw(thread.serviceThreadId!)).filter((m) => m.metadata.skein_kind === 'tool-results')).to.have.length(1);
+      expect(suite.deleted).to.deep.equal([]);
+    });
+
     it('a rejected call reads back as its error result; a plain new message after a pending call keeps its place after the result', async () => {
-      const { agent } = await service.start();
+      const { agent } = await service.start(suite);
       const thread = agent.getNewThread();
       const asked = await agent.run('call delete_file {"path":"/etc/passwd"}', { thread });
       await agent.run(approvalResponse(asked.approvalRequests[0]!, false, 'not that one'), { thread });

@@ -1,14 +1,12 @@
 import path from 'node:path';
-import type { AIAgent } from '../../agents/ai-agent.js';
-import { agentToken } from '../../container/agent-token.js';
 import { readConfigFile } from '../../container/config-file.js';
 import { createContainer } from '../../container/create-container.js';
 import { ConfigurationError } from '../../errors/skein-error.js';
-import { parsePort } from '../../testing/emulator/cli.js';
-import { UsageError } from '../cli-error.js';
+import type { AgUiPluginSettings, AgUiServeSettings } from 'skein/ag-ui';
 import type { CliCommand } from '../cli-command.js';
 import { writeLine, type CliIO } from '../cli-io.js';
 import { parseCommandArgs } from '../parse-command-args.js';
+import { SERVE_OPTIONS, serveArgs, servedAgents, servePort } from './serve-command-args.js';
 
 export const DEFAULT_AG_UI_THREADS_DIR = '.skein/ag-ui-threads';
 
@@ -34,62 +32,23 @@ Options:
   --threads-dir <dir>    where thread records are kept (default: ${DEFAULT_AG_UI_THREADS_DIR})
   -h, --help             show this help`;
 
-interface ServeSettings {
-  agents?: string[];
-  basePath?: string;
-  port?: number;
-  host?: string;
-  expose?: boolean;
-  corsOrigins?: string[];
-  allowedHosts?: string[];
-  maxBodyBytes?: number;
-  threadsDir?: string;
-  keepPartial?: boolean;
-}
-
 export const agUiCommand: CliCommand = {
   name: 'ag-ui',
   summary: 'serve configured agents to web front ends over AG-UI (ag-ui serve)',
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseCommandArgs('ag-ui', {
-      args,
-      allowPositionals: true,
-      options: {
-        config: { type: 'string' },
-        agent: { type: 'string', multiple: true },
-        port: { type: 'string' },
-        host: { type: 'string' },
-        expose: { type: 'boolean' },
-        'cors-origin': { type: 'string', multiple: true },
-        'allowed-host': { type: 'string', multiple: true },
-        'threads-dir': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-    if (values.help) {
-      writeLine(io.stdout, HELP);
-      return 0;
-    }
-    if (positionals[0] !== 'serve' || positionals.length > 1) throw new UsageError(`expected "skein ag-ui serve ...", found "skein ag-ui ${positionals.join(' ')}"`, 'ag-ui');
-    if (!values.config) throw new UsageError('--config <file> is required', 'ag-ui');
+    const values = serveArgs('ag-ui', HELP, io, parseCommandArgs('ag-ui', { args, allowPositionals: true, options: { ...SERVE_OPTIONS, 'cors-origin': { type: 'string', multiple: true } } }));
+    if (!values) return 0;
     const config = path.resolve(io.cwd, values.config);
     const { config: resolved, problems } = await readConfigFile(config);
     if (problems.length) throw new ConfigurationError(problems);
     const container = createContainer(resolved);
     const { AgUiPluginSettings, AgUiServer, FileAgUiThreadStore } = await import('skein/ag-ui');
-    const settings: ServeSettings = container.isBound(AgUiPluginSettings) ? (container.get<{ server?: ServeSettings }>(AgUiPluginSettings).server ?? {}) : {};
-    let port: number;
-    try {
-      port = parsePort(values.port ?? process.env.PORT ?? String(settings.port ?? 4330));
-    } catch (error) {
-      throw new UsageError((error as Error).message, 'ag-ui');
-    }
+    const settings: AgUiServeSettings = container.isBound(AgUiPluginSettings) ? (container.get<AgUiPluginSettings>(AgUiPluginSettings).server ?? {}) : {};
+    const port = servePort(values.port ?? process.env.PORT ?? String(settings.port ?? 4330), 'ag-ui');
     const names = values.agent?.length ? values.agent : (settings.agents ?? Object.keys(resolved.agents ?? {}));
     if (!names.length) throw new ConfigurationError([`agents: ${config} defines no agent to serve.`]);
-    const missing = names.filter((name) => !container.isBound(agentToken(name)));
-    if (missing.length) throw new ConfigurationError(missing.map((name) => `agents.${name}: ${config} defines no agent named "${name}".`));
-    const agents = Object.fromEntries(names.map((name) => [name, container.get<AIAgent>(agentToken(name))]));
+    const agents = servedAgents(container, names, config);
     const server = new AgUiServer({
       agents,
       basePath: settings.basePath,

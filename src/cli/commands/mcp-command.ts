@@ -1,15 +1,12 @@
 import path from 'node:path';
-import type { AIAgent } from '../../agents/ai-agent.js';
-import { agentToken } from '../../container/agent-token.js';
 import { createContainer } from '../../container/create-container.js';
-import { ConfigurationError } from '../../errors/skein-error.js';
 import type { SerializedThread } from '../../threads/agent-thread.js';
 import { allowedHostsFromEnv } from '../../http/allowed-hosts-env.js';
-import { parsePort } from '../../testing/emulator/cli.js';
 import { UsageError } from '../cli-error.js';
 import type { CliCommand } from '../cli-command.js';
 import { writeLine, type CliIO } from '../cli-io.js';
 import { parseCommandArgs } from '../parse-command-args.js';
+import { SERVE_OPTIONS, serveArgs, servedAgents, servePort } from './serve-command-args.js';
 import { DEFAULT_THREADS_DIR, ThreadRegistry } from '../thread-registry.js';
 
 const HELP = `Usage: skein mcp serve --config <file> --agent <name> [--agent <name> ...] [--threads-dir <dir>]
@@ -39,42 +36,14 @@ export const mcpCommand: CliCommand = {
   summary: 'serve configured agents as MCP tools (mcp serve, stdio or Streamable HTTP)',
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
-    const { values, positionals } = parseCommandArgs('mcp', {
-      args,
-      allowPositionals: true,
-      options: {
-        config: { type: 'string' },
-        agent: { type: 'string', multiple: true },
-        http: { type: 'boolean' },
-        port: { type: 'string' },
-        host: { type: 'string' },
-        expose: { type: 'boolean' },
-        'allowed-host': { type: 'string', multiple: true },
-        'threads-dir': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-    if (values.help) {
-      writeLine(io.stdout, HELP);
-      return 0;
-    }
-    if (positionals[0] !== 'serve' || positionals.length > 1) throw new UsageError(`expected "skein mcp serve ...", found "skein mcp ${positionals.join(' ')}"`, 'mcp');
-    if (!values.config) throw new UsageError('--config <file> is required', 'mcp');
+    const values = serveArgs('mcp', HELP, io, parseCommandArgs('mcp', { args, allowPositionals: true, options: { ...SERVE_OPTIONS, http: { type: 'boolean' } } }));
+    if (!values) return 0;
     if (!values.agent?.length) throw new UsageError('--agent <name> is required (repeat it to serve several agents)', 'mcp');
-    let port = 0;
-    if (values.http) {
-      try {
-        port = parsePort(values.port ?? process.env.PORT ?? '4320');
-      } catch (error) {
-        throw new UsageError((error as Error).message, 'mcp');
-      }
-    }
+    const port = values.http ? servePort(values.port ?? process.env.PORT ?? '4320', 'mcp') : 0;
 
     const config = path.resolve(io.cwd, values.config);
     const container = await createContainer(config);
-    const missing = values.agent.filter((name) => !container.isBound(agentToken(name)));
-    if (missing.length) throw new ConfigurationError(missing.map((name) => `agents.${name}: ${config} defines no agent named "${name}".`));
-    const agents = Object.fromEntries(values.agent.map((name) => [name, container.get<AIAgent>(agentToken(name))]));
+    const agents = servedAgents(container, values.agent, config);
 
     const registry = new ThreadRegistry(path.resolve(io.cwd, values['threads-dir'] ?? DEFAULT_THREADS_DIR));
     const { McpAgentServer } = await import('skein/mcp');

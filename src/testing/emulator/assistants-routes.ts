@@ -1,12 +1,28 @@
 import { attachments, contentParts, modelText } from './assistants-message-content.js';
 import { arrayOf, BadRequest, checkMetadata, checkTools, pick, record, vectorStoreIds } from './bad-request.js';
-import { isToolCallsReply, type ModelMessage } from './emulated-model.js';
+import type { ModelMessage, ModelTextReply, ModelTool } from './emulated-model.js';
 import { FilesState, registerFilesRoutes } from './files-routes.js';
-import type { SseStream } from './http-replies.js';
 import { listPage } from './list-page.js';
 import type { RouteContext, RouteHandler, RouteRegistry, RouteReply, RouteRequest } from './router.js';
 import { fileSearchAnswer, stepsAsAsked } from './run-file-search.js';
-import { ACTIVE_RUN_STATUSES, expireRunIfDue, isRecord, type Json, messageText, modelTools, nowSeconds as now, runStep, sendTextDeltas, toolRoundMessages } from './run-simulator.js';
+import {
+  ACTIVE_RUN_STATUSES,
+  expireRunIfDue,
+  isRecord,
+  type Json,
+  messageText,
+  modelTools,
+  nowSeconds as now,
+  RunSimulator,
+  type RunToolCall,
+  type RunWireStrategy,
+  runStep,
+  sendAnswerEvents,
+  type SendEvent,
+  type SettledTurn,
+  type SimulatedRun,
+  toolRoundMessages,
+} from './run-simulator.js';
 import { jsonAnswer, readResponseFormat, ResponseFormatError } from './structured-output.js';
 
 /**
@@ -46,7 +62,7 @@ export interface AssistantsRoutesOptions {
   defaultPolls?: number;
 }
 
-export interface EmulatedRun {
+export interface EmulatedRun extends SimulatedRun {
   object: Json;
   pollsLeft: number;
   stuck: boolean;
@@ -127,7 +143,10 @@ class AssistantsService {
     private readonly options: AssistantsRoutesOptions,
   ) {
     this.pollHeaders = { 'openai-poll-after-ms': String(options.pollAfterMs ?? 5) };
+    this.runs = new RunSimulator(new AssistantsRunWire(state));
   }
+
+  private readonly runs: RunSimulator<EmulatedThread, EmulatedRun, Json>;
 
   checkHeader(request: RouteRequest): void {
     if (this.options.requireBetaHeader === false) return;
@@ -357,7 +376,7 @@ class AssistantsService {
     };
     thread.runs.unshift(run);
     if (b.stream === true) {
-      await this.stream(thread, run, reply.sse(), context, true, threadCreated);
+      await this.runs.stream(thread, run, reply, context, { created: true, threadCreated });
       return;
     }
     reply.json(200, object, this.pollHeaders);
@@ -373,22 +392,13 @@ class AssistantsService {
   retrieveRun(threadId: string, runId: string, context: RouteContext): Json {
     const thread = this.thread(threadId);
     const run = this.run(threadId, runId);
-    const status = run.object.status;
-    if (status === 'cancelling') this.finish(run, 'cancelled');
-    else if (status === 'queued') this.start(run);
-    else if (status === 'in_progress' && !run.stuck) {
-      if (run.pollsLeft > 0) run.pollsLeft--;
-      else this.advance(thread, run, context);
-    }
+    this.runs.poll(thread, run, context);
     return run.object;
   }
 
   cancelRun(threadId: string, runId: string): Json {
     const run = this.run(threadId, runId);
-    const status = run.object.status as string;
-    if (!ACTIVE_RUN_STATUSES.has(status)) throw new BadRequest(`Cannot cancel run with status '${status}'.`);
-    if (status === 'requires_action') this.finish(run, 'cancelled');
-    else if (status !== 'cancelling') run.object.status = 'cancelling';
+    this.runs.cancel(run);
     return run.object;
   }
 
@@ -414,53 +424,50 @@ class AssistantsService {
       step.status = 'completed';
       step.completed_at = now();
     }
-    run.object.status = 'queued';
-    run.object.required_action = null;
+    this.runs.resume(run);
     if (b.stream === true) {
-      await this.stream(thread, run, reply.sse(), context, false);
+      await this.runs.stream(thread, run, reply, context, { created: false });
       return;
     }
     reply.json(200, run.object, this.pollHeaders);
   }
+}
 
-  private start(run: EmulatedRun): void {
-    run.object.status = 'in_progress';
-    run.object.started_at ??= now();
+/** The Assistants v2 wire of the run simulator: `[emulator:…]` markers, stored steps, file search, fixed usage. */
+class AssistantsRunWire implements RunWireStrategy<EmulatedThread, EmulatedRun, Json> {
+  readonly cancelWaitingAtOnce = true;
+
+  constructor(private readonly state: AssistantsState) {}
+
+  scriptedEnding(run: EmulatedRun): EmulatedRun['outcome'] {
+    return run.outcome;
   }
 
-  private finish(run: EmulatedRun, status: string): void {
-    run.object.status = status;
-    run.object.required_action = null;
-    if (status === 'cancelled') run.object.cancelled_at = now();
-    if (status === 'failed') {
-      run.object.failed_at = now();
-      run.object.last_error = { code: 'server_error', message: 'The emulated run failed as asked ([emulator:failed]).' };
+  modelInput(thread: EmulatedThread, run: EmulatedRun): { messages: ModelMessage[]; tools: ModelTool[] } {
+    const out: ModelMessage[] = [];
+    if (run.object.instructions) out.push({ role: 'system', text: run.object.instructions as string });
+    for (const m of thread.messages) {
+      if (m.run_id === run.object.id) continue;
+      out.push({ role: m.role as 'user' | 'assistant', text: modelText(this.state, m) });
     }
-    if (status === 'incomplete') run.object.incomplete_details = { reason: 'max_completion_tokens' };
-    if (status === 'completed') run.object.completed_at = now();
-    for (const step of run.steps) if (step.status === 'in_progress') step.status = status === 'completed' ? 'completed' : status === 'failed' ? 'failed' : 'cancelled';
+    for (const step of [...run.steps].reverse()) {
+      if (step.type !== 'tool_calls' || step.status !== 'completed') continue;
+      const calls = (step.step_details as { tool_calls: { id: string; function: { name: string; arguments: string; output: string | null } }[] }).tool_calls;
+      out.push(...toolRoundMessages(calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments, output: c.function.output ?? '' }))));
+    }
+    return { messages: out, tools: modelTools(run.object.tools) };
   }
 
-  /** Asks the model and moves the run to requires_action, completed or its scripted outcome. */
-  private advance(thread: EmulatedThread, run: EmulatedRun, context: RouteContext): Json | undefined {
-    if (run.outcome) {
-      this.finish(run, run.outcome);
-      return undefined;
-    }
-    const reply = context.model.reply(this.modelMessages(thread, run), modelTools(run.object.tools));
-    const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
-    const cited = isToolCallsReply(reply) ? undefined : this.fileSearch(thread, run, context);
-    if (isToolCallsReply(reply)) {
-      const toolCalls = reply.toolCalls.map((c) => ({ id: context.ids.next('call_'), type: 'function', function: { name: c.name, arguments: c.arguments } }));
-      const step = this.newStep(run, context, 'tool_calls', {
-        type: 'tool_calls',
-        tool_calls: toolCalls.map((c) => ({ ...c, function: { ...c.function, output: null } })),
-      });
-      step.status = 'in_progress';
-      run.object.status = 'requires_action';
-      run.object.required_action = { type: 'submit_tool_outputs', submit_tool_outputs: { tool_calls: toolCalls } };
-      return step;
-    }
+  toolCallsAsked(_thread: EmulatedThread, run: EmulatedRun, calls: RunToolCall[], _input: readonly ModelMessage[], context: RouteContext): void {
+    const step = this.newStep(run, context, 'tool_calls', {
+      type: 'tool_calls',
+      tool_calls: calls.map((c) => ({ ...c, function: { ...c.function, output: null } })),
+    });
+    step.status = 'in_progress';
+  }
+
+  answered(thread: EmulatedThread, run: EmulatedRun, reply: ModelTextReply, _input: readonly ModelMessage[], context: RouteContext): { message: Json; status: 'completed' } {
+    const cited = this.fileSearch(thread, run, context);
     const message: Json = {
       id: context.ids.next('msg_'),
       object: 'thread.message',
@@ -481,9 +488,48 @@ class AssistantsService {
     const step = this.newStep(run, context, 'message_creation', { type: 'message_creation', message_creation: { message_id: message.id } });
     step.status = 'completed';
     step.completed_at = now();
-    run.object.usage = usage;
-    this.finish(run, 'completed');
-    return message;
+    run.object.usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+    return { message, status: 'completed' };
+  }
+
+  failureMessage(): string {
+    return 'The emulated run failed as asked ([emulator:failed]).';
+  }
+
+  ended(run: EmulatedRun, status: string): void {
+    for (const step of run.steps) if (step.status === 'in_progress') step.status = status === 'completed' ? 'completed' : status === 'failed' ? 'failed' : 'cancelled';
+  }
+
+  cannotCancel(_run: EmulatedRun, status: string): Error {
+    return new BadRequest(`Cannot cancel run with status '${status}'.`);
+  }
+
+  async streamTurn(_thread: EmulatedThread, run: EmulatedRun, settled: SettledTurn<Json>, send: SendEvent, _context: RouteContext, created: boolean): Promise<boolean> {
+    const status = run.object.status as string;
+    if (status === 'requires_action') {
+      const step = run.steps[0];
+      if (!(await send('thread.run.step.created', step))) return false;
+      if (!(await send('thread.run.step.in_progress', step))) return false;
+      return send('thread.run.requires_action', run.object);
+    }
+    const result = settled.message;
+    if (status !== 'completed' || !result) return send(`thread.run.${status}`, run.object);
+    const step = run.steps[0];
+    const search = run.steps[1]?.type === 'tool_calls' && run.steps[1].status === 'completed' && created ? run.steps[1] : undefined;
+    if (search) {
+      if (!(await send('thread.run.step.created', { ...search, status: 'in_progress', completed_at: null }))) return false;
+      if (!(await send('thread.run.step.completed', search))) return false;
+    }
+    const annotations = ((result.content as { text?: { annotations?: Json[] } }[])[0]?.text?.annotations ?? []).map((a, index): Json => ({ index, ...a }));
+    return sendAnswerEvents(send, {
+      stepCreated: { ...step, status: 'in_progress' },
+      stepCompleted: step,
+      opening: { ...result, status: 'in_progress', content: [] },
+      message: result as Json & { id: unknown; status: unknown },
+      words: messageText(result).split(/(?<=\s)(?=\S)/),
+      annotations,
+      run: run.object,
+    });
   }
 
   /** The model's text, as JSON when the run (or else its assistant) asks for a JSON response format. */
@@ -508,67 +554,6 @@ class AssistantsService {
     const step = runStep(context.ids.next('step_'), run.object, type, details, 'in_progress');
     run.steps.unshift(step); // newest first, like every list here
     return step;
-  }
-
-  private modelMessages(thread: EmulatedThread, run: EmulatedRun): ModelMessage[] {
-    const out: ModelMessage[] = [];
-    if (run.object.instructions) out.push({ role: 'system', text: run.object.instructions as string });
-    for (const m of thread.messages) {
-      if (m.run_id === run.object.id) continue;
-      out.push({ role: m.role as 'user' | 'assistant', text: modelText(this.state, m) });
-    }
-    for (const step of [...run.steps].reverse()) {
-      if (step.type !== 'tool_calls' || step.status !== 'completed') continue;
-      const calls = (step.step_details as { tool_calls: { id: string; function: { name: string; arguments: string; output: string | null } }[] }).tool_calls;
-      out.push(...toolRoundMessages(calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments, output: c.function.output ?? '' }))));
-    }
-    return out;
-  }
-
-  /** Runs the run to its next stop (requires_action or an end) as Assistants SSE events. */
-  private async stream(thread: EmulatedThread, run: EmulatedRun, sse: SseStream, context: RouteContext, created: boolean, threadCreated?: Json): Promise<void> {
-    const send = (event: string, data: unknown) => sse.send(data, event);
-    if (threadCreated && !(await send('thread.created', threadCreated))) return;
-    if (created && !(await send('thread.run.created', run.object))) return;
-    if (!(await send('thread.run.queued', run.object))) return;
-    this.start(run);
-    if (!(await send('thread.run.in_progress', run.object))) return;
-    if (run.stuck) {
-      // Holds the stream open, as a slow run would, until the client leaves or cancels.
-      while (sse.open && run.object.status === 'in_progress') await new Promise((r) => setTimeout(r, 5));
-      if (!sse.open) return;
-      this.finish(run, 'cancelled');
-      await send('thread.run.cancelled', run.object);
-      await sse.send('[DONE]', 'done');
-      await sse.end();
-      return;
-    }
-    const result = this.advance(thread, run, context);
-    const status = run.object.status as string;
-    if (status === 'requires_action' && result) {
-      if (!(await send('thread.run.step.created', result))) return;
-      if (!(await send('thread.run.step.in_progress', result))) return;
-      if (!(await send('thread.run.requires_action', run.object))) return;
-    } else if (status === 'completed' && result) {
-      const step = run.steps[0];
-      const search = run.steps[1]?.type === 'tool_calls' && run.steps[1].status === 'completed' && created ? run.steps[1] : undefined;
-      if (search) {
-        if (!(await send('thread.run.step.created', { ...search, status: 'in_progress', completed_at: null }))) return;
-        if (!(await send('thread.run.step.completed', search))) return;
-      }
-      const text = messageText(result);
-      const annotations = ((result.content as { text?: { annotations?: Json[] } }[])[0]?.text?.annotations ?? []).map((a, index): Json => ({ index, ...a }));
-      const inProgress = { ...result, status: 'in_progress', content: [] };
-      if (!(await send('thread.run.step.created', { ...step, status: 'in_progress' }))) return;
-      if (!(await send('thread.message.created', inProgress))) return;
-      if (!(await send('thread.message.in_progress', inProgress))) return;
-      if (!(await sendTextDeltas(send, result.id, text.split(/(?<=\s)(?=\S)/), annotations))) return;
-      if (!(await send('thread.message.completed', result))) return;
-      if (!(await send('thread.run.step.completed', step))) return;
-      if (!(await send('thread.run.completed', run.object))) return;
-    } else if (!(await send(`thread.run.${status}`, run.object))) return;
-    if (!(await sse.send('[DONE]', 'done'))) return;
-    await sse.end();
   }
 }
 

@@ -2,7 +2,7 @@ import { isToolCallsReply, type ModelMessage, type ModelReply, type ModelTool, t
 import type { SseStream } from './http-replies.js';
 import { InvalidRequestError } from './responses-routes.js';
 import type { RouteContext, RouteRegistry, RouteReply, RouteRequest } from './router.js';
-import { registerStoredChatCompletionsRoutes, storedChatCompletionsOf, type StoredChatCompletion } from './stored-chat-completions-routes.js';
+import { parseMetadata, registerStoredChatCompletionsRoutes, storedChatCompletionsOf, type StoredChatCompletion } from './stored-chat-completions-routes.js';
 
 /** OpenAI Chat Completions: POST /v1/chat/completions, JSON or SSE. */
 export function registerChatCompletionsRoutes(registry: RouteRegistry): void {
@@ -186,15 +186,6 @@ function parseRequest(body: unknown): ChatCompletionRequest {
     metadata: parseMetadata(body.metadata),
     rawMessages: body.messages as Record<string, unknown>[],
   };
-}
-
-/** `metadata`: up to 16 string values, as the service checks. */
-export function parseMetadata(metadata: unknown, param = 'metadata'): Record<string, string> {
-  if (metadata === undefined || metadata === null) return {};
-  if (!isRecord(metadata) || Object.keys(metadata).length > 16 || Object.values(metadata).some((v) => typeof v !== 'string')) {
-    throw new InvalidRequestError(`\`${param}\` must be an object of at most 16 string values.`, param);
-  }
-  return metadata as Record<string, string>;
 }
 
 function parseMessage(message: unknown, param: string): ModelMessage {

@@ -1,9 +1,22 @@
-import { isToolCallsReply, type ModelMessage, type ModelReply, type ModelTool, type ModelToolCall } from './emulated-model.js';
-import { type AgentWire, type Directive, FoundryRouteError, FoundryState, type RunState, type ThreadState, type WireAttachment, type WireContent, type WireMessage, type WireRun, type WireTool, type WireToolCall } from './foundry-state.js';
-import type { SseStream } from './http-replies.js';
+import type { ModelMessage, ModelTextReply } from './emulated-model.js';
+import { type AgentWire, type Directive, FoundryRouteError, FoundryState, type RunState, type ThreadState, type WireAttachment, type WireContent, type WireMessage, type WireRun, type WireTool } from './foundry-state.js';
 import { listPage } from './list-page.js';
 import type { RouteContext, RouteHandler, RouteRegistry, RouteReply, RouteRequest } from './router.js';
-import { ACTIVE_RUN_STATUSES, expireRunIfDue, isRecord, messageText, modelTools, nowSeconds as now, runStep, sendTextDeltas, toolRoundMessages } from './run-simulator.js';
+import {
+  ACTIVE_RUN_STATUSES,
+  expireRunIfDue,
+  isRecord,
+  messageText,
+  modelTools,
+  nowSeconds as now,
+  RunSimulator,
+  type RunWireStrategy,
+  runStep,
+  sendAnswerEvents,
+  type SendEvent,
+  type SettledTurn,
+  toolRoundMessages,
+} from './run-simulator.js';
 
 /**
  * Foundry (Azure AI) Agents, as `@azure/ai-agents` 1.x speaks it: the Assistants v2 paths under a
@@ -71,17 +84,17 @@ export function registerFoundryRoutes(registry: RouteRegistry): void {
     return startRun(s, thread, request.body, reply, context);
   });
   route('GET', '/threads/:threadId/runs', (request, reply, _c, s) => {
-    listPage(threadOf(s, request.params.threadId).runs.map((r) => r.wire), request, reply);
+    listPage(threadOf(s, request.params.threadId).runs.map((r) => r.object), request, reply);
   });
   route('GET', '/threads/:threadId/runs/:runId', (request, reply, context, s) => {
     const { thread, run } = runOf(s, request.params.threadId, request.params.runId);
-    advance(thread, run, context);
-    reply.json(200, run.wire);
+    runs.poll(thread, run, context);
+    reply.json(200, run.object);
   });
   route('POST', '/threads/:threadId/runs/:runId/cancel', (request, reply, _c, s) => {
     const { run } = runOf(s, request.params.threadId, request.params.runId);
-    cancelRun(run);
-    reply.json(200, run.wire);
+    runs.cancel(run);
+    reply.json(200, run.object);
   });
   route('POST', '/threads/:threadId/runs/:runId/submit_tool_outputs', submitToolOutputs);
 }
@@ -167,18 +180,18 @@ function createThread(state: FoundryState, context: RouteContext, messages: unkn
 function threadOf(state: FoundryState, id: string): ThreadState {
   const thread = state.threads.get(id);
   if (!thread) throw new FoundryRouteError(404, `No thread found with id '${id}'.`, 'thread_id', 'not_found');
-  for (const run of thread.runs) expireRunIfDue(run.wire, run.expiresAtMs);
+  for (const run of thread.runs) expireRunIfDue(run.object, run.expiresAtMs);
   return thread;
 }
 
 function activeRun(thread: ThreadState): RunState | undefined {
-  return thread.runs.find((r) => ACTIVE_RUN_STATUSES.has(r.wire.status));
+  return thread.runs.find((r) => ACTIVE_RUN_STATUSES.has(r.object.status));
 }
 
 function addMessage(thread: ThreadState, context: RouteContext, input: unknown, param: string): WireMessage {
   const active = activeRun(thread);
   if (active) {
-    throw new FoundryRouteError(400, `Can't add messages to ${thread.wire.id} while a run ${active.wire.id} is active.`, param, 'thread_locked');
+    throw new FoundryRouteError(400, `Can't add messages to ${thread.wire.id} while a run ${active.object.id} is active.`, param, 'thread_locked');
   }
   const message = inputMessage(thread, context, input, param);
   thread.messages.push(message);
@@ -273,7 +286,7 @@ async function startRun(state: FoundryState, thread: ThreadState, input: unknown
   const agent = agentOf(state, body.assistant_id);
   const active = activeRun(thread);
   if (active) {
-    throw new FoundryRouteError(400, `Thread ${thread.wire.id} already has an active run ${active.wire.id}.`, 'thread_id', 'thread_locked');
+    throw new FoundryRouteError(400, `Thread ${thread.wire.id} already has an active run ${active.object.id}.`, 'thread_id', 'thread_locked');
   }
   let additional: WireMessage[] = [];
   if (body.additional_messages !== undefined && body.additional_messages !== null) {
@@ -290,7 +303,7 @@ async function startRun(state: FoundryState, thread: ThreadState, input: unknown
   const directive = DIRECTIVE.exec(lastUser ? messageText(lastUser) : '')?.[1]?.toLowerCase() as Directive | undefined;
   const expiresAtMs = Date.now() + context.runExpirySeconds * 1000;
   const run: RunState = {
-    wire: {
+    object: {
       id: context.ids.next('run_'),
       object: 'thread.run',
       thread_id: thread.wire.id,
@@ -321,6 +334,8 @@ async function startRun(state: FoundryState, thread: ThreadState, input: unknown
       parallel_tool_calls: body.parallel_tool_calls !== false,
     },
     directive,
+    pollsLeft: 0,
+    stuck: directive === 'hold',
     offerTools: body.tool_choice !== 'none',
     rounds: [],
     inputCount: thread.messages.length,
@@ -328,106 +343,71 @@ async function startRun(state: FoundryState, thread: ThreadState, input: unknown
   };
   thread.runs.push(run);
   if (body.stream === true) {
-    await streamRun(thread, run, reply, context, true);
+    await runs.stream(thread, run, reply, context, { created: true });
     return;
   }
-  reply.json(200, run.wire);
+  reply.json(200, run.object);
 }
 
 function runOf(state: FoundryState, threadId: string, runId: string): { thread: ThreadState; run: RunState } {
   const thread = threadOf(state, threadId);
-  const run = thread.runs.find((r) => r.wire.id === runId);
+  const run = thread.runs.find((r) => r.object.id === runId);
   if (!run) throw new FoundryRouteError(404, `No run found with id '${runId}'.`, 'run_id', 'not_found');
   return { thread, run };
 }
 
-/** One poll's worth of progress: queued -> in_progress -> settled; cancelling -> cancelled. */
-function advance(thread: ThreadState, run: RunState, context: RouteContext): void {
-  switch (run.wire.status) {
-    case 'queued':
-      run.wire.status = 'in_progress';
-      run.wire.started_at ??= now();
-      return;
-    case 'cancelling':
-      run.wire.status = 'cancelled';
-      run.wire.cancelled_at = now();
-      return;
-    case 'in_progress':
-      settle(thread, run, context);
-      return;
-  }
-}
-
-interface Settled {
-  /** The assistant message the run wrote (text or incomplete endings). */
-  message?: WireMessage;
-  calls?: WireToolCall[];
-}
-
-/** Runs the model and moves the run to its end state (or requires_action). */
-function settle(thread: ThreadState, run: RunState, context: RouteContext): Settled {
-  const wire = run.wire;
-  const directive = run.rounds.length === 0 ? run.directive : run.directive === 'incomplete' ? 'incomplete' : undefined;
-  if (directive === 'hold') return {};
-  if (directive === 'failed') {
-    wire.status = 'failed';
-    wire.failed_at = now();
-    wire.last_error = { code: 'server_error', message: `The emulated run ${wire.id} failed as asked by [run:failed].` };
-    return {};
-  }
-  if (directive === 'expired' || directive === 'cancelled') {
-    wire.status = directive;
-    if (directive === 'cancelled') wire.cancelled_at = now();
-    return {};
-  }
-  const tools: ModelTool[] = run.offerTools ? modelTools(wire.tools) : [];
-  const input = modelInput(thread, run);
-  const answer = context.model.reply(input, tools);
-  const usage = usageOf(input, answer, context);
-  if (isToolCallsReply(answer)) {
-    const calls = answer.toolCalls.map((call): WireToolCall => ({ id: context.ids.next('call_'), type: 'function', function: { name: call.name, arguments: call.arguments } }));
+/**
+ * The Foundry wire of the run simulator: `[run:…]` directives (hidden from the model; all but
+ * `incomplete` apply to the first turn only), tool rounds kept on the run, usage counted from the
+ * model's tokens, steps only as stream events, tool call arguments streamed in fragments.
+ */
+const foundryRunWire: RunWireStrategy<ThreadState, RunState, WireMessage> = {
+  cancelWaitingAtOnce: false,
+  scriptedEnding(run) {
+    const directive = run.rounds.length === 0 ? run.directive : undefined;
+    return directive === 'failed' || directive === 'expired' || directive === 'cancelled' ? directive : undefined;
+  },
+  modelInput(thread, run) {
+    return { messages: modelInput(thread, run), tools: run.offerTools ? modelTools(run.object.tools) : [] };
+  },
+  toolCallsAsked(_thread, run, calls, input, context) {
     run.rounds.push({ calls, outputs: new Map() });
-    wire.status = 'requires_action';
-    wire.required_action = { type: 'submit_tool_outputs', submit_tool_outputs: { tool_calls: calls } };
-    wire.usage = addUsage(wire.usage, usage);
-    return { calls };
-  }
-  wire.usage = addUsage(wire.usage, usage);
-  if (directive === 'incomplete') {
-    const words = answer.text.split(' ');
-    const partial = words.slice(0, Math.max(1, Math.floor(words.length / 2))).join(' ');
-    const message = newMessage(thread, context, 'assistant', partial, wire.assistant_id, wire.id);
-    message.status = 'incomplete';
-    message.incomplete_details = { reason: 'max_tokens' };
-    message.completed_at = null;
-    message.incomplete_at = now();
+    const count = (text: string) => context.model.countTokens(text);
+    run.object.usage = addUsage(run.object.usage, usageOf(input, calls.reduce((s, c) => s + count(`${c.function.name} ${c.function.arguments}`), 0), context));
+  },
+  answered(thread, run, answer: ModelTextReply, input, context) {
+    const wire = run.object;
+    wire.usage = addUsage(wire.usage, usageOf(input, context.model.countTokens(answer.text), context));
+    if (run.directive === 'incomplete') {
+      const words = answer.text.split(' ');
+      const partial = words.slice(0, Math.max(1, Math.floor(words.length / 2))).join(' ');
+      const message = newMessage(thread, context, 'assistant', partial, wire.assistant_id, wire.id);
+      message.status = 'incomplete';
+      message.incomplete_details = { reason: 'max_tokens' };
+      message.completed_at = null;
+      message.incomplete_at = now();
+      thread.messages.push(message);
+      return { message, status: 'incomplete' };
+    }
+    const message = newMessage(thread, context, 'assistant', answer.text, wire.assistant_id, wire.id);
     thread.messages.push(message);
-    wire.status = 'incomplete';
-    wire.incomplete_details = { reason: 'max_completion_tokens' };
-    return { message };
-  }
-  const message = newMessage(thread, context, 'assistant', answer.text, wire.assistant_id, wire.id);
-  thread.messages.push(message);
-  wire.status = 'completed';
-  wire.completed_at = now();
-  return { message };
-}
+    return { message, status: 'completed' };
+  },
+  failureMessage(run) {
+    return `The emulated run ${run.object.id} failed as asked by [run:failed].`;
+  },
+  cannotCancel(run, status) {
+    return new FoundryRouteError(400, `Cannot cancel run ${run.object.id} with status '${status}'.`, 'run_id', 'invalid_run_status');
+  },
+  streamTurn,
+};
 
-function cancelRun(run: RunState): void {
-  const status = run.wire.status;
-  if (!ACTIVE_RUN_STATUSES.has(status)) {
-    throw new FoundryRouteError(400, `Cannot cancel run ${run.wire.id} with status '${status}'.`, 'run_id', 'invalid_run_status');
-  }
-  if (status === 'cancelling') return;
-  run.wire.status = 'cancelling';
-  run.wire.required_action = null;
-  run.onCancel?.();
-}
+const runs = new RunSimulator(foundryRunWire);
 
 async function submitToolOutputs(request: RouteRequest, reply: RouteReply, context: RouteContext, state: FoundryState): Promise<void> {
   const { thread, run } = runOf(state, request.params.threadId, request.params.runId);
-  if (run.wire.status !== 'requires_action') {
-    throw new FoundryRouteError(400, `Run ${run.wire.id} is '${run.wire.status}', not 'requires_action'; it takes no tool outputs.`, 'run_id', 'invalid_run_status');
+  if (run.object.status !== 'requires_action') {
+    throw new FoundryRouteError(400, `Run ${run.object.id} is '${run.object.status}', not 'requires_action'; it takes no tool outputs.`, 'run_id', 'invalid_run_status');
   }
   const body = record(request.body);
   const outputs = Array.isArray(body.tool_outputs) ? body.tool_outputs : [];
@@ -436,7 +416,7 @@ async function submitToolOutputs(request: RouteRequest, reply: RouteReply, conte
   outputs.forEach((output, i) => {
     const o = record(output, `tool_outputs[${i}]`);
     if (typeof o.tool_call_id !== 'string' || !expected.has(o.tool_call_id)) {
-      throw new FoundryRouteError(400, `tool_outputs[${i}].tool_call_id ${JSON.stringify(o.tool_call_id)} is not a pending tool call of run ${run.wire.id}.`, `tool_outputs[${i}].tool_call_id`);
+      throw new FoundryRouteError(400, `tool_outputs[${i}].tool_call_id ${JSON.stringify(o.tool_call_id)} is not a pending tool call of run ${run.object.id}.`, `tool_outputs[${i}].tool_call_id`);
     }
     round.outputs.set(o.tool_call_id, typeof o.output === 'string' ? o.output : JSON.stringify(o.output ?? ''));
   });
@@ -445,41 +425,21 @@ async function submitToolOutputs(request: RouteRequest, reply: RouteReply, conte
     round.outputs.clear();
     throw new FoundryRouteError(400, `Expected tool outputs for call_ids ${JSON.stringify([...expected])}, got none for ${JSON.stringify(missing)}.`, 'tool_outputs');
   }
-  run.wire.status = 'queued';
-  run.wire.required_action = null;
+  runs.resume(run);
   if (body.stream === true) {
-    await streamRun(thread, run, reply, context, false);
+    await runs.stream(thread, run, reply, context, { created: false });
     return;
   }
-  reply.json(200, run.wire);
+  reply.json(200, run.object);
 }
 
-/** The SSE form of a run, with the Assistants event names, ending with `event: done`. */
-async function streamRun(thread: ThreadState, run: RunState, reply: RouteReply, context: RouteContext, created: boolean): Promise<void> {
-  const stream: SseStream = reply.sse();
-  const send = (event: string, data: unknown) => stream.send(structuredClone(data), event);
-  if (created && !(await send('thread.run.created', run.wire))) return;
-  if (!(await send('thread.run.queued', run.wire))) return;
-  advance(thread, run, context);
-  if (!(await send('thread.run.in_progress', run.wire))) return;
-
-  const settled = settle(thread, run, context);
-  if (run.wire.status === 'in_progress') {
-    // [run:hold]: stay open until the run is cancelled or the client goes away.
-    await new Promise<void>((resolve) => {
-      run.onCancel = resolve;
-      reply.raw.once('close', () => resolve());
-    });
-    run.onCancel = undefined;
-    if (!stream.open) return;
-    advance(thread, run, context);
-  }
-  const step = (type: 'message_creation' | 'tool_calls', details: Record<string, unknown>, status: string) => runStep(stepId, run.wire, type, { type, ...details }, status);
+/** A settled turn's events: the tool calls with their arguments in fragments, or the answer. */
+async function streamTurn(_thread: ThreadState, run: RunState, settled: SettledTurn<WireMessage>, send: SendEvent, context: RouteContext): Promise<boolean> {
+  const step = (type: 'message_creation' | 'tool_calls', details: Record<string, unknown>, status: string) => runStep(stepId, run.object, type, { type, ...details }, status);
   const stepId = context.ids.next('step_');
-
   if (settled.calls) {
     const pending = settled.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: '', output: null } }));
-    if (!(await send('thread.run.step.created', step('tool_calls', { tool_calls: pending }, 'in_progress')))) return;
+    if (!(await send('thread.run.step.created', step('tool_calls', { tool_calls: pending }, 'in_progress')))) return false;
     for (const [index, call] of settled.calls.entries()) {
       const pieces = fragments(call.function.arguments);
       for (const [i, piece] of pieces.entries()) {
@@ -487,33 +447,31 @@ async function streamRun(thread: ThreadState, run: RunState, reply: RouteReply, 
           ? { index, id: call.id, type: 'function', function: { name: call.function.name, arguments: piece, output: null } }
           : { index, type: 'function', function: { arguments: piece } };
         const delta = { id: stepId, object: 'thread.run.step.delta', delta: { step_details: { type: 'tool_calls', tool_calls: [toolCall] } } };
-        if (!(await send('thread.run.step.delta', delta))) return;
+        if (!(await send('thread.run.step.delta', delta))) return false;
       }
     }
-    if (!(await send('thread.run.requires_action', run.wire))) return;
-  } else if (settled.message) {
-    const message = settled.message;
-    const text = messageText(message);
-    if (!(await send('thread.run.step.created', step('message_creation', { message_creation: { message_id: message.id } }, 'in_progress')))) return;
-    const opening = { ...message, status: 'in_progress', content: [], completed_at: null, incomplete_at: null, incomplete_details: null };
-    if (!(await send('thread.message.created', opening))) return;
-    if (!(await send('thread.message.in_progress', opening))) return;
-    if (!(await sendTextDeltas(send, message.id, splitWords(text), [], 'assistant'))) return;
-    if (!(await send(message.status === 'incomplete' ? 'thread.message.incomplete' : 'thread.message.completed', message))) return;
-    if (!(await send('thread.run.step.completed', step('message_creation', { message_creation: { message_id: message.id } }, 'completed')))) return;
-    if (!(await send(`thread.run.${run.wire.status}`, run.wire))) return;
-  } else {
-    if (!(await send(`thread.run.${run.wire.status}`, run.wire))) return;
+    return send('thread.run.requires_action', run.object);
   }
-  if (!(await stream.send('[DONE]', 'done'))) return;
-  await stream.end();
+  const message = settled.message;
+  if (!message) return send(`thread.run.${run.object.status}`, run.object);
+  const creation = { message_creation: { message_id: message.id } };
+  return sendAnswerEvents(send, {
+    stepCreated: step('message_creation', creation, 'in_progress'),
+    stepCompleted: step('message_creation', creation, 'completed'),
+    opening: { ...message, status: 'in_progress', content: [], completed_at: null, incomplete_at: null, incomplete_details: null },
+    message: { ...message },
+    words: splitWords(messageText(message)),
+    annotations: [],
+    role: 'assistant',
+    run: run.object,
+  });
 }
 
 // ---------------------------------------------------------------- the model's view
 
 function modelInput(thread: ThreadState, run: RunState): ModelMessage[] {
   const input: ModelMessage[] = [];
-  if (run.wire.instructions) input.push({ role: 'system', text: run.wire.instructions });
+  if (run.object.instructions) input.push({ role: 'system', text: run.object.instructions });
   const visible = thread.messages.slice(0, run.inputCount);
   for (const m of visible) input.push({ role: m.role, text: messageText(m).replace(DIRECTIVE, '').trim() });
   for (const round of run.rounds) {
@@ -534,10 +492,8 @@ function parseTools(tools: unknown, param: string): WireTool[] {
   });
 }
 
-function usageOf(input: readonly ModelMessage[], answer: ModelReply, context: RouteContext) {
-  const count = (text: string) => context.model.countTokens(text);
-  const prompt = input.reduce((sum, m) => sum + count(m.text), 0);
-  const completion = isToolCallsReply(answer) ? answer.toolCalls.reduce((s, c: Omit<ModelToolCall, 'id'>) => s + count(`${c.name} ${c.arguments}`), 0) : count(answer.text);
+function usageOf(input: readonly ModelMessage[], completion: number, context: RouteContext) {
+  const prompt = input.reduce((sum, m) => sum + context.model.countTokens(m.text), 0);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 

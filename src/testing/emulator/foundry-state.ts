@@ -1,3 +1,5 @@
+import type { RunToolCall, SimulatedRun } from './run-simulator.js';
+
 /**
  * The Foundry Agents emulator's memory and wire shapes: agents, threads, messages and runs as
  * `@azure/ai-agents` 1.x reads them, and the error a route throws to answer with an envelope.
@@ -37,11 +39,7 @@ export interface WireAttachment {
   tools: { type: 'file_search' | 'code_interpreter' }[];
 }
 
-export interface WireToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
+export type WireToolCall = RunToolCall;
 
 export interface WireRun {
   id: string;
@@ -74,18 +72,14 @@ export interface WireRun {
   parallel_tool_calls: boolean;
 }
 
-export interface RunState {
-  wire: WireRun;
+export interface RunState extends SimulatedRun {
+  object: WireRun;
   directive: Directive | undefined;
   offerTools: boolean;
   /** Tool calls asked for and the outputs submitted, per round, in order. */
   rounds: { calls: WireToolCall[]; outputs: Map<string, string> }[];
   /** Messages of the thread the run reads (those before it started). */
   inputCount: number;
-  /** Set while a held stream waits for the run to be cancelled. */
-  onCancel?: () => void;
-  /** `expires_at` in milliseconds (the wire field is whole seconds). */
-  expiresAtMs: number;
 }
 
 export interface ThreadState {

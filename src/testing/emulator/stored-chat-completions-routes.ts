@@ -1,4 +1,3 @@
-import { parseMetadata } from './chat-completions-routes.js';
 import { registryState } from './registry-state.js';
 import { listPage } from './list-page.js';
 import { InvalidRequestError, isRecord } from './responses-routes.js';
@@ -94,4 +93,13 @@ function metadataFilters(query: Record<string, string>): Record<string, string> 
     if (name !== undefined) filters[name] = value;
   }
   return filters;
+}
+
+/** `metadata`: up to 16 string values, as the service checks. */
+export function parseMetadata(metadata: unknown, param = 'metadata'): Record<string, string> {
+  if (metadata === undefined || metadata === null) return {};
+  if (!isRecord(metadata) || Object.keys(metadata).length > 16 || Object.values(metadata).some((v) => typeof v !== 'string')) {
+    throw new InvalidRequestError(`\`${param}\` must be an object of at most 16 string values.`, param);
+  }
+  return metadata as Record<string, string>;
 }
