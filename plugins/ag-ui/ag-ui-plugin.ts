@@ -2,6 +2,7 @@ import type { ZodType } from 'zod';
 import { AgentFactory, ChannelProvider, ConfigurationError, type SkeinPlugin, containerModule } from 'skein';
 import { AG_UI_PROVIDER_ID, AgUiAgent } from './ag-ui-agent.js';
 import { AgUiChannelProvider } from './ag-ui-channel.js';
+import type { AgUiPredictState } from './ag-ui-predict-state.js';
 
 /** What `plugins.ag-ui.server` says about serving the container's agents (`skein ag-ui serve`). */
 export interface AgUiServeSettings {
@@ -21,6 +22,8 @@ export interface AgUiServeSettings {
   /** Where thread records are kept (default `.skein/ag-ui-threads`). */
   threadsDir?: string;
   keepPartial?: boolean;
+  /** Predictive state updates per served agent (docs/ag-ui.md): `{ <agent>: [{ stateKey, tool, toolArgument }] }`. */
+  predictState?: Record<string, AgUiPredictState[]>;
 }
 
 /** The `plugins.ag-ui` settings, bound in the container for `skein ag-ui serve` and apps to read. */
@@ -78,6 +81,7 @@ agUiPlugin.configSchema = async (): Promise<ZodType> => {
           maxBodyBytes: z.number().int().positive().optional(),
           threadsDir: z.string().min(1).optional(),
           keepPartial: z.boolean().optional(),
+          predictState: z.record(z.string().min(1), z.array(z.object({ stateKey: z.string().min(1), tool: z.string().min(1), toolArgument: z.string().min(1) }).strict())).optional(),
         })
         .strict()
         .optional(),

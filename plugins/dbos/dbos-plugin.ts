@@ -1,3 +1,4 @@
+import type { ZodType } from 'zod';
 import { DurableRunner, type SkeinPlugin, containerModule } from 'skein';
 import { DbosDurableRunner, type DbosRunnerOptions } from './dbos-durable-runner.js';
 
@@ -29,3 +30,25 @@ export function dbosPlugin(options: DbosRunnerOptions): SkeinPlugin {
     }),
   };
 }
+
+/** Settings a config file may give the plugin (`plugins: { dbos: { systemDatabaseUrl, ... } }`), checked with their paths. */
+dbosPlugin.configSchema = async (): Promise<ZodType> => {
+  const { z } = await import('zod');
+  const count = z.number().int().positive();
+  const queue = z
+    .object({ concurrency: count.optional(), workerConcurrency: count.optional(), rateLimit: z.object({ limit: count, periodSec: z.number().positive() }).strict().optional(), partitionConcurrency: count.optional() })
+    .strict();
+  return z
+    .object({
+      systemDatabaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'a PostgreSQL URL such as postgres://user@host:5432/app'),
+      schema: z.string().min(1).optional(),
+      name: z.string().min(1).optional(),
+      applicationVersion: z.string().min(1).optional(),
+      queues: z.record(z.string().min(1), queue).optional(),
+      executorId: z.string().min(1).optional(),
+      logLevel: z.string().min(1).optional(),
+      pollingIntervalMs: count.optional(),
+      outageTimeoutMs: count.optional(),
+    })
+    .strict();
+};

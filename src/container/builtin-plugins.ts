@@ -12,6 +12,7 @@ export const BUILTIN_PLUGINS: Readonly<Record<string, BuiltinPlugin>> = {
   telemetry: { module: 'skein/telemetry', export: 'telemetryPlugin' },
   mcp: { module: 'skein/mcp', export: 'mcpPlugin', toolPrefixes: ['mcp'] },
   'ag-ui': { module: 'skein/ag-ui', export: 'agUiPlugin', clients: ['ag-ui'] },
+  dbos: { module: 'skein/dbos', export: 'dbosPlugin' },
 };
 
 export interface BuiltinPlugin {

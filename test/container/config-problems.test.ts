@@ -74,7 +74,7 @@ agents:
   chat: { client: openai-chat }
 `);
     expect(problems).to.deep.equal([
-      'plugins.opnai: unknown plugin "opnai"; did you mean "openai"? Built-in plugins: openai, sqlite, redis, postgres, azure-ai-agents, a2a, telemetry, mcp, ag-ui. For a third-party plugin add "module: <package or path>".',
+      'plugins.opnai: unknown plugin "opnai"; did you mean "openai"? Built-in plugins: openai, sqlite, redis, postgres, azure-ai-agents, a2a, telemetry, mcp, ag-ui, dbos. For a third-party plugin add "module: <package or path>".',
     ]);
   });
 
@@ -102,6 +102,7 @@ agents:
       postgres: { connectionString: 'postgres://127.0.0.1/test' },
       'azure-ai-agents': { client: {} },
       mcp: { servers: { files: { command: 'node' } } },
+      dbos: { systemDatabaseUrl: 'postgres://127.0.0.1/test' },
     };
     for (const [id, builtin] of Object.entries(BUILTIN_PLUGINS)) {
       const factory = ((await import(builtin.module)) as Record<string, PluginFactory>)[builtin.export]!;

@@ -6,7 +6,7 @@ import type { AgUiPluginSettings, AgUiServeSettings } from 'skein/ag-ui';
 import type { CliCommand } from '../cli-command.js';
 import { writeLine, type CliIO } from '../cli-io.js';
 import { parseCommandArgs } from '../parse-command-args.js';
-import { SERVE_OPTIONS, serveArgs, servedAgents, servePort } from './serve-command-args.js';
+import { SERVE_OPTIONS, launchDurableAgents, serveArgs, servedAgents, servePort, shutdownDurable } from './serve-command-args.js';
 
 export const DEFAULT_AG_UI_THREADS_DIR = '.skein/ag-ui-threads';
 
@@ -17,6 +17,9 @@ Serves the configured agents over AG-UI (the protocol web front ends such as Cop
 each agent answers POST http://<host>:<port>/agents/<name> with a RunAgentInput and streams the
 run as AG-UI events. Each threadId is a Skein thread in the agent's message store (or on its
 service); thread records are kept in --threads-dir, so conversations outlive the server.
+Agents with durability: in the config run durably (a run goes on when the client leaves; the
+same runId with no new messages reads the rest). Predictive state rules come from
+plugins.ag-ui.server.predictState.<agent>.
 Settings may also come from the config file (plugins.ag-ui.server); options here win.
 
 Options:
@@ -48,7 +51,15 @@ export const agUiCommand: CliCommand = {
     const port = servePort(values.port ?? process.env.PORT ?? String(settings.port ?? 4330), 'ag-ui');
     const names = values.agent?.length ? values.agent : (settings.agents ?? Object.keys(resolved.agents ?? {}));
     if (!names.length) throw new ConfigurationError([`agents: ${config} defines no agent to serve.`]);
-    const agents = servedAgents(container, names, config);
+    const durable = await launchDurableAgents(container, names, resolved.agents);
+    // Agents with `durability:` run durably (docs/durable.md); predictState rules come from the settings.
+    const agents = Object.fromEntries(
+      Object.entries(servedAgents(container, names, config)).map(([name, agent]) => {
+        const face = durable.get(name);
+        const predictState = settings.predictState?.[name];
+        return [name, { agent, ...(face ? { durable: face } : {}), ...(predictState ? { predictState } : {}) }];
+      }),
+    );
     const server = new AgUiServer({
       agents,
       basePath: settings.basePath,
@@ -63,7 +74,7 @@ export const agUiCommand: CliCommand = {
     for (const p of server.paths) writeLine(io.stdout, `AG-UI agent at ${url}${p}`);
     writeLine(io.stderr, 'Ctrl-C stops it.');
     const stop = () => {
-      void server.close().finally(() => container.unbindAllAsync().finally(() => process.exit(0)));
+      void server.close().finally(() => shutdownDurable(durable).finally(() => container.unbindAllAsync().finally(() => process.exit(0))));
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

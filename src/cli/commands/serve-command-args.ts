@@ -1,7 +1,9 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { Container } from 'inversify';
 import type { AIAgent } from '../../agents/ai-agent.js';
-import { agentToken } from '../../container/agent-token.js';
+import { agentToken, durableAgentToken } from '../../container/agent-token.js';
+import type { SkeinConfig } from '../../container/skein-config.js';
+import { type DurableAgent, DurableRunner } from '../../durable/durable-runner.js';
 import { ConfigurationError } from '../../errors/skein-error.js';
 import { parsePort } from '../../testing/emulator/cli.js';
 import { UsageError } from '../cli-error.js';
@@ -48,4 +50,31 @@ export function servedAgents(container: Container, names: readonly string[], con
   const missing = names.filter((name) => !container.isBound(agentToken(name)));
   if (missing.length) throw new ConfigurationError(missing.map((name) => `agents.${name}: ${config} defines no agent named "${name}".`));
   return Object.fromEntries(names.map((name) => [name, container.get<AIAgent>(agentToken(name))]));
+}
+
+/** A configured agent's durable face (`durability:` in its config) and the engine's runner. */
+export interface ServedDurableAgent {
+  agent: DurableAgent;
+  runner: DurableRunner;
+}
+
+/**
+ * The durable faces of the named agents that have one (the others are left out), resolved before
+ * the engine launches: the engine registers its workflows only for agents made durable before
+ * `launch()`. Launches each engine once; stop them with `shutdownDurable`.
+ */
+export async function launchDurableAgents(container: Container, names: readonly string[], agents: SkeinConfig['agents']): Promise<Map<string, ServedDurableAgent>> {
+  const faces = new Map<string, ServedDurableAgent>();
+  for (const name of names) {
+    const engine = agents?.[name]?.durability?.engine;
+    if (engine === undefined || !container.isBound(durableAgentToken(name))) continue;
+    faces.set(name, { agent: container.get<DurableAgent>(durableAgentToken(name)), runner: container.get<DurableRunner>(DurableRunner, { name: engine }) });
+  }
+  for (const runner of new Set([...faces.values()].map((f) => f.runner))) await runner.launch();
+  return faces;
+}
+
+/** Shuts down the engines `launchDurableAgents` launched. */
+export async function shutdownDurable(faces: ReadonlyMap<string, ServedDurableAgent>): Promise<void> {
+  for (const runner of new Set([...faces.values()].map((f) => f.runner))) await runner.shutdown();
 }
