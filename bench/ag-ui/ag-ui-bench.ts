@@ -2,7 +2,12 @@
  * `npm run bench:ag-ui`: server CPU per turn of an agent served over AG-UI (AgUiServer, driven by
  * @ag-ui/client's HttpAgent, which sends the whole history each run, as web pages do) against the
  * same agent's `runStream` called directly in one process (goal: at most 1.1x).
- *   node dist/bench/ag-ui/ag-ui-bench.js [--quick] [--out <file>]
+ *   node dist/bench/ag-ui/ag-ui-bench.js [--quick] [--out <file>] [--cpu-prof <dir>]
+ *   node dist/bench/ag-ui/ag-ui-bench.js --count [measured runs=2] [--quick] [--only ag-ui|direct]
+ * `--count` counts instructions per turn instead (valgrind --tool=callgrind, not moved by the
+ * machine's load): per contender, one process with the warm-up runs only and one with `measured`
+ * more runs; the difference over their turns is the cost of a warm turn. Slow (minutes).
+ * (`--cpu-prof <dir>` writes a CPU profile of each contender process there, for `node --cpu-prof` analysis.)
  *
  * Both contenders run the same ChatAgent (in-memory threads) against the fixed-reply model server
  * (its own process; it costs both the same), each in its own fresh process per round.
@@ -36,10 +41,16 @@ interface Contender {
   ask<T>(message: object): Promise<T>;
 }
 
+const args = process.argv.slice(2);
+const profileDir = args.includes('--cpu-prof') ? args[args.indexOf('--cpu-prof') + 1] : undefined;
 const serverScript = fileURLToPath(new URL('./ag-ui-bench-server.js', import.meta.url));
 
-function start(name: AgUiContenderName, modelBaseURL: string): Promise<Contender> {
-  const child = fork(serverScript, [name, modelBaseURL], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+function start(name: AgUiContenderName, modelBaseURL: string, underCallgrind = false): Promise<Contender> {
+  const execArgv = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', `${name}-${Date.now()}.cpuprofile`] : [];
+  // Under callgrind: `valgrind ... node --single-threaded <script>` (JIT and GC counted on the one thread); its summary goes to stderr.
+  const child = underCallgrind
+    ? fork(serverScript, [name, modelBaseURL], { stdio: ['ignore', 'inherit', 'pipe', 'ipc'], execPath: 'valgrind', execArgv: ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, '--single-threaded'] })
+    : fork(serverScript, [name, modelBaseURL], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the ${name} contender exited (code ${code}) before it was ready`)));
     child.once('message', (message) => {
@@ -68,10 +79,37 @@ async function run(name: AgUiContenderName, contender: Contender, options: Optio
   return (after - before) / (options.conversations * options.turns);
 }
 
-const args = process.argv.slice(2);
 const options = args.includes('--quick') ? QUICK : FULL;
 const out = args.includes('--out') ? args[args.indexOf('--out') + 1] : undefined;
 const model = await startFixedReplyServer();
+if (args.includes('--count')) {
+  const measured = Number(args[args.indexOf('--count') + 1]) || 2;
+  /** Instructions of one contender process: `runs` runs after the warm-up run, then exit. */
+  const count = async (name: AgUiContenderName, runs: number): Promise<number> => {
+    const contender = await start(name, model.baseURL, true);
+    let stderr = '';
+    contender.child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise((done) => contender.child.once('exit', done));
+    for (let r = 0; r < 1 + runs; r++) await run(name, contender, options);
+    contender.child.disconnect();
+    await exited;
+    const collected = /Collected : (\d+)/.exec(stderr);
+    if (!collected) throw new Error(`callgrind printed no count for ${name}: ${stderr.slice(-500)}`);
+    return Number(collected[1]);
+  };
+  const perTurn = {} as Record<AgUiContenderName, number>;
+  const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+  for (const name of ['ag-ui', 'direct'] as const) {
+    if (only !== undefined && only !== name) continue;
+    const base = await count(name, 0);
+    const more = await count(name, measured);
+    perTurn[name] = Math.round((more - base) / (measured * options.conversations * options.turns));
+    console.log(`${name}: ${perTurn[name]} instructions per turn (${measured} measured runs of ${options.conversations} x ${options.turns} turns)`);
+  }
+  if (only === undefined) console.log(`instructions ratio AG-UI server / runStream directly: ${round(perTurn['ag-ui'] / perTurn.direct, 3)}x`);
+  await model.stop();
+  process.exit(0);
+}
 const ratios: number[] = [];
 const perTurn: Record<AgUiContenderName, number[]> = { 'ag-ui': [], direct: [] };
 for (let r = 0; r < options.rounds; r++) {
@@ -85,7 +123,8 @@ for (let r = 0; r < options.rounds; r++) {
     perTurn.direct.push(pair.direct);
     ratios.push(pair['ag-ui'] / pair.direct);
   }
-  for (const c of Object.values(contenders)) c.child.kill();
+  // A disconnected contender exits on its own (writing its profile); a killed one would not write it.
+  for (const c of Object.values(contenders)) (profileDir ? c.child.disconnect() : c.child.kill());
 }
 await model.stop();
 const results = {
