@@ -9,7 +9,7 @@
  * All answer `cpu` with this process's CPU time.
  */
 import { EventEncoder } from '@ag-ui/encoder';
-import { createServer } from 'node:http';
+import { Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { lastValueFrom } from 'rxjs';
 import type { AgentThread } from 'skein';
@@ -21,6 +21,15 @@ export type AgUiContenderName = 'ag-ui' | 'direct' | 'bare-http';
 const [name, modelBaseURL] = process.argv.slice(2);
 if ((name !== 'ag-ui' && name !== 'direct' && name !== 'bare-http') || !modelBaseURL || !process.send) {
   throw new Error(`ag-ui-bench-server.js: expected ag-ui|direct|bare-http and the model base URL, forked with IPC; found ${process.argv.slice(2).join(' ')}`);
+}
+if (process.env.AG_UI_BENCH_COUNT) {
+  // Under callgrind a turn takes a second or more: a client's next request can wait in the socket
+  // past the 5 s keep-alive timeout, and the server would close the socket under it (ECONNRESET).
+  const listen = Server.prototype.listen;
+  Server.prototype.listen = function (this: Server, ...args: unknown[]) {
+    this.keepAliveTimeout = 10 * 60_000;
+    return listen.apply(this, args as Parameters<typeof listen>);
+  } as typeof listen;
 }
 const agent = skeinAgent(modelBaseURL);
 let url = '';

@@ -3,7 +3,7 @@
  * @ag-ui/client's HttpAgent, which sends the whole history each run, as web pages do) against the
  * same agent's `runStream` called directly in one process (goal: at most 1.1x).
  *   node dist/bench/ag-ui/ag-ui-bench.js [--quick] [--out <file>] [--cpu-prof <dir>]
- *   node dist/bench/ag-ui/ag-ui-bench.js --count [measured runs=3] [--only ag-ui|direct|bare-http]
+ *   node dist/bench/ag-ui/ag-ui-bench.js --count [measured runs=3] [--warmup runs=1] [--only ag-ui|direct|bare-http]
  * `--count` counts instructions per turn instead (valgrind --tool=callgrind, not moved by the
  * machine's load): per contender, one process with the warm-up runs only and one with `measured`
  * more runs; the difference over their turns is the cost of a warm turn. Slow (minutes).
@@ -37,8 +37,8 @@ interface Options {
 }
 const FULL: Options = { rounds: 3, pairs: 6, conversations: 10, turns: 8 }; // pairs: sets of one run per contender
 const QUICK: Options = { rounds: 1, pairs: 2, conversations: 5, turns: 4 };
-// Under callgrind a turn takes ~1 s: more conversations at once keep a client's next request
-// waiting past the server's 5 s keep-alive timeout, which then closes the socket under it.
+// Under callgrind a turn takes ~1 s: few conversations at once keep the count run short (the
+// contender also lengthens its servers' keep-alive timeout, see ag-ui-bench-server.ts).
 const COUNT: Options = { rounds: 1, pairs: 0, conversations: 3, turns: 8 };
 
 interface Contender {
@@ -55,7 +55,7 @@ function start(name: AgUiContenderName, modelBaseURL: string, underCallgrind = f
   const execArgv = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir, '--cpu-prof-name', `${name}-${Date.now()}.cpuprofile`] : [];
   // Under callgrind: `valgrind ... node --single-threaded <script>` (JIT and GC counted on the one thread); its summary goes to stderr.
   const child = underCallgrind
-    ? fork(serverScript, [name, modelBaseURL], { stdio: ['ignore', 'inherit', 'pipe', 'ipc'], execPath: 'valgrind', execArgv: ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, '--single-threaded'] })
+    ? fork(serverScript, [name, modelBaseURL], { stdio: ['ignore', 'inherit', 'pipe', 'ipc'], execPath: 'valgrind', execArgv: ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, '--single-threaded'], env: { ...process.env, AG_UI_BENCH_COUNT: '1' } })
     : fork(serverScript, [name, modelBaseURL], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the ${name} contender exited (code ${code}) before it was ready`)));
@@ -90,13 +90,14 @@ const out = args.includes('--out') ? args[args.indexOf('--out') + 1] : undefined
 const model = await startFixedReplyServer();
 if (args.includes('--count')) {
   const measured = Number(args[args.indexOf('--count') + 1]) || 3;
+  const warmup = args.includes('--warmup') ? Number(args[args.indexOf('--warmup') + 1]) : 1;
   /** Instructions of one contender process: `runs` runs after the warm-up run, then exit. */
   const count = async (name: AgUiContenderName, runs: number): Promise<number> => {
     const contender = await start(name, model.baseURL, true);
     let stderr = '';
     contender.child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise((done) => contender.child.once('exit', done));
-    for (let r = 0; r < 1 + runs; r++) await run(name, contender, options);
+    for (let r = 0; r < warmup + runs; r++) await run(name, contender, options);
     contender.child.disconnect();
     await exited;
     const collected = /Collected : (\d+)/.exec(stderr);
@@ -110,7 +111,7 @@ if (args.includes('--count')) {
     const base = await count(name, 0);
     const more = await count(name, measured);
     perTurn[name] = Math.round((more - base) / (measured * options.conversations * options.turns));
-    console.log(`${name}: ${perTurn[name]} instructions per turn (${measured} measured runs of ${options.conversations} x ${options.turns} turns)`);
+    console.log(`${name}: ${perTurn[name]} instructions per turn (${measured} measured runs of ${options.conversations} x ${options.turns} turns after ${warmup} warm-up runs)`);
   }
   if (only === undefined) {
     console.log(`instructions ratio AG-UI server / runStream directly: ${round(perTurn['ag-ui'] / perTurn.direct, 3)}x`);
