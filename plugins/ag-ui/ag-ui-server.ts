@@ -244,14 +244,14 @@ function parseJson(body: string): unknown {
   }
 }
 
-/** The RunAgentInput schema without `messages`: those are checked one by one, only when new (see checkNewMessages). */
+/** The RunAgentInput schema without `messages`: those are checked one by one, only when new (see prepareChecked). */
 let envelopeSchema: ReturnType<typeof RunAgentInputSchema.omit<{ messages: true }>> | undefined;
 
 /**
  * The request checked against the AG-UI 1.0 schema, except the content of its messages: each
  * message here only needs an `id` and a `role` (strings). The whole history comes with every
  * request, and the messages the stored thread already holds are matched by id and never read
- * again, so their full check waits until the stored thread is known (checkNewMessages).
+ * again, so their full check waits until the stored thread is known (prepareChecked).
  */
 function parseEnvelope(json: unknown): RunAgentInput {
   envelopeSchema ??= RunAgentInputSchema.omit({ messages: true });
