@@ -11,6 +11,6 @@ requirePeers(AG_UI_ENTRY_POINT, ['@ag-ui/core', '@ag-ui/encoder']);
 
 export const { EventType } = loadPeer<typeof Core>(AG_UI_ENTRY_POINT, '@ag-ui/core');
 export type EventType = Core.EventType;
-export const { RunAgentInputSchema } = loadPeer<typeof CoreSchemas>(AG_UI_ENTRY_POINT, '@ag-ui/core/schemas');
+export const { RunAgentInputSchema, MessageSchema } = loadPeer<typeof CoreSchemas>(AG_UI_ENTRY_POINT, '@ag-ui/core/schemas');
 export const { EventEncoder } = loadPeer<typeof Encoder>(AG_UI_ENTRY_POINT, '@ag-ui/encoder');
 export type EventEncoder = Encoder.EventEncoder;

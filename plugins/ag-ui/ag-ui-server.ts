@@ -6,8 +6,8 @@ import { type AgUiContextInstructions, type AgUiForwardedProps, defaultAgUiConte
 import { AgUiRequestError } from './ag-ui-errors.js';
 import type { AgUiDurable } from './ag-ui-durable.js';
 import type { AgUiPredictState } from './ag-ui-predict-state.js';
-import { EventEncoder, RunAgentInputSchema } from './ag-ui-peers.js';
-import { type AgUiServerLogger, AgUiRunner, defaultAgUiServerLogger } from './ag-ui-runner.js';
+import { EventEncoder, MessageSchema, RunAgentInputSchema } from './ag-ui-peers.js';
+import { type AgUiServerLogger, AgUiRunner, type PreparedRun, defaultAgUiServerLogger } from './ag-ui-runner.js';
 import { type AgUiThreadStore, InMemoryAgUiThreadStore } from './ag-ui-thread-store.js';
 
 /** Turns a request into the user it comes from; `undefined` (or a throw) answers HTTP 401. */
@@ -202,14 +202,15 @@ export class AgUiServer {
       this.#warnOpen();
       if (req.method !== 'POST') throw new AgUiRequestError(405, `${req.method} ${path}: an AG-UI agent takes POST with a RunAgentInput JSON body.`);
       const owner = await this.#user(req);
-      const input = parseInput(await readBody(req, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY));
+      const json = parseJson(await readBody(req, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY));
+      const input = parseEnvelope(json);
       const busy = this.#busy.get(input.threadId) ?? 0;
       if (busy > 0 && this.#options.concurrency === 'reject') {
         throw new AgUiRequestError(409, `Thread "${input.threadId}" is running another run; wait for it to finish and send this one again.`);
       }
       this.#busy.set(input.threadId, busy + 1);
       await this.#turns.run(input.threadId, async () => {
-        const prepared = await runner.prepare(input, owner);
+        const prepared = await prepareChecked(runner, input, owner, json);
         const encoder = new EventEncoder({ accept: req.headers.accept });
         const controller = new AbortController();
         res.on('close', () => {
@@ -219,19 +220,22 @@ export class AgUiServer {
         const binary = encoder.getContentType() !== 'text/event-stream';
         // Events of one turn of the event loop go out in one write: a write per event costs a system call each.
         let pending: (string | Uint8Array)[] = [];
-        const flush = () => {
-          if (pending.length === 0 || !res.writable) return;
+        const take = () => {
           const chunk = binary ? Buffer.concat(pending as Uint8Array[]) : (pending as string[]).join('');
           pending = [];
-          res.write(chunk);
+          return chunk;
+        };
+        const flush = () => {
+          if (pending.length > 0 && res.writable) res.write(take());
         };
         const send = (event: BaseEvent) => {
           if (pending.length === 0) setImmediate(flush);
           pending.push(binary ? encoder.encodeBinary(event) : encoder.encodeSSE(event));
         };
         await runner.execute(prepared, send, controller.signal);
-        flush();
-        res.end();
+        // The last events go out with the end of the response: one write, not two.
+        if (pending.length > 0 && res.writable) res.end(take());
+        else res.end();
       }).finally(() => {
         const left = (this.#busy.get(input.threadId) ?? 1) - 1;
         if (left > 0) this.#busy.set(input.threadId, left);
@@ -280,19 +284,68 @@ function checkPredictState(name: string, rules: readonly AgUiPredictState[] | un
   });
 }
 
-function parseInput(body: string): RunAgentInput {
-  let json: unknown;
+function parseJson(body: string): unknown {
   try {
-    json = JSON.parse(body);
+    return JSON.parse(body);
   } catch (error) {
     throw new AgUiRequestError(400, `The body is not JSON (${(error as Error).message}); send a RunAgentInput: { threadId, runId, messages, tools, context, state, forwardedProps }.`);
   }
+}
+
+/** The RunAgentInput schema without `messages`: those are checked one by one, only when new (see prepareChecked). */
+let envelopeSchema: ReturnType<typeof RunAgentInputSchema.omit<{ messages: true }>> | undefined;
+
+/**
+ * The request checked against the AG-UI 1.0 schema, except the content of its messages: each
+ * message here only needs an `id` and a `role` (strings). The whole history comes with every
+ * request, and the messages the stored thread already holds are matched by id and never read
+ * again, so their full check waits until the stored thread is known (prepareChecked).
+ */
+function parseEnvelope(json: unknown): RunAgentInput {
+  envelopeSchema ??= RunAgentInputSchema.omit({ messages: true });
+  const parsed = envelopeSchema.safeParse(json);
+  const messages = (json as { messages?: unknown } | null)?.messages;
+  if (!parsed.success || !Array.isArray(messages) || !messages.every(hasIdAndRole)) throw invalidInput(json);
+  return { ...(parsed.data as Omit<RunAgentInput, 'messages'>), messages: messages as RunAgentInput['messages'] };
+}
+
+function hasIdAndRole(m: unknown): boolean {
+  return typeof m === 'object' && m !== null && typeof (m as { id?: unknown }).id === 'string' && typeof (m as { role?: unknown }).role === 'string';
+}
+
+/** The 400 for a body that is not a valid RunAgentInput, naming the first issues of the full schema check. */
+function invalidInput(json: unknown): AgUiRequestError {
   const parsed = RunAgentInputSchema.safeParse(json);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-    throw new AgUiRequestError(400, `The body is not a valid RunAgentInput: ${issues.join('; ')}.`);
+  const issues = parsed.success ? ['(root): not accepted'] : parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+  return new AgUiRequestError(400, `The body is not a valid RunAgentInput: ${issues.join('; ')}.`);
+}
+
+/** Roles the runner matches against the stored thread (see ag-ui-reconcile.ts); others are always checked. */
+const HISTORY_ROLES = new Set(['user', 'system', 'developer', 'assistant', 'tool']);
+
+/**
+ * `runner.prepare`, with every message it did not match to the stored thread checked against the
+ * full schema. A bad body answers the same 400 as a check of the whole body up front would: when
+ * `prepare` fails, the whole body is checked first, so a schema error wins over the runner's.
+ */
+async function prepareChecked(runner: AgUiRunner, input: RunAgentInput, owner: string, json: unknown): Promise<PreparedRun> {
+  let prepared: PreparedRun;
+  try {
+    prepared = await runner.prepare(input, owner);
+  } catch (error) {
+    if (!RunAgentInputSchema.safeParse(json).success) throw invalidInput(json);
+    throw error;
   }
-  return parsed.data as RunAgentInput;
+  // A stored message is matched in order by id (kept), and then read for its id, role and text only.
+  const { view, plan } = prepared;
+  let i = 0;
+  for (const m of input.messages) {
+    const history = HISTORY_ROLES.has(m.role);
+    const matched = history && i < plan.kept && view[i]?.id === m.id;
+    if (history) i++;
+    if (!matched && !MessageSchema.safeParse(m).success) throw invalidInput(json);
+  }
+  return prepared;
 }
 
 async function readBody(req: IncomingMessage, limit: number): Promise<string> {

@@ -54,20 +54,37 @@ export function conflictError(threadId: string, expected: number | undefined, fo
   );
 }
 
-/** The default: records in this process (JSON text, so callers never share objects with it). */
+/**
+ * The default: records in this process. A record is kept as saved, not as JSON: JSON both ways
+ * cost two passes over the whole history per turn (an in-memory message store's record holds
+ * its messages). Callers still never share a stored thread with another: a loaded record's
+ * `thread` is copied when it is read (an AgUiRunner reads it only when it has no live thread of
+ * that version), and on save the thread's `state` is copied (a live thread sets its state keys
+ * in place). Messages are shared: stored messages are never changed.
+ */
 export class InMemoryAgUiThreadStore implements AgUiThreadStore {
-  readonly #entries = new Map<string, { json: string; version: number }>();
+  readonly #entries = new Map<string, { record: AgUiThreadRecord; version: number }>();
 
   async load(threadId: string): Promise<StoredAgUiThread | undefined> {
     const entry = this.#entries.get(threadId);
-    return entry === undefined ? undefined : { ...(JSON.parse(entry.json) as AgUiThreadRecord), version: entry.version };
+    if (entry === undefined) return undefined;
+    const { thread, ...rest } = entry.record;
+    let copy: SerializedThread | undefined;
+    return {
+      ...rest,
+      version: entry.version,
+      get thread() {
+        return (copy ??= structuredClone(thread));
+      },
+    };
   }
 
   async save(threadId: string, record: AgUiThreadRecord, expectedVersion: number | undefined): Promise<number> {
     const current = this.#entries.get(threadId)?.version;
     if (current !== expectedVersion) throw conflictError(threadId, expectedVersion, current);
     const version = (current ?? 0) + 1;
-    this.#entries.set(threadId, { json: JSON.stringify(record), version });
+    const { state } = record.thread;
+    this.#entries.set(threadId, { record: state ? { ...record, thread: { ...record.thread, state: structuredClone(state) } } : record, version });
     return version;
   }
 }

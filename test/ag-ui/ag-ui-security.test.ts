@@ -88,6 +88,41 @@ describe('skein/ag-ui: AgUiServer security (auth hook, ownership, body limit, re
     expect(JSON.parse(unknown.text).error).to.equal('No agent at /agents/nobody; agents are served at /agents/helper.');
   });
 
+  it('every message the thread does not hold yet is checked against the AG-UI schema: a bad one is a 400 and the thread is unchanged', async () => {
+    const auth = { authorization: 'Bearer alice' };
+    const fresh = await postRaw(url, input('t-schema-new', { messages: [{ id: 'u1', role: 'user', content: 42 }] }), auth);
+    expect(fresh.status).to.equal(400);
+    expect(JSON.parse(fresh.text).error).to.match(/^The body is not a valid RunAgentInput: messages\.0/);
+    const noId = await postRaw(url, input('t-schema-new', { messages: [{ role: 'user', content: 'hi' }] }), auth);
+    expect(noId.status).to.equal(400);
+    expect(JSON.parse(noId.text).error).to.match(/^The body is not a valid RunAgentInput: messages\.0/);
+
+    const alice = new HttpAgent({ url, headers: auth });
+    await say(alice, 'hello');
+    const history = alice.messages.map((m) => ({ ...m }));
+    expect(history.map((m) => m.role)).to.deep.equal(['user', 'assistant']);
+    for (const bad of [
+      { id: 'u2', role: 'user', content: { text: 'not a string or parts' } },
+      { id: 'u2', role: 'robot', content: 'an unknown role' },
+      { id: 'u2', role: 'user', content: [{ type: 'image', source: { type: 'url' } }] },
+    ]) {
+      const res = await postRaw(url, input(alice.threadId, { messages: [...history, bad] }), auth);
+      expect(res.status, JSON.stringify(bad)).to.equal(400);
+      expect(JSON.parse(res.text).error).to.match(/^The body is not a valid RunAgentInput: messages\.2/);
+    }
+    // An edit in place of a stored user message is new input too (the thread forks there): checked.
+    const edited = await postRaw(url, input(alice.threadId, { messages: [{ id: history[0]!.id, role: 'user', content: [{ type: 'text' }] }] }), auth);
+    expect(edited.status).to.equal(400);
+    expect(JSON.parse(edited.text).error).to.match(/^The body is not a valid RunAgentInput: messages\.0/);
+
+    // Nothing of the refused requests reached the thread: a reload shows the two messages, and the next turn continues it.
+    const reader = new HttpAgent({ url, threadId: alice.threadId, headers: auth });
+    await runVerified(reader);
+    expect(reader.messages.map((m) => m.id)).to.deep.equal(history.map((m) => m.id));
+    await say(alice, 'again');
+    expect(alice.messages.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'user', 'assistant']);
+  });
+
   it('CORS only for configured origins; the request guard refuses other Hosts, Origins and text bodies', async () => {
     const port = new URL(url).port;
     const preflight = await send(url, 'OPTIONS', { host: `127.0.0.1:${port}`, origin: 'http://app.example.com', 'access-control-request-method': 'POST' });
