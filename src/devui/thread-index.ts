@@ -22,6 +22,8 @@ export interface ThreadIndexEntry {
   transcript?: ChatMessage[];
   /** How many tool calls wait for the user's approval after the last turn (for the sidebar). */
   pendingApprovals?: number;
+  /** A durable agent's run on this thread that has not been saved here yet (any Dev UI process on this index saves it when it ends). */
+  durableRun?: string;
 }
 
 const ID = /^[A-Za-z0-9_-]{1,80}$/;
