@@ -21,13 +21,14 @@ export async function durableChat(state: DevUIState, turn: ChatTurn, durable: Du
   if (input.some((m) => m.contents.some((c) => c.kind === 'function-approval-response'))) {
     throw new HttpError(400, `Agent "${agentName}" runs durably; the Dev UI does not answer a durable run's approvals yet: answer with runner.approve(runId, callId, approved) (docs/durable.md).`);
   }
-  if (existing?.durableRun) {
-    throw new HttpError(409, `A durable run (${existing.durableRun}) is still in flight on this thread; read it with GET /api/runs/${existing.durableRun}/events and send again when it ends.`, 'ThreadBusyError');
+  const inFlight = existing?.durableRun && !existing.durableRun.saved ? existing.durableRun.runId : undefined;
+  if (inFlight) {
+    throw new HttpError(409, `A durable run (${inFlight}) is still in flight on this thread; read it with GET /api/runs/${inFlight}/events and send again when it ends.`, 'ThreadBusyError');
   }
   const runId = randomUUID();
   const now = timestamp();
   const entry: ThreadIndexEntry = existing ? { ...existing, updatedAt: now } : await newEntry(agentName, titleOf(input) ?? 'New thread', thread, now);
-  entry.durableRun = runId;
+  entry.durableRun = { runId };
   // A service thread's transcript gets the user's side now; the run's messages are added when it ends.
   if (!thread.messageStore) entry.transcript = [...(entry.transcript ?? []), { role: 'user', contents: input.flatMap((m) => m.contents), createdAt: now }];
   await state.index.put(entry);
@@ -39,13 +40,12 @@ export async function durableChat(state: DevUIState, turn: ChatTurn, durable: Du
 
 /** `GET /api/runs/:id/events`: a page that lost the stream reads the rest of a durable run, after `Last-Event-ID` (or `?after=`). */
 export async function reconnectDurableRun(state: DevUIState, runId: string, lastEventId: string | undefined, res: ServerResponse): Promise<void> {
-  const raw = lastEventId ?? undefined;
-  const after = raw === undefined || raw === '' ? undefined : Number(raw);
+  const after = lastEventId === undefined || lastEventId === '' ? undefined : Number(lastEventId);
   if (after !== undefined && !(Number.isInteger(after) && after >= 0)) {
-    throw new HttpError(400, `"Last-Event-ID" (or "after") must be an event id the stream sent (an offset, an integer >= 0); found ${JSON.stringify(raw)}.`);
+    throw new HttpError(400, `"Last-Event-ID" (or "after") must be an event id the stream sent (an offset, an integer >= 0); found ${JSON.stringify(lastEventId)}.`);
   }
-  const entry = (await state.index.list()).find((e) => e.durableRun === runId);
-  if (!entry) throw new HttpError(404, `No durable run "${runId}" in flight on a thread of this Dev UI (it may have ended and been saved: reload the thread).`);
+  const entry = (await state.index.list()).find((e) => e.durableRun?.runId === runId);
+  if (!entry) throw new HttpError(404, `No thread of this Dev UI has "${runId}" as its last durable run; reload the thread to see what it holds.`);
   const durable = state.durable(entry.agent)!;
   const sse = new SseWriter(res);
   sse.send('run', { runId, threadId: entry.id, agent: entry.agent, durable: true });
@@ -104,8 +104,8 @@ export async function saveDurableTurn(state: DevUIState, durable: Durable, entry
   const result = await durable.runner.getRun(runId);
   const thread = await durable.agent.agent.deserializeThread(result.thread);
   const entry = await state.entry(entryId);
-  if (entry.durableRun !== runId) return { entry, pending: pendingOf(thread) };
-  delete entry.durableRun;
+  if (entry.durableRun?.runId !== runId || entry.durableRun.saved) return { entry, pending: pendingOf(thread) };
+  entry.durableRun = { runId, saved: true };
   entry.serialized = await thread.serialize();
   entry.updatedAt = timestamp();
   if (!thread.messageStore) entry.transcript = [...(entry.transcript ?? []), ...result.messages];
@@ -117,9 +117,9 @@ export async function saveDurableTurn(state: DevUIState, durable: Durable, entry
 /** At launch: saves the turns of durable runs that ended (or will end, in any process) while no page read them. */
 export async function saveFinishedDurableRuns(state: DevUIState, onError: (message: string) => void): Promise<void> {
   for (const entry of await state.index.list()) {
-    const durable = entry.durableRun ? state.durable(entry.agent) : undefined;
+    const durable = entry.durableRun && !entry.durableRun.saved ? state.durable(entry.agent) : undefined;
     if (!durable || !entry.durableRun) continue;
-    const runId = entry.durableRun;
+    const { runId } = entry.durableRun;
     void saveDurableTurn(state, durable, entry.id, runId).catch((error: unknown) => onError(`Durable run ${runId} of thread "${entry.title}" was not saved: ${error instanceof Error ? error.message : String(error)}`));
   }
 }

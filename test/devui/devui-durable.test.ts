@@ -79,16 +79,22 @@ withService('Dev UI: a durable agent (DBOS on PostgreSQL)', await postgresAvaila
       const texts = thread.messages.flatMap((m) => m.contents.filter((c) => c.kind === 'text').map((c) => `${m.role}: ${c.text}`));
       expect(texts).to.deep.equal(['user: call slow_report {}', 'assistant: slow_report returned: report ready']);
       expect(thread.messages.filter((m) => m.contents.some((c) => c.kind === 'function-result'))).to.have.length(1);
-      // The run is saved: reading it again is a clear 404, and the thread takes the next turn.
-      const again = await api(`/api/runs/${runId}/events`);
-      expect(again.status).to.equal(404);
-      expect(((await again.json()) as { error: { message: string } }).error.message).to.contain(`No durable run "${runId}" in flight`);
+      // Read again from its start (another tab), the run gives each message once, and the thread stays as saved.
+      const whole = await readSse(await api(`/api/runs/${runId}/events`));
+      expect(whole.filter((e) => e.event === 'tool-call').map((e) => e.data.name)).to.deep.equal(['slow_report']);
+      expect(whole.filter((e) => e.event === 'delta').map((e) => e.data.text).join('')).to.equal('slow_report returned: report ready');
+      expect(whole.at(-1)?.event).to.equal('done');
+      const reloaded = (await (await api(`/api/threads/${threadId}`)).json()) as { messages: unknown[] };
+      expect(reloaded.messages).to.have.length(thread.messages.length);
     });
 
-    it('a Last-Event-ID that is no offset is a 400 saying what it expected', async () => {
+    it('a Last-Event-ID that is no offset is a 400 saying what it expected; an unknown run a 404', async () => {
       const bad = await api('/api/runs/some-run/events', { headers: { 'last-event-id': 'abc' } });
       expect(bad.status).to.equal(400);
       expect(((await bad.json()) as { error: { message: string } }).error.message).to.equal('"Last-Event-ID" (or "after") must be an event id the stream sent (an offset, an integer >= 0); found "abc".');
+      const unknown = await api('/api/runs/no-such-run/events');
+      expect(unknown.status).to.equal(404);
+      expect(((await unknown.json()) as { error: { message: string } }).error.message).to.equal('No thread of this Dev UI has "no-such-run" as its last durable run; reload the thread to see what it holds.');
     });
   }),
 );
