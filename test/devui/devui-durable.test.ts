@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +15,39 @@ import { DATABASE_URL, NEEDS_POSTGRES, RUN_ID, dropSchema, postgresAvailable, wi
 import { readSse, type SseEvent } from './devui-fixture.js';
 
 const SCHEMA = `dbos_${RUN_ID}_devui`;
+const KILL_SCHEMA = `dbos_${RUN_ID}_devui_kill`;
+const SERVER = path.join(import.meta.dirname, 'fixtures', 'durable-devui.js');
+/** What the scripted model answers after its two tool calls (test/dbos/fixtures/scripted-client.ts). */
+const ANSWER = 'done ("fetch_page 1 ok"; "summarize 2 ok")';
+const TOKEN = 'durable-devui-test-token';
+
+/** Starts the Dev UI process; resolves with its URL once it listens. */
+function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; exit: Promise<NodeJS.Signals | null> }> {
+  const child = spawn(process.execPath, [SERVER], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exit = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const url = /listening (\S+)\n/.exec(out)?.[1];
+      if (url) resolve({ url, child, exit });
+    });
+    void exit.then(() => reject(new Error(`The Dev UI process exited before listening: ${err}`)));
+  });
+}
+
+/** The text a page shows from chat events, applying `retract` (drop what was shown of that model call). */
+function shownText(events: readonly SseEvent[]): string {
+  const byCall = new Map<string, string>();
+  for (const e of events) {
+    const call = String(e.data.modelCall ?? '');
+    if (e.event === 'retract') byCall.delete(call);
+    if (e.event === 'delta') byCall.set(call, (byCall.get(call) ?? '') + String(e.data.text));
+  }
+  return [...byCall.values()].join('');
+}
 
 withService('Dev UI: a durable agent (DBOS on PostgreSQL)', await postgresAvailable(), NEEDS_POSTGRES, () =>
   describe('Dev UI chat with a durable agent', function () {
@@ -43,6 +78,7 @@ withService('Dev UI: a durable agent (DBOS on PostgreSQL)', await postgresAvaila
       await devui?.close();
       await emulator?.stop();
       await dropSchema(SCHEMA);
+      await dropSchema(KILL_SCHEMA);
       await rm(dir, { recursive: true, force: true });
     });
 
@@ -86,6 +122,44 @@ withService('Dev UI: a durable agent (DBOS on PostgreSQL)', await postgresAvaila
       expect(whole.at(-1)?.event).to.equal('done');
       const reloaded = (await (await api(`/api/threads/${threadId}`)).json()) as { messages: unknown[] };
       expect(reloaded.messages).to.have.length(thread.messages.length);
+    });
+
+    it('the Dev UI process is SIGKILLed while the answer streams: the page reconnects to the process that recovered the run, drops the cut attempt on `retract` and shows the answer once; tools once; the turn saved once', async () => {
+      const countFile = path.join(dir, 'kill.count');
+      const env = { DATABASE_URL, SCHEMA: KILL_SCHEMA, THREADS_DB: path.join(dir, 'kill-threads.db'), THREADS_DIR: path.join(dir, 'kill-index'), COUNT_FILE: countFile, CHUNK_MS: '60', TOKEN };
+      const headers = { authorization: `Bearer ${TOKEN}` };
+      // The answer (third model call) streams 3 characters per 60 ms; the process dies before its piece 8.
+      const first = await startServer({ ...env, KILL_AT: '3:8' });
+      const seen: SseEvent[] = [];
+      const chat = await fetch(`${first.url}/api/chat`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ agent: 'reader', text: 'Read the pages' }) });
+      await readSse(chat, (event) => void seen.push(event)).catch(() => undefined);
+      expect(await first.exit).to.equal('SIGKILL');
+      const { runId, threadId } = seen[0]!.data as { runId: string; threadId: string };
+      const partial = shownText(seen);
+      expect(partial.length).to.be.greaterThan(0);
+      expect(ANSWER.startsWith(partial) && partial.length < ANSWER.length, partial).to.equal(true);
+      const last = [...seen].reverse().find((e) => e.id !== undefined)!.id!;
+      const second = await startServer(env);
+      try {
+        const rest = await readSse(await fetch(`${second.url}/api/runs/${runId}/events`, { headers: { ...headers, 'last-event-id': last } }));
+        // The stream holds the cut attempt and the re-made one; the page, told to retract, shows the answer once.
+        const raw = [...seen, ...rest].filter((e) => e.event === 'delta').map((e) => String(e.data.text)).join('');
+        expect(raw).to.equal(partial + ANSWER);
+        expect(rest.map((e) => e.event)).to.include('retract');
+        expect(shownText([...seen, ...rest])).to.equal(ANSWER);
+        expect(rest.at(-1)?.event).to.equal('done');
+        // The recovering process saved the turn into the thread index, once.
+        const thread = (await (await fetch(`${second.url}/api/threads/${threadId}`, { headers })).json()) as { messages: { role: string; contents: { kind: string; text?: string }[] }[] };
+        const texts = thread.messages.flatMap((m) => m.contents.filter((c) => c.kind === 'text').map((c) => `${m.role}: ${c.text}`));
+        expect(texts).to.deep.equal(['user: Read the pages', `assistant: ${ANSWER}`]);
+        expect(thread.messages.filter((m) => m.contents.some((c) => c.kind === 'function-result'))).to.have.length(2);
+        const lines = readFileSync(countFile, 'utf8').split('\n');
+        expect(lines.filter((l) => l.startsWith('done fetch_page')).length).to.equal(1);
+        expect(lines.filter((l) => l.startsWith('done summarize')).length).to.equal(1);
+      } finally {
+        second.child.kill('SIGTERM');
+        await second.exit;
+      }
     });
 
     it('a Last-Event-ID that is no offset is a 400 saying what it expected; an unknown run a 404', async () => {
