@@ -1,7 +1,5 @@
 import type { BaseEvent } from '@ag-ui/core';
 import { expect } from 'chai';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ChatAgent, ConfigurationError, tool } from 'skein';
 import { AgUiServer, InMemoryAgUiThreadStore } from 'skein/ag-ui';
@@ -11,31 +9,15 @@ import { SqliteChatMessageStoreFactory } from 'skein/store-sqlite';
 import { Emulator } from 'skein/testing';
 import { z } from 'zod';
 import { DATABASE_URL, NEEDS_POSTGRES, RUN_ID, dropSchema, postgresAvailable, withService } from '../dbos/dbos-support.js';
+import { SCRIPTED_ANSWER, startServerProcess, timesDone } from '../dbos/fixtures/server-process.js';
 import { tempDir } from '../stores/services.js';
 import { HttpAgent, lastText, postRaw, runVerified, say, types } from './ag-ui-fixture.js';
 
 const SCHEMA = `dbos_${RUN_ID}_agui`;
 const KILL_SCHEMA = `dbos_${RUN_ID}_agui_kill`;
 const SERVER = join(import.meta.dirname, 'fixtures', 'durable-ag-ui-server.js');
-/** What the scripted model answers after its two tool calls (test/dbos/fixtures/scripted-client.ts). */
-const ANSWER = 'done ("fetch_page 1 ok"; "summarize 2 ok")';
-
-/** Starts the durable AG-UI server process; resolves with its URL once it listens. */
-function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; exit: Promise<NodeJS.Signals | null> }> {
-  const child = spawn(process.execPath, [SERVER], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exit = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /listening (\S+)\n/.exec(out)?.[1];
-      if (url) resolve({ url, child, exit });
-    });
-    void exit.then(() => reject(new Error(`The AG-UI server process exited before listening: ${err}`)));
-  });
-}
+const ANSWER = SCRIPTED_ANSWER;
+const startServer = (env: Record<string, string>) => startServerProcess(SERVER, env);
 
 withService('skein/ag-ui: a durable agent served by AgUiServer (DBOS on PostgreSQL)', await postgresAvailable(), NEEDS_POSTGRES, () =>
   describe('durable runs over AG-UI', function () {
@@ -169,9 +151,7 @@ withService('skein/ag-ui: a durable agent served by AgUiServer (DBOS on PostgreS
         const reload = new HttpAgent({ url: second.url, threadId: page.threadId });
         await runVerified(reload);
         expect(shape(reload.messages)).to.deep.equal(expected);
-        const lines = readFileSync(countFile, 'utf8').split('\n');
-        expect(lines.filter((l) => l.startsWith('done fetch_page')).length).to.equal(1);
-        expect(lines.filter((l) => l.startsWith('done summarize')).length).to.equal(1);
+        expect([timesDone(countFile, 'fetch_page'), timesDone(countFile, 'summarize')]).to.deep.equal([1, 1]);
       } finally {
         second.child.kill('SIGTERM');
         await second.exit;

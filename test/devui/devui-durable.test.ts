@@ -1,6 +1,4 @@
 import { expect } from 'chai';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,31 +10,15 @@ import { Emulator } from 'skein/testing';
 import { z } from 'zod';
 import { startDevUI, type DevUI } from '../../src/devui/index.js';
 import { DATABASE_URL, NEEDS_POSTGRES, RUN_ID, dropSchema, postgresAvailable, withService } from '../dbos/dbos-support.js';
+import { SCRIPTED_ANSWER, startServerProcess, timesDone } from '../dbos/fixtures/server-process.js';
 import { readSse, type SseEvent } from './devui-fixture.js';
 
 const SCHEMA = `dbos_${RUN_ID}_devui`;
 const KILL_SCHEMA = `dbos_${RUN_ID}_devui_kill`;
 const SERVER = path.join(import.meta.dirname, 'fixtures', 'durable-devui.js');
-/** What the scripted model answers after its two tool calls (test/dbos/fixtures/scripted-client.ts). */
-const ANSWER = 'done ("fetch_page 1 ok"; "summarize 2 ok")';
+const ANSWER = SCRIPTED_ANSWER;
 const TOKEN = 'durable-devui-test-token';
-
-/** Starts the Dev UI process; resolves with its URL once it listens. */
-function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; exit: Promise<NodeJS.Signals | null> }> {
-  const child = spawn(process.execPath, [SERVER], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exit = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /listening (\S+)\n/.exec(out)?.[1];
-      if (url) resolve({ url, child, exit });
-    });
-    void exit.then(() => reject(new Error(`The Dev UI process exited before listening: ${err}`)));
-  });
-}
+const startServer = (env: Record<string, string>) => startServerProcess(SERVER, env);
 
 /** The text a page shows from chat events, applying `retract` (drop what was shown of that model call). */
 function shownText(events: readonly SseEvent[]): string {
@@ -154,9 +136,7 @@ withService('Dev UI: a durable agent (DBOS on PostgreSQL)', await postgresAvaila
         const texts = thread.messages.flatMap((m) => m.contents.filter((c) => c.kind === 'text').map((c) => `${m.role}: ${c.text}`));
         expect(texts).to.deep.equal(['user: Read the pages', `assistant: ${ANSWER}`]);
         expect(thread.messages.filter((m) => m.contents.some((c) => c.kind === 'function-result'))).to.have.length(2);
-        const lines = readFileSync(countFile, 'utf8').split('\n');
-        expect(lines.filter((l) => l.startsWith('done fetch_page')).length).to.equal(1);
-        expect(lines.filter((l) => l.startsWith('done summarize')).length).to.equal(1);
+        expect([timesDone(countFile, 'fetch_page'), timesDone(countFile, 'summarize')]).to.deep.equal([1, 1]);
       } finally {
         second.child.kill('SIGTERM');
         await second.exit;
