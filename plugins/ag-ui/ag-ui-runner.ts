@@ -174,7 +174,8 @@ export class AgUiRunner {
         // A rejoin reads the run from its start: the client first gets the history as it was before the run, whatever it kept of a cut read.
         known = [...known, ...(run.durableRun.input ?? [])];
         if (!sameIds(known, input.messages)) emit({ type: EventType.MESSAGES_SNAPSHOT, messages: known });
-      }      try {
+      }
+      try {
         const onUpdate = (update: AgentRunResponseUpdate, modelCall?: string) => {
           if (update.role !== 'tool') beforeTools = agUiStateOf(thread);
           else if (predicted) for (const c of update.contents) if (c.kind === 'function-result' && c.error === undefined) settlePrediction(thread, predicted.settled(c.callId), beforeTools);
