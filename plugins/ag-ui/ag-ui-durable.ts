@@ -1,3 +1,4 @@
+import type { Message } from '@ag-ui/core';
 import type { AgentRunResponseUpdate, AgentThread, AIAgent, ChatMessage, DurableAgent, DurableRunner, FunctionApprovalResponseContent } from 'skein';
 
 /** A durable agent (docs/durable.md) served over AG-UI: its runs are the runner's, by the client's `runId`. */
@@ -10,6 +11,14 @@ export interface AgUiDurable {
 export interface AgUiDurableRun {
   runId: string;
   after?: number;
+  /**
+   * What the client should hold before the run's updates (after `after`): the first `kept`
+   * messages of the thread's view, then `input`. A client that rejoins gets this as a
+   * MESSAGES_SNAPSHOT, so what it kept of a cut read is not shown twice. Absent in records of
+   * older versions: the rejoin then keeps the thread's view as it is.
+   */
+  kept?: number;
+  input?: Message[];
 }
 
 /** How a durable run's stream ended for this request. */
@@ -35,7 +44,10 @@ export async function streamDurableRun(options: {
   runId: string;
   signal: AbortSignal;
   onStart: (run: AgUiDurableRun) => Promise<void>;
-  onUpdate: (update: AgentRunResponseUpdate) => void;
+  /** `modelCall` names the model call a delta belongs to (docs/durable.md), for `onRetract`. */
+  onUpdate: (update: AgentRunResponseUpdate, modelCall: string | undefined) => void;
+  /** A model call this request streamed was made again (a crash cut it): drop what was shown of it. */
+  onRetract: (modelCall: string) => void;
 }): Promise<DurableOutcome> {
   const { durable, signal } = options;
   let current: AgUiDurableRun;
@@ -51,12 +63,16 @@ export async function streamDurableRun(options: {
     return { kind: 'done', thread: options.thread };
   }
   let after = current.after;
+  /** The model calls this request streamed something of: a `first` for one of them is a re-made call. */
+  const shown = new Set<string>();
   const waiting = await new Promise<boolean>((resolve, reject) => {
     const subscription = durable.runner.runStream(current.runId, after === undefined ? {} : { after }).subscribe({
       next: (update) => {
         after = update.offset;
-        const { offset: _offset, ...plain } = update;
-        options.onUpdate(plain);
+        const { offset: _offset, modelCall, ...plain } = update;
+        if (modelCall?.first && shown.has(modelCall.id)) options.onRetract(modelCall.id);
+        if (modelCall) shown.add(modelCall.id);
+        options.onUpdate(plain, modelCall?.id);
         if (update.contents.some((c) => c.kind === 'function-approval-request')) {
           subscription.unsubscribe();
           resolve(true);

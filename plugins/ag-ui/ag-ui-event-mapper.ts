@@ -72,6 +72,19 @@ export class AgUiEventMapper {
   }
 
   /**
+   * Closes whatever is open and forgets the text and tool calls seen so far, so a model call made
+   * again (a durable run's retry) opens its messages and calls afresh, even with the same call ids.
+   * Usage and step numbers go on.
+   */
+  restart(): BaseEvent[] {
+    const out = this.finish();
+    this.#calls.clear();
+    this.#byIndex.clear();
+    this.#lastTextId = undefined;
+    return out;
+  }
+
+  /**
    * Steps: each model call is a step `model-call-<n>` and each round of tool results a step
    * `tool-round-<n>` (n from 1 in the run). A step starts with its first update and finishes when
    * the other kind starts or the run ends, after whatever it opened is closed.

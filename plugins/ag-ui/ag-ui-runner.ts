@@ -91,7 +91,7 @@ export class AgUiRunner {
     const { view, source } = await this.#view(thread, stored);
     // A client back for a durable run it left (the same runId, no answers): it reads the run on; its list may lack what the run added.
     const rejoin = this.durable !== undefined && stored?.durableRun?.runId === input.runId && !input.resume?.length;
-    const plan = rejoin ? { kept: view.length, input: [], results: [], answers: [] } : reconcile({ view, source, client: input.messages, resume: input.resume ?? [], waiting: stored ? waitingApprovalsOf(thread) : [] });
+    const plan = rejoin ? { kept: Math.min(stored.durableRun?.kept ?? view.length, view.length), input: [], results: [], answers: [] } : reconcile({ view, source, client: input.messages, resume: input.resume ?? [], waiting: stored ? waitingApprovalsOf(thread) : [] });
     const runOptions = this.#runOptionsOf(input, owner);
     if (this.durable && input.tools.length) {
       throw new AgUiRequestError(400, `Agent "${this.name}" runs durably, and a durable run takes no per-run tools: send "tools": [] (found ${input.tools.map((t) => t.name).join(', ')}), or serve the agent without durability for frontend tools.`);
@@ -146,10 +146,13 @@ export class AgUiRunner {
       if (isFork(plan) && !sameIds(known, input.messages.slice(0, plan.kept))) send({ type: EventType.MESSAGES_SNAPSHOT, messages: known });
       const mapper = new AgUiEventMapper();
       const emitted: BaseEvent[] = [];
+      /** The model call (durable deltas) each emitted event came from, by index in `emitted`. */
+      const modelCallOf: (string | undefined)[] = [];
       /** The state the client last saw (the thread's, or ahead of it by a prediction). */
       let state = agUiStateOf(thread);
-      const emit = (event: BaseEvent) => {
+      const emit = (event: BaseEvent, modelCall?: string) => {
         emitted.push(event);
+        modelCallOf.push(modelCall);
         send(event);
       };
       const sendState = (next: JsonValue | undefined) => {
@@ -167,12 +170,17 @@ export class AgUiRunner {
       let beforeTools = state;
       const newMessages = plan.input;
       known = [...known, ...run.input.messages.filter((m) => newMessages.some((n) => n.messageId === m.id) || plan.results.some((r) => r.additionalProperties?.agUiMessageId === m.id))];
+      if (reconnect && run.durableRun?.kept !== undefined) {
+        // A rejoin reads the run from its start: the client first gets the history as it was before the run, whatever it kept of a cut read.
+        known = [...known, ...(run.durableRun.input ?? [])];
+        if (!sameIds(known, input.messages)) emit({ type: EventType.MESSAGES_SNAPSHOT, messages: known });
+      }
       try {
-        const onUpdate = (update: AgentRunResponseUpdate) => {
+        const onUpdate = (update: AgentRunResponseUpdate, modelCall?: string) => {
           if (update.role !== 'tool') beforeTools = agUiStateOf(thread);
           else if (predicted) for (const c of update.contents) if (c.kind === 'function-result' && c.error === undefined) settlePrediction(thread, predicted.settled(c.callId), beforeTools);
           for (const event of mapper.map(update)) {
-            emit(event);
+            emit(event, modelCall);
             const values = predicted?.predict(event);
             if (values) sendState(withKeys(state, values));
             if (event.type === EventType.TOOL_CALL_RESULT) flushState();
@@ -190,16 +198,28 @@ export class AgUiRunner {
             signal,
             // Saved at once, so a client that reconnects (or another instance) finds the run.
             onStart: async (started) => {
-              run.durableRun = started;
+              run.durableRun = { ...started, kept: plan.kept, input: known.slice(plan.kept) };
               await this.#save(run, thread, branches, known);
             },
             onUpdate,
+            // AG-UI cannot take back streamed text: the re-made call's messages replace the cut one's through a MESSAGES_SNAPSHOT (docs/ag-ui.md).
+            onRetract: (modelCall) => {
+              if (!modelCallOf.includes(modelCall)) return;
+              for (const event of mapper.restart()) emit(event, modelCall);
+              for (let i = emitted.length - 1; i >= 0; i--) {
+                if (modelCallOf[i] !== modelCall) continue;
+                emitted.splice(i, 1);
+                modelCallOf.splice(i, 1);
+              }
+              emit({ type: EventType.MESSAGES_SNAPSHOT, messages: applyMessageEvents(known, emitted) });
+            },
           });
           // The thread is the one the run left (its state kept, as a durable run's shared state is its thread's).
           const clientState = agUiStateOf(thread);
           thread = outcome.thread;
           if (clientState !== undefined && agUiStateOf(thread) === undefined) setAgUiState(thread, clientState);
-          run.durableRun = outcome.kind === 'waiting' ? { runId: run.durableRun!.runId, ...(outcome.after !== undefined ? { after: outcome.after } : {}) } : undefined;
+          // Waiting: a rejoin reads on after `after`, so what the client holds before it is everything known now.
+          run.durableRun = outcome.kind === 'waiting' ? { runId: run.durableRun!.runId, ...(outcome.after !== undefined ? { after: outcome.after } : {}), kept: applyMessageEvents(known, emitted).length, input: [] } : undefined;
         } else {
           await this.#stream(thread, plan, frontend, run.runOptions?.chatOptions, this.#instructionsOf(input, run.runOptions), signal, onUpdate);
         }

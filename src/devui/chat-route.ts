@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Observer, Subscription } from 'rxjs';
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
-import { addUsage, type UsageDetails } from '../messages/content.js';
+import type { UsageDetails } from '../messages/content.js';
 import { chatOptionsOf, parseChatTurn, type ChatTurn } from './chat-request.js';
+import { relayUpdate } from './chat-relay.js';
 import { describeError, readJsonObject, SseWriter } from './devui-http.js';
+import { durableChat, reconnectDurableRun } from './durable-chat.js';
 import { reply, type RequestContext, type Route } from './devui-router.js';
 import type { DevUIState } from './devui-state.js';
 import { sendTurnTrace } from './trace-routes.js';
@@ -16,6 +18,8 @@ export function chatRoutes(state: DevUIState): Route[] {
   return [
     { method: 'POST', path: '/api/chat', handle: (context) => chat(state, context) },
     { method: 'POST', path: '/api/runs/:id/stop', handle: ({ params }) => reply(200, { stopped: stopRun(state, params.id!) }) },
+    // A durable run's stream, read on after the last event the page got (`Last-Event-ID`, or `?after=`).
+    { method: 'GET', path: '/api/runs/:id/events', handle: ({ req, res, params, query }) => reconnectDurableRun(state, params.id!, headerOf(req.headers['last-event-id']) ?? query.get('after') ?? undefined, res) },
   ];
 }
 
@@ -32,6 +36,8 @@ function stopRun(state: DevUIState, runId: string): boolean {
  */
 async function chat(state: DevUIState, { req, res }: RequestContext): Promise<void> {
   const turn = await parseChatTurn(state, await readJsonObject(req));
+  const durable = state.durable(turn.agentName);
+  if (durable) return durableChat(state, turn, durable, res);
   const { agentName, thread, threadId, settings } = turn;
   const runId = randomUUID();
   const sse = new SseWriter(res);
@@ -111,39 +117,6 @@ function startRun(turn: ChatTurn, collector: TurnTraces | undefined, runId: stri
   return collector ? collector.inRun(runId, settings ? { ...settings } : undefined, subscribe) : subscribe();
 }
 
-/** Sends the page what one streamed update holds (text, tool calls and results, approval requests, notices); returns the usage so far. */
-function relayUpdate(sse: SseWriter, collector: TurnTraces | undefined, runId: string, update: AgentRunResponseUpdate, usage: UsageDetails | undefined): UsageDetails | undefined {
-  for (const content of update.contents) {
-    switch (content.kind) {
-      case 'text':
-        if (content.text) sse.send('delta', { text: content.text, role: update.role, authorName: update.authorName });
-        break;
-      case 'function-call':
-        collector?.noteTool(runId, content.callId, { arguments: content.arguments });
-        sse.send('tool-call', { callId: content.callId, name: content.name, arguments: content.arguments, authorName: update.authorName });
-        break;
-      case 'function-result':
-        collector?.noteTool(runId, content.callId, { result: content.error !== undefined ? `Error: ${content.error}` : JSON.stringify(content.result ?? null) });
-        sse.send('tool-result', { callId: content.callId, result: content.result, error: content.error });
-        break;
-      case 'hosted-mcp-call':
-        // The service made this call on a hosted MCP server: a call and its result, like a local one, naming the server.
-        collector?.noteTool(runId, content.callId, { arguments: content.arguments, result: content.error !== undefined ? `Error: ${content.error}` : JSON.stringify(content.result ?? null) });
-        sse.send('tool-call', { callId: content.callId, name: content.name, arguments: content.arguments, authorName: update.authorName, hostedServer: content.serverLabel });
-        sse.send('tool-result', { callId: content.callId, result: content.result, error: content.error });
-        break;
-      case 'function-approval-request':
-        sse.send('approval-request', { callId: content.callId, name: content.name, arguments: content.arguments });
-        break;
-      case 'usage':
-        usage = addUsage(usage, content.usage);
-        break;
-      case 'error':
-        sse.send('notice', { message: content.message });
-        break;
-      default:
-        break;
-    }
-  }
-  return usage;
+function headerOf(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }

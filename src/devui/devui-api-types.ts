@@ -9,6 +9,8 @@ export interface AgentInfo {
   displayName?: string;
   description?: string;
   client: string;
+  /** The agent has `durability:` in the config: the Dev UI runs its turns durably (docs/devui.md). */
+  durable?: boolean;
 }
 
 /** What the page lists for a thread. */

@@ -85,9 +85,10 @@ export class SseWriter {
     res.flushHeaders();
   }
 
-  send(event: string, data: unknown): void {
+  /** `id`: the event's id, which a reconnecting client sends back as `Last-Event-ID`. */
+  send(event: string, data: unknown, id?: number): void {
     if (this.res.writableEnded || this.res.destroyed) return;
-    this.res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    this.res.write(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
   end(): void {

@@ -14,6 +14,7 @@ import { DevUIState } from './devui-state.js';
 import { forkRoute } from './fork-route.js';
 import { importExportRoutes } from './import-export-routes.js';
 import { loadAgents, traceCollector } from './load-agents.js';
+import { saveFinishedDurableRuns } from './durable-chat.js';
 import { servePageAsset } from './page-assets.js';
 import { sessionRoute } from './session-route.js';
 import { ThreadIndex } from './thread-index.js';
@@ -88,6 +89,9 @@ export async function startDevUI(options: DevUIOptions): Promise<DevUI> {
   const traces = await traceCollector();
   const { container, agents, captureContent } = await loadAgents(options.config, options.env, traces, options.captureContent);
   const threads = new ThreadIndex(path.resolve(options.threadsDir ?? path.join(process.cwd(), '.skein', 'devui-threads')));
+  const state = new DevUIState(container, agents, threads, { collector: traces?.collector, captureContent });
+  const durableRunner = await state.launchDurable();
+  if (durableRunner) await saveFinishedDurableRuns(state, options.warn ?? ((message: string) => console.warn(message)));
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -110,7 +114,7 @@ export async function startDevUI(options: DevUIOptions): Promise<DevUI> {
   const host = isWildcardAddress(address) ? (address.includes(':') ? '[::1]' : '127.0.0.1') : bracketed(address);
   const url = `http://${host}:${port}`;
   const pageUrl = token ? `${url}/?token=${token.value}` : url;
-  const app = new DevUIServer(new DevUIState(container, agents, threads, { collector: traces?.collector, captureContent }), guard, token, url);
+  const app = new DevUIServer(state, guard, token, url);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => void app.handle(req, res));
   const warn = options.warn ?? ((message: string) => console.warn(message));
   for (const warning of startWarnings({ address: `${bracketed(address)}:${port}`, exposed: !isLoopbackAddress(address), token: token !== undefined, url, threads: threads.directory, guard })) warn(warning);
@@ -124,6 +128,7 @@ export async function startDevUI(options: DevUIOptions): Promise<DevUI> {
     threads,
     close: async () => {
       await app.close(server);
+      await durableRunner?.shutdown();
       // The container is the Dev UI's own: disposing it closes what its plugins opened (MCP servers' connections and processes).
       await container.unbindAllAsync();
     },

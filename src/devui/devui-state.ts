@@ -1,6 +1,7 @@
 import type { Container } from 'inversify';
 import type { AIAgent } from '../agents/ai-agent.js';
-import { agentToken } from '../container/agent-token.js';
+import { agentToken, durableAgentToken } from '../container/agent-token.js';
+import { type DurableAgent, DurableRunner } from '../durable/durable-runner.js';
 import type { AgentInfo } from './devui-api-types.js';
 import { HttpError } from './devui-http.js';
 import type { ThreadIndex, ThreadIndexEntry } from './thread-index.js';
@@ -35,6 +36,23 @@ export class DevUIState {
       throw new HttpError(400, `Unknown agent ${JSON.stringify(name)}; configured agents: ${[...this.agents.keys()].join(', ') || 'none'}.`);
     }
     return this.container.get(agentToken(name));
+  }
+
+  /** The durable face of an agent configured with `durability:`, and the engine's runner; undefined for other agents. */
+  durable(name: string): { agent: DurableAgent; runner: DurableRunner } | undefined {
+    if (!this.agents.get(name)?.durable) return undefined;
+    return { agent: this.container.get(durableAgentToken(name)), runner: this.container.get<DurableRunner>(DurableRunner) };
+  }
+
+  /** Makes every durable agent durable, then launches the engine, which recovers the runs left unfinished; the runner, if any agent is durable. */
+  async launchDurable(): Promise<DurableRunner | undefined> {
+    const names = [...this.agents.values()].filter((a) => a.durable).map((a) => a.name);
+    if (!names.length) return undefined;
+    // The engine registers its workflows only before it launches: every durable face first.
+    for (const name of names) this.container.get(durableAgentToken(name));
+    const runner = this.container.get<DurableRunner>(DurableRunner);
+    await runner.launch();
+    return runner;
   }
 
   async entry(id: string): Promise<ThreadIndexEntry> {

@@ -71,7 +71,7 @@ export async function loadAgents(
   }
   const agents = new Map<string, AgentInfo>();
   for (const [name, agentConfig] of Object.entries(resolved.agents ?? {})) {
-    agents.set(name, { name, displayName: agentConfig.name, description: agentConfig.description, client: agentConfig.client });
+    agents.set(name, { name, displayName: agentConfig.name, description: agentConfig.description, client: agentConfig.client, ...(agentConfig.durability ? { durable: true } : {}) });
   }
   return { container, agents, captureContent: capturing };
 }

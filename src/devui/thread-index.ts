@@ -22,6 +22,11 @@ export interface ThreadIndexEntry {
   transcript?: ChatMessage[];
   /** How many tool calls wait for the user's approval after the last turn (for the sidebar). */
   pendingApprovals?: number;
+  /**
+   * The last durable run on this thread (a `durability:` agent): until `saved`, any Dev UI process
+   * on this index saves its turn here when it ends; a page reads it on by its id either way.
+   */
+  durableRun?: { runId: string; saved?: boolean };
 }
 
 const ID = /^[A-Za-z0-9_-]{1,80}$/;

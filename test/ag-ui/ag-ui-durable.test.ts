@@ -9,10 +9,15 @@ import { SqliteChatMessageStoreFactory } from 'skein/store-sqlite';
 import { Emulator } from 'skein/testing';
 import { z } from 'zod';
 import { DATABASE_URL, NEEDS_POSTGRES, RUN_ID, dropSchema, postgresAvailable, withService } from '../dbos/dbos-support.js';
+import { SCRIPTED_ANSWER, startServerProcess, timesDone } from '../dbos/fixtures/server-process.js';
 import { tempDir } from '../stores/services.js';
 import { HttpAgent, lastText, postRaw, runVerified, say, types } from './ag-ui-fixture.js';
 
 const SCHEMA = `dbos_${RUN_ID}_agui`;
+const KILL_SCHEMA = `dbos_${RUN_ID}_agui_kill`;
+const SERVER = join(import.meta.dirname, 'fixtures', 'durable-ag-ui-server.js');
+const ANSWER = SCRIPTED_ANSWER;
+const startServer = (env: Record<string, string>) => startServerProcess(SERVER, env);
 
 withService('skein/ag-ui: a durable agent served by AgUiServer (DBOS on PostgreSQL)', await postgresAvailable(), NEEDS_POSTGRES, () =>
   describe('durable runs over AG-UI', function () {
@@ -51,6 +56,7 @@ withService('skein/ag-ui: a durable agent served by AgUiServer (DBOS on PostgreS
       await runner.shutdown();
       await emulator.stop();
       await dropSchema(SCHEMA);
+      await dropSchema(KILL_SCHEMA);
       dir.remove();
     });
 
@@ -109,6 +115,47 @@ withService('skein/ag-ui: a durable agent served by AgUiServer (DBOS on PostgreS
       const reload = new HttpAgent({ url, threadId: page.threadId });
       await runVerified(reload);
       expect(reload.messages.filter((m) => m.role === 'user').map((m) => m.content)).to.deep.equal(['My name is Bob.', 'call slow_report {}']);
+    });
+
+    it('the serving process is SIGKILLed while the answer streams: the client rejoins the recovering process and ends with each message once; tools once, the turn once', async () => {
+      const countFile = join(dir.path, 'kill.count');
+      const env = { DATABASE_URL, SCHEMA: KILL_SCHEMA, THREADS_DB: join(dir.path, 'kill-threads.db'), COUNT_FILE: countFile, CHUNK_MS: '60' };
+      // The answer (third model call) streams 3 characters per 60 ms; the process dies before its piece 8.
+      const first = await startServer({ ...env, KILL_AT: '3:8' });
+      const page = new HttpAgent({ url: first.url });
+      page.addMessage({ id: 'u-pages', role: 'user', content: 'Read the pages' });
+      let runId = '';
+      let seen = '';
+      const cut = await page
+        .runAgent({}, { onRunStartedEvent: ({ event }) => void (runId = event.runId), onTextMessageContentEvent: ({ event }) => void (seen += event.delta) })
+        .then(() => undefined, (error: unknown) => error);
+      expect(await first.exit).to.equal('SIGKILL');
+      expect(cut, 'the cut request fails on the client').to.be.instanceOf(Error);
+      // The page showed part of the answer, and no more than part.
+      expect(seen.length).to.be.greaterThan(0);
+      expect(ANSWER.startsWith(seen) && seen.length < ANSWER.length, seen).to.equal(true);
+      const second = await startServer(env);
+      try {
+        // The page comes back to the recovering process with everything it holds (the partial answer too) and the run's id.
+        const back = new HttpAgent({ url: second.url, threadId: page.threadId, initialMessages: page.messages });
+        const { events } = await runVerified(back, { runId });
+        // The rejoin streamed the cut attempt and then the re-made one: two answer messages started, one kept.
+        const answers = events.filter((e) => e.type === 'TEXT_MESSAGE_START').length;
+        expect(answers).to.equal(2);
+        expect(types(events)).to.include('MESSAGES_SNAPSHOT');
+        const shape = (messages: typeof back.messages) => messages.map((m) => (m.role === 'assistant' ? (m.content ? `assistant: ${m.content}` : `calls: ${m.toolCalls?.map((c) => c.function.name).join()}`) : `${m.role}: ${m.content as string}`));
+        const expected = ['user: Read the pages', 'calls: fetch_page', 'tool: fetch_page 1 ok', 'calls: summarize', 'tool: summarize 2 ok', `assistant: ${ANSWER}`];
+        expect(shape(back.messages)).to.deep.equal(expected);
+        expect(new Set(back.messages.map((m) => m.id)).size).to.equal(back.messages.length);
+        // The thread has the turn once; each tool ran once over both processes.
+        const reload = new HttpAgent({ url: second.url, threadId: page.threadId });
+        await runVerified(reload);
+        expect(shape(reload.messages)).to.deep.equal(expected);
+        expect([timesDone(countFile, 'fetch_page'), timesDone(countFile, 'summarize')]).to.deep.equal([1, 1]);
+      } finally {
+        second.child.kill('SIGTERM');
+        await second.exit;
+      }
     });
 
     it('a durable agent takes no frontend tools: 400 before anything runs; another agent as its durable face is a ConfigurationError', async () => {

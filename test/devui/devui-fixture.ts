@@ -84,6 +84,8 @@ async function writeSqliteConfig(dir: string): Promise<string> {
 export interface SseEvent {
   event: string;
   data: Record<string, unknown>;
+  /** The event's `id:` line, when it has one. */
+  id?: string;
 }
 
 /** Reads server-sent events from a response; `onEvent` sees each one as it arrives. */
@@ -99,7 +101,8 @@ export async function readSse(response: Response, onEvent?: (event: SseEvent) =>
       buffer = buffer.slice(end + 2);
       const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message';
       const data = /^data: (.*)$/m.exec(block)?.[1];
-      const parsed: SseEvent = { event, data: data ? (JSON.parse(data) as Record<string, unknown>) : {} };
+      const id = /^id: (.*)$/m.exec(block)?.[1];
+      const parsed: SseEvent = { event, data: data ? (JSON.parse(data) as Record<string, unknown>) : {}, ...(id !== undefined ? { id } : {}) };
       events.push(parsed);
       await onEvent?.(parsed);
     }
