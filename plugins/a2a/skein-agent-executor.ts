@@ -18,8 +18,9 @@ import type { TextMapGetter } from '@opentelemetry/api';
 import { STATE_HEADERS_KEY, otel } from './a2a-peers.js';
 import { approvalInput, approvalRequestParts, pendingCallIds } from './a2a-approvals.js';
 import type { A2AContextStore, StoredA2AContext } from './a2a-context-store.js';
-import { agentMessage, artifact, textPart, toParts } from './a2a-mapping.js';
+import { agentMessage, artifact, mergeText, textPart, toParts } from './a2a-mapping.js';
 import { loadedJsonOf, rememberSavingJson } from './thread-json.js';
+import { type A2ADurable, DurableArtifact, durableFinalStatus, durableOffsetOf, readDurableTurn, saveDurableThread } from './a2a-durable.js';
 
 /** Where the A2A server reports what remote callers must not see (failures) and start-up notices. */
 export interface A2AServerLogger {
@@ -50,6 +51,8 @@ export interface SkeinAgentExecutorOptions {
   /** Reads stored threads when `chatMessageStoreFactory` is given. */
   serializationRegistry?: SerializationRegistry;
   logger?: A2AServerLogger;
+  /** Run each task as a durable run of this durable agent (its `agent` is `agent`); see docs/a2a.md. */
+  durable?: A2ADurable;
 }
 
 /** The owner recorded for a caller: the SDK user's name, `''` when unauthenticated. */
@@ -71,6 +74,7 @@ export class SkeinAgentExecutor implements AgentExecutor {
   readonly #logger: A2AServerLogger;
   readonly #running = new Map<string, { controller: AbortController; contextId: string; bus: ExecutionEventBus }>();
   readonly #contextTails = new Map<string, Promise<void>>();
+  readonly #durable: A2ADurable | undefined;
 
   constructor(options: SkeinAgentExecutorOptions) {
     this.#agent = options.agent;
@@ -78,6 +82,12 @@ export class SkeinAgentExecutor implements AgentExecutor {
     this.#storeFactory = options.chatMessageStoreFactory;
     this.#registry = options.serializationRegistry ?? defaultSerializationRegistry();
     this.#logger = options.logger ?? defaultA2AServerLogger;
+    this.#durable = options.durable;
+  }
+
+  /** Whether this process runs the task now. */
+  runsHere(taskId: string): boolean {
+    return this.#running.has(taskId);
   }
 
   execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
@@ -97,6 +107,15 @@ export class SkeinAgentExecutor implements AgentExecutor {
       );
       bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_WORKING), metadata: undefined }));
       const artifactId = randomUUID();
+      const durable = this.#durable;
+      if (durable) {
+        const view = await this.#inContext(contextId, () => this.#runDurableTurn(durable, request, bus, artifactId, controller.signal));
+        if (controller.signal.aborted) return;
+        const parts = view.parts();
+        if (parts.length > 0) bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: artifact(artifactId, parts), append: false, lastChunk: true, metadata: undefined }));
+        bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: durableFinalStatus(view, { taskId, contextId }), metadata: undefined }));
+        return;
+      }
       const { parts, approvals } = await this.#inContext(contextId, () => this.#runTurn(request, bus, artifactId, controller.signal));
       if (controller.signal.aborted) return;
       if (parts.length > 0) {
@@ -126,6 +145,8 @@ export class SkeinAgentExecutor implements AgentExecutor {
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
     const running = this.#running.get(taskId);
     running?.controller.abort();
+    // The run stops at its next step, whichever process runs it (an unknown run: nothing to stop).
+    if (this.#durable) await this.#durable.runner.cancelRun(taskId).catch((error: unknown) => this.#logger.error(`A2A task ${taskId}: cancelling its durable run failed:`, error));
     // A task not running here (waiting for input, or on another instance) is canceled by state alone.
     const contextId = running?.contextId ?? '';
     bus.publish(
@@ -226,6 +247,41 @@ export class SkeinAgentExecutor implements AgentExecutor {
     return { parts: mergeText(parts), approvals };
   }
 
+  /**
+   * A turn of a durable task: the first message starts the run (run id = task id, the context's
+   * thread); an answer to its approvals goes to the waiting run. Either way the turn streams from
+   * the run's durable stream, after the offset the task's input-required status kept.
+   */
+  async #runDurableTurn(durable: A2ADurable, request: RequestContext, bus: ExecutionEventBus, artifactId: string, signal: AbortSignal): Promise<DurableArtifact> {
+    const { taskId, contextId } = request;
+    const prior = request.task?.status;
+    const waiting = prior?.state === TaskState.TASK_STATE_INPUT_REQUIRED ? pendingCallIds(prior.message) : [];
+    let after: number | undefined;
+    if (waiting.length > 0) {
+      const answered = approvalInput(request.userMessage, waiting).contents.filter((c) => c.kind === 'function-approval-response');
+      // The run waits for an answer to every call: a message that is no answer rejects them.
+      for (const callId of waiting) {
+        const answer = answered.find((a) => a.callId === callId);
+        await durable.runner.approve(taskId, callId, answer?.approved ?? false, answer ? answer.reason : 'The caller sent a message instead of an answer.');
+      }
+      after = durableOffsetOf(prior);
+    } else {
+      const thread = await this.#threadFor(await this.#contexts.load(contextId));
+      await durable.agent.start(approvalInput(request.userMessage, []), { thread, runId: taskId });
+    }
+    const view = new DurableArtifact();
+    const end = await readDurableTurn(
+      durable.runner,
+      taskId,
+      after,
+      view,
+      ({ parts, append }) => bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: artifact(artifactId, parts), append, lastChunk: false, metadata: undefined })),
+      () => signal.aborted,
+    );
+    if (!signal.aborted) await saveDurableThread(this.#contexts, contextId, end.thread);
+    return view;
+  }
+
   async #threadFor(stored: StoredA2AContext | undefined): Promise<AgentThread> {
     if (stored) {
       if (!this.#storeFactory) return this.#agent.deserializeThread(stored.thread);
@@ -261,15 +317,4 @@ const HEADER_GETTER: TextMapGetter<Headers> = {
 
 function status(state: TaskState, message?: TaskStatus['message']): TaskStatus {
   return { state, message, timestamp: new Date().toISOString() };
-}
-
-/** Streamed text chunks joined back into one text part (other parts kept in order). */
-function mergeText(parts: Part[]): Part[] {
-  const out: Part[] = [];
-  for (const part of parts) {
-    const last = out[out.length - 1];
-    if (part.content?.$case === 'text' && last?.content?.$case === 'text') out[out.length - 1] = textPart(last.content.value + part.content.value);
-    else out.push(part);
-  }
-  return out;
 }
