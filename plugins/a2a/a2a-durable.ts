@@ -1,7 +1,6 @@
-import type { Part, StreamResponse, Task, TaskStatus } from '@a2a-js/sdk';
+import type { Part, StreamResponse, Task, TaskStatus, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
-import { randomUUID } from 'node:crypto';
-import { type DurableAgent, type DurableRunner, type DurableRunUpdate, type FunctionApprovalRequestContent, type JsonObject, type SerializedThread, ThreadConflictError } from 'skein';
+import { type DurableAgent, type DurableRunner, type DurableRunUpdate, type FunctionApprovalRequestContent, type JsonObject, type SerializedThread, ThreadConflictError, canonicalJson } from 'skein';
 import { approvalRequestParts } from './a2a-approvals.js';
 import type { A2AContextStore } from './a2a-context-store.js';
 import { agentMessage, artifact, mergeText, toParts } from './a2a-mapping.js';
@@ -17,8 +16,9 @@ export interface A2ADurable {
 }
 
 /**
- * The input-required status message of a durable task keeps, in its metadata under this key,
- * the offset of the last stream entry the server read: the answer's turn is read on after it.
+ * A durable task's metadata keeps, under this key, the offset of the last stream entry its last
+ * turn read (set with the turn's final status): the next turn, and an instance finishing the
+ * task after a crash, read the run on after it.
  */
 export const A2A_DURABLE_OFFSET_KEY = 'skeinDurableOffset';
 
@@ -138,25 +138,45 @@ export async function readDurableTurn(
   throw new Error(`Durable run ${runId} streamed an approval request but reports nothing it waits for.`);
 }
 
-/** Saves the run's thread as the context's, unless it is already there (a store-backed thread keeps the same key). */
+/**
+ * Saves the run's thread as the context's, unless it is already there (a store-backed thread
+ * keeps the same key; another instance finishing the same run saved it first). A conflict with
+ * another thread still throws `ThreadConflictError`.
+ */
 export async function saveDurableThread(contexts: A2AContextStore, contextId: string, thread: JsonObject): Promise<void> {
+  const wanted = canonicalJson(thread);
   const stored = await contexts.load(contextId);
-  if (stored && JSON.stringify(stored.thread) === JSON.stringify(thread)) return;
-  await contexts.save(contextId, thread as unknown as SerializedThread, stored?.version, stored?.owner ?? '');
+  if (stored && canonicalJson(stored.thread) === wanted) return;
+  try {
+    await contexts.save(contextId, thread as unknown as SerializedThread, stored?.version, stored?.owner ?? '');
+  } catch (error) {
+    if (!(error instanceof ThreadConflictError)) throw error;
+    const now = await contexts.load(contextId);
+    if (!now || canonicalJson(now.thread) !== wanted) throw error;
+  }
 }
 
-/** The status a durable turn ends with: completed, or input-required with the approvals and the stream offset. */
-export function durableFinalStatus(view: DurableArtifact, ids: { taskId: string; contextId: string }): TaskStatus {
+/** The status update a durable turn ends with: completed, or input-required with the approvals; its metadata (merged into the task's) keeps the offset. */
+export function durableFinalUpdate(view: DurableArtifact, ids: { taskId: string; contextId: string }): TaskStatusUpdateEvent {
   const timestamp = new Date().toISOString();
-  if (view.approvals.length === 0) return { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp };
-  const message = agentMessage(approvalRequestParts(view.approvals), ids);
-  message.metadata = { [A2A_DURABLE_OFFSET_KEY]: view.offset ?? -1 };
-  return { state: TaskState.TASK_STATE_INPUT_REQUIRED, message, timestamp };
+  const status: TaskStatus =
+    view.approvals.length === 0
+      ? { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp }
+      : { state: TaskState.TASK_STATE_INPUT_REQUIRED, message: agentMessage(approvalRequestParts(view.approvals), ids), timestamp };
+  return { ...ids, status, metadata: view.offset === undefined ? undefined : { [A2A_DURABLE_OFFSET_KEY]: view.offset } };
 }
 
-/** The offset an input-required durable task's next turn reads on after. */
-export function durableOffsetOf(status: TaskStatus | undefined): number | undefined {
-  const value = status?.message?.metadata?.[A2A_DURABLE_OFFSET_KEY];
+/**
+ * The artifact id of a durable task's turn, from where the turn reads the run (the same on every
+ * instance), so an instance finishing the task replaces that turn's artifact and keeps the others.
+ */
+export function durableArtifactId(taskId: string, after: number | undefined): string {
+  return `${taskId}.${after ?? 'start'}`;
+}
+
+/** The offset a durable task's next turn reads on after (none: from the start of the run). */
+export function durableOffsetOf(task: Task | undefined): number | undefined {
+  const value = task?.metadata?.[A2A_DURABLE_OFFSET_KEY];
   return typeof value === 'number' && value >= 0 ? value : undefined;
 }
 
@@ -221,22 +241,26 @@ export class DurableTaskFollower {
 
   async #finish(task: Task, context: ServerCallContext, emit: (response: StreamResponse) => void): Promise<void> {
     const { id: taskId, contextId } = task;
-    const artifactId = task.artifacts[0]?.artifactId ?? randomUUID();
+    const after = durableOffsetOf(task);
+    const artifactId = durableArtifactId(taskId, after);
     const view = new DurableArtifact();
-    const end = await readDurableTurn(this.durable.runner, taskId, undefined, view, ({ parts, append }) =>
+    const end = await readDurableTurn(this.durable.runner, taskId, after, view, ({ parts, append }) =>
       emit({ payload: { $case: 'artifactUpdate', value: { taskId, contextId, artifact: artifact(artifactId, parts), append, lastChunk: false, metadata: undefined } } }),
     );
     try {
       await saveDurableThread(this.contexts, contextId, end.thread);
     } catch (error) {
-      // Another instance saved the same run's thread first.
+      // The context moved on to a later turn meanwhile: its thread already holds this one.
       if (!(error instanceof ThreadConflictError)) throw error;
     }
     const parts = view.parts();
-    const status = durableFinalStatus(view, { taskId, contextId });
+    const update = durableFinalUpdate(view, { taskId, contextId });
     const current = (await this.tasks.load(taskId, context)) ?? task;
-    await this.tasks.save({ ...current, artifacts: parts.length > 0 ? [artifact(artifactId, parts)] : [], status }, context);
+    const history = update.status?.message ? [...current.history, update.status.message] : current.history;
+    const metadata = update.metadata ? { ...current.metadata, ...update.metadata } : current.metadata;
+    const artifacts = [...current.artifacts.filter((x) => x.artifactId !== artifactId), ...(parts.length > 0 ? [artifact(artifactId, parts)] : [])];
+    await this.tasks.save({ ...current, artifacts, status: update.status, history, metadata }, context);
     if (parts.length > 0) emit({ payload: { $case: 'artifactUpdate', value: { taskId, contextId, artifact: artifact(artifactId, parts), append: false, lastChunk: true, metadata: undefined } } });
-    emit({ payload: { $case: 'statusUpdate', value: { taskId, contextId, status, metadata: undefined } } });
+    emit({ payload: { $case: 'statusUpdate', value: update } });
   }
 }

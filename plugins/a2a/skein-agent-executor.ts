@@ -20,7 +20,7 @@ import { approvalInput, approvalRequestParts, pendingCallIds } from './a2a-appro
 import type { A2AContextStore, StoredA2AContext } from './a2a-context-store.js';
 import { agentMessage, artifact, mergeText, textPart, toParts } from './a2a-mapping.js';
 import { loadedJsonOf, rememberSavingJson } from './thread-json.js';
-import { type A2ADurable, DurableArtifact, durableFinalStatus, durableOffsetOf, readDurableTurn, saveDurableThread } from './a2a-durable.js';
+import { type A2ADurable, DurableArtifact, durableArtifactId, durableFinalUpdate, durableOffsetOf, readDurableTurn, saveDurableThread } from './a2a-durable.js';
 
 /** Where the A2A server reports what remote callers must not see (failures) and start-up notices. */
 export interface A2AServerLogger {
@@ -109,11 +109,11 @@ export class SkeinAgentExecutor implements AgentExecutor {
       const artifactId = randomUUID();
       const durable = this.#durable;
       if (durable) {
-        const view = await this.#inContext(contextId, () => this.#runDurableTurn(durable, request, bus, artifactId, controller.signal));
+        const { view, id } = await this.#inContext(contextId, () => this.#runDurableTurn(durable, request, bus, controller.signal));
         if (controller.signal.aborted) return;
         const parts = view.parts();
-        if (parts.length > 0) bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: artifact(artifactId, parts), append: false, lastChunk: true, metadata: undefined }));
-        bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: durableFinalStatus(view, { taskId, contextId }), metadata: undefined }));
+        if (parts.length > 0) bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: artifact(id, parts), append: false, lastChunk: true, metadata: undefined }));
+        bus.publish(AgentEvent.statusUpdate(durableFinalUpdate(view, { taskId, contextId })));
         return;
       }
       const { parts, approvals } = await this.#inContext(contextId, () => this.#runTurn(request, bus, artifactId, controller.signal));
@@ -252,7 +252,7 @@ export class SkeinAgentExecutor implements AgentExecutor {
    * thread); an answer to its approvals goes to the waiting run. Either way the turn streams from
    * the run's durable stream, after the offset the task's input-required status kept.
    */
-  async #runDurableTurn(durable: A2ADurable, request: RequestContext, bus: ExecutionEventBus, artifactId: string, signal: AbortSignal): Promise<DurableArtifact> {
+  async #runDurableTurn(durable: A2ADurable, request: RequestContext, bus: ExecutionEventBus, signal: AbortSignal): Promise<{ view: DurableArtifact; id: string }> {
     const { taskId, contextId } = request;
     const prior = request.task?.status;
     const waiting = prior?.state === TaskState.TASK_STATE_INPUT_REQUIRED ? pendingCallIds(prior.message) : [];
@@ -264,12 +264,13 @@ export class SkeinAgentExecutor implements AgentExecutor {
         const answer = answered.find((a) => a.callId === callId);
         await durable.runner.approve(taskId, callId, answer?.approved ?? false, answer ? answer.reason : 'The caller sent a message instead of an answer.');
       }
-      after = durableOffsetOf(prior);
+      after = durableOffsetOf(request.task);
     } else {
       const thread = await this.#threadFor(await this.#contexts.load(contextId));
       await durable.agent.start(approvalInput(request.userMessage, []), { thread, runId: taskId });
     }
     const view = new DurableArtifact();
+    const artifactId = durableArtifactId(taskId, after);
     const end = await readDurableTurn(
       durable.runner,
       taskId,
@@ -279,7 +280,7 @@ export class SkeinAgentExecutor implements AgentExecutor {
       () => signal.aborted,
     );
     if (!signal.aborted) await saveDurableThread(this.#contexts, contextId, end.thread);
-    return view;
+    return { view, id: artifactId };
   }
 
   async #threadFor(stored: StoredA2AContext | undefined): Promise<AgentThread> {

@@ -69,7 +69,7 @@ withService('A2A server with a durable agent (DBOS on PostgreSQL)', await postgr
     const tools = [
       tool({ name: 'fetch_page', parameters: z.object({ step: z.number() }), execute: async ({ step }, c) => (executions.push(`fetch_page ${c.idempotencyKey}`), await gate, `page ${step}`) }),
       tool({ name: 'summarize', parameters: z.object({ step: z.number() }), execute: ({ step }, c) => (executions.push(`summarize ${c.idempotencyKey}`), `summary ${step}`) }),
-      tool({ name: 'deploy', parameters: z.object({ step: z.number() }), requiresApproval: true, execute: () => (executions.push('deploy'), 'deployed') }),
+      tool({ name: 'deploy', parameters: z.object({ step: z.number() }), requiresApproval: true, execute: async () => (executions.push('deploy'), await gate, 'deployed') }),
     ];
     const agent = new ChatAgent({ name: 'researcher', chatClient: new ScriptedClient({ chunkDelayMs: 30 }), tools });
     const runner = new DbosDurableRunner({ systemDatabaseUrl: DATABASE_URL, schema: dbosSchema, pollingIntervalMs: 50 });
@@ -162,6 +162,32 @@ withService('A2A server with a durable agent (DBOS on PostgreSQL)', await postgr
       await readAll(stream(b, 'approve', { contextId: task.contextId, taskId: asked.taskId }), answered);
       expect(answered.states.at(-1)).to.equal(TaskState.TASK_STATE_COMPLETED);
       expect(answered.text()).to.equal('done ("deployed")');
+      expect(executions).to.deep.equal(['deploy']);
+    });
+
+    it('a resubscribe on another instance during the turn after an approval reads that turn on, not the approval again', async () => {
+      const asked = new ClientView();
+      await readAll(stream(a, 'deploy it'), asked);
+      expect(asked.states.at(-1)).to.equal(TaskState.TASK_STATE_INPUT_REQUIRED);
+      const task = await a.getTask({ tenant: '', id: asked.taskId, historyLength: 0 });
+      let release!: () => void;
+      gate = new Promise((resolve) => (release = resolve));
+      const live = new ClientView();
+      const liveDone = readAll(stream(a, 'approve', { contextId: task.contextId, taskId: asked.taskId }), live);
+      await until(() => executions.includes('deploy'));
+      const rejoined = new ClientView();
+      const rejoinDone = readAll(b.resubscribeTask({ tenant: '', id: asked.taskId }), rejoined);
+      release();
+      await Promise.all([liveDone, rejoinDone]);
+      expect(rejoined.states.at(-1)).to.equal(TaskState.TASK_STATE_COMPLETED);
+      expect(live.states.at(-1)).to.equal(TaskState.TASK_STATE_COMPLETED);
+      expect(live.text()).to.contain('done ("deployed")');
+      const stored = await b.getTask({ tenant: '', id: asked.taskId, historyLength: 0 });
+      expect(stored.status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
+      // The turn after the approval is its own artifact; the one before is kept.
+      const texts = stored.artifacts.map((x) => partsText(x.parts));
+      expect(texts.at(-1)).to.equal('done ("deployed")');
+      expect(texts.filter((t) => t.includes('done'))).to.have.length(1);
       expect(executions).to.deep.equal(['deploy']);
     });
 
