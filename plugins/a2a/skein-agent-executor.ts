@@ -1,4 +1,4 @@
-import type { Part, TaskStatus } from '@a2a-js/sdk';
+import type { Part, TaskStatus, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { AgentEvent, TaskState } from './a2a-peers.js';
 import { randomUUID } from 'node:crypto';
@@ -106,27 +106,14 @@ export class SkeinAgentExecutor implements AgentExecutor {
         ),
       );
       bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_WORKING), metadata: undefined }));
-      const artifactId = randomUUID();
       const durable = this.#durable;
-      if (durable) {
-        const { view, id } = await this.#inContext(contextId, () => this.#runDurableTurn(durable, request, bus, controller.signal));
-        if (controller.signal.aborted) return;
-        const parts = view.parts();
-        if (parts.length > 0) bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: artifact(id, parts), append: false, lastChunk: true, metadata: undefined }));
-        bus.publish(AgentEvent.statusUpdate(durableFinalUpdate(view, { taskId, contextId })));
-        return;
-      }
-      const { parts, approvals } = await this.#inContext(contextId, () => this.#runTurn(request, bus, artifactId, controller.signal));
+      const turn = await this.#inContext(contextId, () => (durable ? this.#runDurableTurn(durable, request, bus, controller.signal) : this.#runTurn(request, bus, controller.signal)));
       if (controller.signal.aborted) return;
-      if (parts.length > 0) {
+      if (turn.parts.length > 0) {
         // One consolidated artifact replaces the streamed chunks, so stored tasks stay small.
-        bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: artifact(artifactId, parts), append: false, lastChunk: true, metadata: undefined }));
+        bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: artifact(turn.artifactId, turn.parts), append: false, lastChunk: true, metadata: undefined }));
       }
-      const final =
-        approvals.length > 0
-          ? status(TaskState.TASK_STATE_INPUT_REQUIRED, agentMessage(approvalRequestParts(approvals), { contextId, taskId }))
-          : status(TaskState.TASK_STATE_COMPLETED);
-      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: final, metadata: undefined }));
+      bus.publish(AgentEvent.statusUpdate(turn.final));
     } catch (error) {
       // A cancel already published the canceled state; anything else is this task's failure.
       if (controller.signal.aborted) return;
@@ -201,13 +188,9 @@ export class SkeinAgentExecutor implements AgentExecutor {
     }
   }
 
-  async #runTurn(
-    request: RequestContext,
-    bus: ExecutionEventBus,
-    artifactId: string,
-    signal: AbortSignal,
-  ): Promise<{ parts: Part[]; approvals: FunctionApprovalRequestContent[] }> {
+  async #runTurn(request: RequestContext, bus: ExecutionEventBus, signal: AbortSignal): Promise<TurnEnd> {
     const { taskId, contextId } = request;
+    const artifactId = randomUUID();
     const stored = await this.#contexts.load(contextId);
     const thread = await this.#threadFor(stored);
     // The stored thread's JSON text, from the store when it kept it (the in-memory store does).
@@ -244,7 +227,11 @@ export class SkeinAgentExecutor implements AgentExecutor {
       rememberSavingJson(serialized, after); // the in-memory store keeps this text rather than making it again
       await this.#contexts.save(contextId, serialized, stored?.version, stored?.owner ?? '');
     }
-    return { parts: mergeText(parts), approvals };
+    const final =
+      approvals.length > 0
+        ? status(TaskState.TASK_STATE_INPUT_REQUIRED, agentMessage(approvalRequestParts(approvals), { contextId, taskId }))
+        : status(TaskState.TASK_STATE_COMPLETED);
+    return { parts: mergeText(parts), artifactId, final: { taskId, contextId, status: final, metadata: undefined } };
   }
 
   /**
@@ -252,7 +239,7 @@ export class SkeinAgentExecutor implements AgentExecutor {
    * thread); an answer to its approvals goes to the waiting run. Either way the turn streams from
    * the run's durable stream, after the offset the task's input-required status kept.
    */
-  async #runDurableTurn(durable: A2ADurable, request: RequestContext, bus: ExecutionEventBus, signal: AbortSignal): Promise<{ view: DurableArtifact; id: string }> {
+  async #runDurableTurn(durable: A2ADurable, request: RequestContext, bus: ExecutionEventBus, signal: AbortSignal): Promise<TurnEnd> {
     const { taskId, contextId } = request;
     const prior = request.task?.status;
     const waiting = prior?.state === TaskState.TASK_STATE_INPUT_REQUIRED ? pendingCallIds(prior.message) : [];
@@ -280,7 +267,7 @@ export class SkeinAgentExecutor implements AgentExecutor {
       () => signal.aborted,
     );
     if (!signal.aborted) await saveDurableThread(this.#contexts, contextId, end.thread);
-    return { view, id: artifactId };
+    return { parts: view.parts(), artifactId, final: durableFinalUpdate(view, { taskId, contextId }) };
   }
 
   async #threadFor(stored: StoredA2AContext | undefined): Promise<AgentThread> {
@@ -315,6 +302,13 @@ const HEADER_GETTER: TextMapGetter<Headers> = {
   keys: (carrier) => Object.keys(carrier),
   get: (carrier, key) => carrier[key.toLowerCase()],
 };
+
+/** How a turn ended: the artifact's whole parts and the final status update. */
+interface TurnEnd {
+  parts: Part[];
+  artifactId: string;
+  final: TaskStatusUpdateEvent;
+}
 
 function status(state: TaskState, message?: TaskStatus['message']): TaskStatus {
   return { state, message, timestamp: new Date().toISOString() };
