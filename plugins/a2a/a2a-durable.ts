@@ -1,6 +1,6 @@
 import type { Part, StreamResponse, Task, TaskStatus, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
-import { type DurableAgent, type DurableRunner, type DurableRunUpdate, type FunctionApprovalRequestContent, type JsonObject, type SerializedThread, ThreadConflictError, canonicalJson } from 'skein';
+import { type DurableAgent, type DurableRunner, type DurableRunUpdate, type FunctionApprovalRequestContent, type JsonObject, type SerializedThread, DurableEngineUnavailableError, ThreadConflictError, canonicalJson } from 'skein';
 import { approvalRequestParts } from './a2a-approvals.js';
 import type { A2AContextStore } from './a2a-context-store.js';
 import { agentMessage, artifact, mergeText, toParts } from './a2a-mapping.js';
@@ -196,6 +196,9 @@ export class DurableTaskFollower {
     private readonly contexts: A2AContextStore,
     private readonly tasks: TaskStore,
     private readonly runsHere: (taskId: string) => boolean,
+    /** The failed status for a run that failed (logged with an error id). */
+    private readonly failedStatus: (taskId: string, contextId: string, error: unknown) => TaskStatus,
+    /** Where a failure to read or save goes (the task stays as it is; the next request tries again). */
     private readonly onError: (taskId: string, error: unknown) => void,
   ) {}
 
@@ -244,9 +247,20 @@ export class DurableTaskFollower {
     const after = durableOffsetOf(task);
     const artifactId = durableArtifactId(taskId, after);
     const view = new DurableArtifact();
-    const end = await readDurableTurn(this.durable.runner, taskId, after, view, ({ parts, append }) =>
-      emit({ payload: { $case: 'artifactUpdate', value: { taskId, contextId, artifact: artifact(artifactId, parts), append, lastChunk: false, metadata: undefined } } }),
-    );
+    let end: DurableTurnEnd;
+    try {
+      end = await readDurableTurn(this.durable.runner, taskId, after, view, ({ parts, append }) =>
+        emit({ payload: { $case: 'artifactUpdate', value: { taskId, contextId, artifact: artifact(artifactId, parts), append, lastChunk: false, metadata: undefined } } }),
+      );
+    } catch (error) {
+      // The engine unreachable: nothing is decided, ask again later. Anything else is the run's own failure.
+      if (error instanceof DurableEngineUnavailableError) throw error;
+      const failed = { taskId, contextId, status: this.failedStatus(taskId, contextId, error), metadata: undefined };
+      const current = (await this.tasks.load(taskId, context)) ?? task;
+      await this.tasks.save({ ...current, status: failed.status, history: [...current.history, failed.status.message!] }, context);
+      emit({ payload: { $case: 'statusUpdate', value: failed } });
+      return;
+    }
     try {
       await saveDurableThread(this.contexts, contextId, end.thread);
     } catch (error) {

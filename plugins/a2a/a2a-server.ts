@@ -224,7 +224,7 @@ export class A2AServer {
     const inner = new DefaultRequestHandler(this.card, taskStore, this.executor, undefined, pushStore, pushSender);
     const executor = this.executor;
     const follower = durable
-      ? new DurableTaskFollower(durable, this.contextStore, taskStore, (id) => executor.runsHere(id), (id, error) => this.#logger.error(`A2A task ${id}: finishing it from its durable run failed:`, error))
+      ? new DurableTaskFollower(durable, this.contextStore, taskStore, (id) => executor.runsHere(id), (id, contextId, error) => executor.failedStatus(id, contextId, error), (id, error) => this.#logger.error(`A2A task ${id}: finishing it from its durable run failed:`, error))
       : undefined;
     this.requestHandler = new OwnedRequestHandler(inner, this.contextStore, taskStore, push ? (push.webhookAllowed ?? ((url) => url.protocol === 'https:')) : undefined, this.#logger, follower);
     const legacyCompat = { enabled: this.#legacy };

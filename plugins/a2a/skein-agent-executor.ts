@@ -85,6 +85,17 @@ export class SkeinAgentExecutor implements AgentExecutor {
     this.#durable = options.durable;
   }
 
+  /** The failed status of a task whose run failed: logs the error with an id and tells the caller only the id and what it can do. */
+  failedStatus(taskId: string, contextId: string, error: unknown): TaskStatus {
+    // The caller gets an id to quote; the log has the error (it may name hosts, keys, internals).
+    const errorId = randomUUID();
+    this.#logger.error(`A2A task ${taskId} (context ${contextId}) failed; error id ${errorId}:`, error);
+    const { reason, text } = publicFailure(error);
+    const message = agentMessage([textPart(`${text} (error id ${errorId}).`)], { contextId, taskId });
+    message.metadata = { errorId, reason };
+    return status(TaskState.TASK_STATE_FAILED, message);
+  }
+
   /** Whether this process runs the task now. */
   runsHere(taskId: string): boolean {
     return this.#running.has(taskId);
@@ -117,13 +128,7 @@ export class SkeinAgentExecutor implements AgentExecutor {
     } catch (error) {
       // A cancel already published the canceled state; anything else is this task's failure.
       if (controller.signal.aborted) return;
-      // The caller gets an id to quote; the log has the error (it may name hosts, keys, internals).
-      const errorId = randomUUID();
-      this.#logger.error(`A2A task ${taskId} (context ${contextId}) failed; error id ${errorId}:`, error);
-      const { reason, text } = publicFailure(error);
-      const message = agentMessage([textPart(`${text} (error id ${errorId}).`)], { contextId, taskId });
-      message.metadata = { errorId, reason };
-      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_FAILED, message), metadata: undefined }));
+      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: this.failedStatus(taskId, contextId, error), metadata: undefined }));
     } finally {
       this.#running.delete(taskId);
     }
