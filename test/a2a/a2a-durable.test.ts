@@ -122,6 +122,13 @@ withService('A2A server with a durable agent (DBOS on PostgreSQL)', await postgr
       const thread = await agent.deserializeThread((await runner.getRun(second.taskId)).thread);
       const users = (await thread.messageStore!.listMessages()).filter((m) => m.role === 'user').map((m) => m.contents.map((c) => (c.kind === 'text' ? c.text : '')).join(''));
       expect(users).to.deep.equal(['find sources', 'again']);
+
+      // message/send (not streamed) answers with the finished task, read from the run too.
+      const sent = await b.sendMessage({ tenant: '', message: userMessage('once more', { contextId: task.contextId }), configuration: undefined, metadata: undefined });
+      if ('messageId' in sent) expect.fail('expected a task');
+      expect(sent.status?.state).to.equal(TaskState.TASK_STATE_COMPLETED);
+      expect(sent.artifacts.map((x) => partsText(x.parts)).join('')).to.equal(ANSWER);
+      expect((await runner.getRun(sent.id)).text).to.equal(ANSWER);
     });
 
     it('a client resubscribing on another instance mid-run reads the rest of the run from the durable stream', async () => {
