@@ -247,3 +247,14 @@ export function agentMessage(parts: Part[], ids: { contextId: string; taskId: st
 export function artifact(artifactId: string, parts: Part[], name = 'response'): Artifact {
   return { artifactId, name, description: '', parts, metadata: undefined, extensions: [] };
 }
+
+/** Streamed text chunks joined back into one text part (other parts kept in order). */
+export function mergeText(parts: Part[]): Part[] {
+  const out: Part[] = [];
+  for (const part of parts) {
+    const last = out[out.length - 1];
+    if (part.content?.$case === 'text' && last?.content?.$case === 'text') out[out.length - 1] = textPart(last.content.value + part.content.value);
+    else out.push(part);
+  }
+  return out;
+}

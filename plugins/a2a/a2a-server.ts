@@ -24,6 +24,7 @@ import { sendBindingRefusal } from './binding-refusal.js';
 import { LeasedTaskStore, type TaskLeaseOptions } from './leased-task-store.js';
 import { type A2AGrpcTls, type A2AGrpcUserBuilder, GrpcBinding } from './a2a-grpc-server.js';
 import { type A2AServerLogger, SkeinAgentExecutor, defaultA2AServerLogger } from './skein-agent-executor.js';
+import { type A2ADurable, DurableTaskFollower } from './a2a-durable.js';
 
 /** A skill the agent card advertises. */
 export interface A2ASkillInfo {
@@ -116,6 +117,14 @@ export interface A2AServerOptions {
    * Required by `listenGrpc` when `userBuilder` is given, so gRPC is never the open door.
    */
   grpcUserBuilder?: A2AGrpcUserBuilder;
+  /**
+   * Run the agent durably (docs/durable.md): `{ agent: durableAgent, runner }` with
+   * `durableAgent.agent === agent`. Each task is a durable run whose run id is the task id; its
+   * stream is read from the run's durable stream, and a task whose instance died is finished from
+   * the run by whichever instance is asked about it (see "Durable agents" in docs/a2a.md). Task
+   * leases are then off unless `taskLease` is given: a lost instance does not lose the task.
+   */
+  durable?: A2ADurable;
 }
 
 /**
@@ -163,7 +172,12 @@ export class A2AServer {
 
   constructor(options: A2AServerOptions) {
     if (!options?.agent) throw new TypeError('A2AServer needs the agent to host, e.g. new A2AServer({ agent }).');
-    const { agent } = options;
+    const { agent, durable } = options;
+    if (durable && durable.agent.agent !== agent) {
+      throw new ConfigurationError(
+        `A2AServer: the durable agent serves another agent ("${durable.agent.agent.name ?? '?'}", not "${agent.name ?? '?'}"); pass { agent, durable: { agent: durableAgent(agent, ...), runner } } with durable.agent.agent === agent.`,
+      );
+    }
     this.contextStore = options.contextStore ?? new InMemoryA2AContextStore();
     this.#logger = options.logger ?? defaultA2AServerLogger;
     this.#authenticated = options.userBuilder !== undefined;
@@ -198,14 +212,21 @@ export class A2AServer {
       chatMessageStoreFactory: options.chatMessageStoreFactory,
       serializationRegistry: options.serializationRegistry,
       logger: this.#logger,
+      durable,
     });
     const push = options.pushNotifications === true ? {} : options.pushNotifications || undefined;
     const pushStore = push ? (push.store ?? new InMemoryPushNotificationStore()) : undefined;
     const pushSender = pushStore ? new DefaultPushNotificationSender(pushStore, { timeout: push?.timeoutMs }) : undefined;
     this.#givenTaskStore = options.taskStore;
-    const taskStore = (this.taskStore = leased(options.taskStore, options.taskLease, this.#logger, pushSender, this.executor));
+    // A durable task outlives its instance, so a lapsed lease would fail a task that is still running.
+    const lease = durable && options.taskLease === undefined ? false : options.taskLease;
+    const taskStore = (this.taskStore = leased(options.taskStore, lease, this.#logger, pushSender, this.executor));
     const inner = new DefaultRequestHandler(this.card, taskStore, this.executor, undefined, pushStore, pushSender);
-    this.requestHandler = new OwnedRequestHandler(inner, this.contextStore, taskStore, push ? (push.webhookAllowed ?? ((url) => url.protocol === 'https:')) : undefined, this.#logger);
+    const executor = this.executor;
+    const follower = durable
+      ? new DurableTaskFollower(durable, this.contextStore, taskStore, (id) => executor.runsHere(id), (id, contextId, error) => executor.failedStatus(id, contextId, error), (id, error) => this.#logger.error(`A2A task ${id}: finishing it from its durable run failed:`, error))
+      : undefined;
+    this.requestHandler = new OwnedRequestHandler(inner, this.contextStore, taskStore, push ? (push.webhookAllowed ?? ((url) => url.protocol === 'https:')) : undefined, this.#logger, follower);
     const legacyCompat = { enabled: this.#legacy };
     const userBuilder = this.#userBuilder(options.userBuilder);
     this.#allowedHosts = options.allowedHosts ?? [];

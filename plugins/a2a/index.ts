@@ -17,3 +17,4 @@ export * from './postgres-a2a-context-store.js';
 export * from './postgres-task-store.js';
 export * from './leased-task-store.js';
 export * from './a2a-database.js';
+export * from './a2a-durable.js';

@@ -20,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { A2AError, RequestMalformedError, TaskNotFoundError } from './a2a-peers.js';
 import type { A2ARequestHandler, ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import type { A2AContextStore } from './a2a-context-store.js';
+import type { DurableTaskFollower } from './a2a-durable.js';
 import { type A2AServerLogger, defaultA2AServerLogger, ownerOf } from './skein-agent-executor.js';
 
 /**
@@ -39,6 +40,8 @@ export class OwnedRequestHandler implements A2ARequestHandler {
     /** Which push-notification webhook URLs a caller may register (the server will POST to them); unset when push is off. */
     private readonly webhookAllowed?: (url: URL) => boolean,
     private readonly logger?: A2AServerLogger,
+    /** With a durable agent: finishes tasks whose run goes on without an executor here. */
+    private readonly follower?: DurableTaskFollower,
   ) {}
 
   getAgentCard(): Promise<AgentCard> {
@@ -64,7 +67,11 @@ export class OwnedRequestHandler implements A2ARequestHandler {
   }
 
   getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
-    return this.#forOwnTask('GetTask', params.id, context, () => this.inner.getTask(params, context));
+    return this.#forOwnTask('GetTask', params.id, context, async () => {
+      const task = this.follower ? await this.tasks.load(params.id, context) : undefined;
+      if (this.follower?.detached(task)) this.follower.follow(task, context);
+      return this.inner.getTask(params, context);
+    });
   }
 
   cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
@@ -94,7 +101,9 @@ export class OwnedRequestHandler implements A2ARequestHandler {
   resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     return this.#screenedStream('SubscribeToTask', async function* (this: OwnedRequestHandler) {
       await this.#checkTask(params.id, context);
-      yield* this.inner.resubscribe(params, context);
+      const task = this.follower ? await this.tasks.load(params.id, context) : undefined;
+      if (this.follower?.detached(task)) yield* this.follower.resubscribe(task, context);
+      else yield* this.inner.resubscribe(params, context);
     });
   }
 

@@ -1,4 +1,4 @@
-import type { Part, TaskStatus } from '@a2a-js/sdk';
+import type { Part, TaskStatus, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { AgentEvent, TaskState } from './a2a-peers.js';
 import { randomUUID } from 'node:crypto';
@@ -18,8 +18,9 @@ import type { TextMapGetter } from '@opentelemetry/api';
 import { STATE_HEADERS_KEY, otel } from './a2a-peers.js';
 import { approvalInput, approvalRequestParts, pendingCallIds } from './a2a-approvals.js';
 import type { A2AContextStore, StoredA2AContext } from './a2a-context-store.js';
-import { agentMessage, artifact, textPart, toParts } from './a2a-mapping.js';
+import { agentMessage, artifact, mergeText, textPart, toParts } from './a2a-mapping.js';
 import { loadedJsonOf, rememberSavingJson } from './thread-json.js';
+import { type A2ADurable, DurableArtifact, durableArtifactId, durableFinalUpdate, durableOffsetOf, readDurableTurn, saveDurableThread } from './a2a-durable.js';
 
 /** Where the A2A server reports what remote callers must not see (failures) and start-up notices. */
 export interface A2AServerLogger {
@@ -50,6 +51,8 @@ export interface SkeinAgentExecutorOptions {
   /** Reads stored threads when `chatMessageStoreFactory` is given. */
   serializationRegistry?: SerializationRegistry;
   logger?: A2AServerLogger;
+  /** Run each task as a durable run of this durable agent (its `agent` is `agent`); see docs/a2a.md. */
+  durable?: A2ADurable;
 }
 
 /** The owner recorded for a caller: the SDK user's name, `''` when unauthenticated. */
@@ -71,6 +74,7 @@ export class SkeinAgentExecutor implements AgentExecutor {
   readonly #logger: A2AServerLogger;
   readonly #running = new Map<string, { controller: AbortController; contextId: string; bus: ExecutionEventBus }>();
   readonly #contextTails = new Map<string, Promise<void>>();
+  readonly #durable: A2ADurable | undefined;
 
   constructor(options: SkeinAgentExecutorOptions) {
     this.#agent = options.agent;
@@ -78,6 +82,23 @@ export class SkeinAgentExecutor implements AgentExecutor {
     this.#storeFactory = options.chatMessageStoreFactory;
     this.#registry = options.serializationRegistry ?? defaultSerializationRegistry();
     this.#logger = options.logger ?? defaultA2AServerLogger;
+    this.#durable = options.durable;
+  }
+
+  /** The failed status of a task whose run failed: logs the error with an id and tells the caller only the id and what it can do. */
+  failedStatus(taskId: string, contextId: string, error: unknown): TaskStatus {
+    // The caller gets an id to quote; the log has the error (it may name hosts, keys, internals).
+    const errorId = randomUUID();
+    this.#logger.error(`A2A task ${taskId} (context ${contextId}) failed; error id ${errorId}:`, error);
+    const { reason, text } = publicFailure(error);
+    const message = agentMessage([textPart(`${text} (error id ${errorId}).`)], { contextId, taskId });
+    message.metadata = { errorId, reason };
+    return status(TaskState.TASK_STATE_FAILED, message);
+  }
+
+  /** Whether this process runs the task now. */
+  runsHere(taskId: string): boolean {
+    return this.#running.has(taskId);
   }
 
   execute = async (request: RequestContext, bus: ExecutionEventBus): Promise<void> => {
@@ -96,28 +117,18 @@ export class SkeinAgentExecutor implements AgentExecutor {
         ),
       );
       bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_WORKING), metadata: undefined }));
-      const artifactId = randomUUID();
-      const { parts, approvals } = await this.#inContext(contextId, () => this.#runTurn(request, bus, artifactId, controller.signal));
+      const durable = this.#durable;
+      const turn = await this.#inContext(contextId, () => (durable ? this.#runDurableTurn(durable, request, bus, controller.signal) : this.#runTurn(request, bus, controller.signal)));
       if (controller.signal.aborted) return;
-      if (parts.length > 0) {
+      if (turn.parts.length > 0) {
         // One consolidated artifact replaces the streamed chunks, so stored tasks stay small.
-        bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: artifact(artifactId, parts), append: false, lastChunk: true, metadata: undefined }));
+        bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: artifact(turn.artifactId, turn.parts), append: false, lastChunk: true, metadata: undefined }));
       }
-      const final =
-        approvals.length > 0
-          ? status(TaskState.TASK_STATE_INPUT_REQUIRED, agentMessage(approvalRequestParts(approvals), { contextId, taskId }))
-          : status(TaskState.TASK_STATE_COMPLETED);
-      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: final, metadata: undefined }));
+      bus.publish(AgentEvent.statusUpdate(turn.final));
     } catch (error) {
       // A cancel already published the canceled state; anything else is this task's failure.
       if (controller.signal.aborted) return;
-      // The caller gets an id to quote; the log has the error (it may name hosts, keys, internals).
-      const errorId = randomUUID();
-      this.#logger.error(`A2A task ${taskId} (context ${contextId}) failed; error id ${errorId}:`, error);
-      const { reason, text } = publicFailure(error);
-      const message = agentMessage([textPart(`${text} (error id ${errorId}).`)], { contextId, taskId });
-      message.metadata = { errorId, reason };
-      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_FAILED, message), metadata: undefined }));
+      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: this.failedStatus(taskId, contextId, error), metadata: undefined }));
     } finally {
       this.#running.delete(taskId);
     }
@@ -126,6 +137,8 @@ export class SkeinAgentExecutor implements AgentExecutor {
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
     const running = this.#running.get(taskId);
     running?.controller.abort();
+    // The run stops at its next step, whichever process runs it (an unknown run: nothing to stop).
+    if (this.#durable) await this.#durable.runner.cancelRun(taskId).catch((error: unknown) => this.#logger.error(`A2A task ${taskId}: cancelling its durable run failed:`, error));
     // A task not running here (waiting for input, or on another instance) is canceled by state alone.
     const contextId = running?.contextId ?? '';
     bus.publish(
@@ -180,13 +193,9 @@ export class SkeinAgentExecutor implements AgentExecutor {
     }
   }
 
-  async #runTurn(
-    request: RequestContext,
-    bus: ExecutionEventBus,
-    artifactId: string,
-    signal: AbortSignal,
-  ): Promise<{ parts: Part[]; approvals: FunctionApprovalRequestContent[] }> {
+  async #runTurn(request: RequestContext, bus: ExecutionEventBus, signal: AbortSignal): Promise<TurnEnd> {
     const { taskId, contextId } = request;
+    const artifactId = randomUUID();
     const stored = await this.#contexts.load(contextId);
     const thread = await this.#threadFor(stored);
     // The stored thread's JSON text, from the store when it kept it (the in-memory store does).
@@ -223,7 +232,47 @@ export class SkeinAgentExecutor implements AgentExecutor {
       rememberSavingJson(serialized, after); // the in-memory store keeps this text rather than making it again
       await this.#contexts.save(contextId, serialized, stored?.version, stored?.owner ?? '');
     }
-    return { parts: mergeText(parts), approvals };
+    const final =
+      approvals.length > 0
+        ? status(TaskState.TASK_STATE_INPUT_REQUIRED, agentMessage(approvalRequestParts(approvals), { contextId, taskId }))
+        : status(TaskState.TASK_STATE_COMPLETED);
+    return { parts: mergeText(parts), artifactId, final: { taskId, contextId, status: final, metadata: undefined } };
+  }
+
+  /**
+   * A turn of a durable task: the first message starts the run (run id = task id, the context's
+   * thread); an answer to its approvals goes to the waiting run. Either way the turn streams from
+   * the run's durable stream, after the offset the task's input-required status kept.
+   */
+  async #runDurableTurn(durable: A2ADurable, request: RequestContext, bus: ExecutionEventBus, signal: AbortSignal): Promise<TurnEnd> {
+    const { taskId, contextId } = request;
+    const prior = request.task?.status;
+    const waiting = prior?.state === TaskState.TASK_STATE_INPUT_REQUIRED ? pendingCallIds(prior.message) : [];
+    let after: number | undefined;
+    if (waiting.length > 0) {
+      const answered = approvalInput(request.userMessage, waiting).contents.filter((c) => c.kind === 'function-approval-response');
+      // The run waits for an answer to every call: a message that is no answer rejects them.
+      for (const callId of waiting) {
+        const answer = answered.find((a) => a.callId === callId);
+        await durable.runner.approve(taskId, callId, answer?.approved ?? false, answer ? answer.reason : 'The caller sent a message instead of an answer.');
+      }
+      after = durableOffsetOf(request.task);
+    } else {
+      const thread = await this.#threadFor(await this.#contexts.load(contextId));
+      await durable.agent.start(approvalInput(request.userMessage, []), { thread, runId: taskId });
+    }
+    const view = new DurableArtifact();
+    const artifactId = durableArtifactId(taskId, after);
+    const end = await readDurableTurn(
+      durable.runner,
+      taskId,
+      after,
+      view,
+      ({ parts, append }) => bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: artifact(artifactId, parts), append, lastChunk: false, metadata: undefined })),
+      () => signal.aborted,
+    );
+    if (!signal.aborted) await saveDurableThread(this.#contexts, contextId, end.thread);
+    return { parts: view.parts(), artifactId, final: durableFinalUpdate(view, { taskId, contextId }) };
   }
 
   async #threadFor(stored: StoredA2AContext | undefined): Promise<AgentThread> {
@@ -259,17 +308,13 @@ const HEADER_GETTER: TextMapGetter<Headers> = {
   get: (carrier, key) => carrier[key.toLowerCase()],
 };
 
-function status(state: TaskState, message?: TaskStatus['message']): TaskStatus {
-  return { state, message, timestamp: new Date().toISOString() };
+/** How a turn ended: the artifact's whole parts and the final status update. */
+interface TurnEnd {
+  parts: Part[];
+  artifactId: string;
+  final: TaskStatusUpdateEvent;
 }
 
-/** Streamed text chunks joined back into one text part (other parts kept in order). */
-function mergeText(parts: Part[]): Part[] {
-  const out: Part[] = [];
-  for (const part of parts) {
-    const last = out[out.length - 1];
-    if (part.content?.$case === 'text' && last?.content?.$case === 'text') out[out.length - 1] = textPart(last.content.value + part.content.value);
-    else out.push(part);
-  }
-  return out;
+function status(state: TaskState, message?: TaskStatus['message']): TaskStatus {
+  return { state, message, timestamp: new Date().toISOString() };
 }
