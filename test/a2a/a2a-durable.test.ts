@@ -71,7 +71,7 @@ withService('A2A server with a durable agent (DBOS on PostgreSQL)', await postgr
       tool({ name: 'summarize', parameters: z.object({ step: z.number() }), execute: ({ step }, c) => (executions.push(`summarize ${c.idempotencyKey}`), `summary ${step}`) }),
       tool({ name: 'deploy', parameters: z.object({ step: z.number() }), requiresApproval: true, execute: async () => (executions.push('deploy'), await gate, 'deployed') }),
     ];
-    const agent = new ChatAgent({ name: 'researcher', chatClient: new ScriptedClient({ chunkDelayMs: 30 }), tools });
+    const agent = new ChatAgent({ name: 'a2a-researcher', chatClient: new ScriptedClient({ chunkDelayMs: 30 }), tools });
     const runner = new DbosDurableRunner({ systemDatabaseUrl: DATABASE_URL, schema: dbosSchema, pollingIntervalMs: 50 });
     const durable = { agent: durableAgent(agent, { runner }), runner };
     const contextStore = new PostgresA2AContextStore({ connectionString: DATABASE_URL, schema: prefix });

@@ -29,7 +29,7 @@ export function clearError(): void {
 }
 
 /** Reads server-sent events from a fetch response. */
-export async function* readEvents(response: Response): AsyncGenerator<{ event: string; data: unknown }> {
+export async function* readEvents(response: Response): AsyncGenerator<{ event: string; data: unknown; id?: string }> {
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = '';
   for (;;) {
@@ -42,11 +42,13 @@ export async function* readEvents(response: Response): AsyncGenerator<{ event: s
       buffer = buffer.slice(end + 2);
       let event = 'message';
       let data = '';
+      let id: string | undefined;
       for (const line of block.split('\n')) {
         if (line.startsWith('event: ')) event = line.slice(7);
         else if (line.startsWith('data: ')) data += line.slice(6);
+        else if (line.startsWith('id: ')) id = line.slice(4);
       }
-      yield { event, data: data ? JSON.parse(data) : undefined };
+      yield { event, data: data ? JSON.parse(data) : undefined, ...(id !== undefined ? { id } : {}) };
     }
   }
 }

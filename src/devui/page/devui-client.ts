@@ -46,6 +46,10 @@ function setRunning(value: RunningTurn | undefined): void {
 
 type Outcome = 'done' | 'error' | 'stopped';
 
+/** A durable run's cut stream is read on from its last event id: this many tries, this far apart (a restart takes seconds). */
+const RECONNECT_TRIES = 60;
+const RECONNECT_DELAY_MS = 500;
+
 /** Typed text as the next turn; the box is cleared only when the turn completes. */
 async function send(): Promise<void> {
   const text = input.value;
@@ -80,6 +84,18 @@ async function runTurn(request: { text?: string; approvals?: ApprovalAnswer[] },
   const settings = readSettings();
   let reply: MessageView | undefined;
   const replyView = (author?: string) => (reply ??= new MessageView('assistant', author));
+  // A durable run's model calls: the reply each showed, so a `retract` (the call was made again after a crash) removes it.
+  const shownBy = new Map<string, MessageView>();
+  let replyCall: string | undefined;
+  const replyFor = (d: Record<string, unknown>) => {
+    const call = d.modelCall as string | undefined;
+    if (call !== undefined && call !== replyCall) [reply, replyCall] = [undefined, call];
+    const view = replyView(d.authorName as string | undefined);
+    if (call !== undefined) shownBy.set(call, view);
+    return view;
+  };
+  let durableRun: string | undefined;
+  let lastId: string | undefined;
   let outcome: Outcome | undefined;
   try {
     const response = await fetch('/api/chat', {
@@ -92,18 +108,22 @@ async function runTurn(request: { text?: string; approvals?: ApprovalAnswer[] },
       const body = (await response.json().catch(() => ({}))) as { error?: ErrorBody };
       throw new ApiError(body.error ?? { name: 'Error', message: `HTTP ${response.status}` });
     }
-    for await (const { event, data } of readEvents(response)) {
-      const d = data as Record<string, unknown>;
+    const handle = (event: string, d: Record<string, unknown>) => {
       if (event === 'run') {
         page.running!.runId = d.runId as string;
+        if (d.durable) durableRun = d.runId as string;
         // Shown with the turn that used them (the server echoes what it applied).
         if (d.settings) userView.node.after(el('div', 'turn-settings', describeSettings(d.settings as RunSettings)));
       }
       else if (event === 'delta') {
         if (d.role === 'tool') new MessageView('tool').appendText(d.text as string);
-        else replyView(d.authorName as string | undefined).appendText(d.text as string);
+        else replyFor(d).appendText(d.text as string);
+      } else if (event === 'retract') {
+        shownBy.get(d.modelCall as string)?.node.remove();
+        shownBy.delete(d.modelCall as string);
+        [reply, replyCall] = [undefined, undefined];
       } else if (event === 'tool-call') {
-        replyView(d.authorName as string | undefined).addToolCall(d.callId as string, d.name as string, d.arguments as string, d.hostedServer as string | undefined);
+        replyFor(d).addToolCall(d.callId as string, d.name as string, d.arguments as string, d.hostedServer as string | undefined);
       } else if (event === 'tool-result') {
         const approval = approvals.get(d.callId as string);
         if (approval?.answer?.approved) approval.ran = true;
@@ -133,7 +153,26 @@ async function runTurn(request: { text?: string; approvals?: ApprovalAnswer[] },
         if (d.thread) setCurrentThread(d.thread as ThreadSummary);
         throw new ApiError(d as unknown as ErrorBody);
       }
+    };
+    const consume = async (stream: Response) => {
+      try {
+        for await (const { event, data, id } of readEvents(stream)) {
+          if (id !== undefined) lastId = id;
+          handle(event, data as Record<string, unknown>);
+        }
+      } catch (error) {
+        // A durable run goes on when its stream is cut (a server restart): the loop below reads on.
+        if (error instanceof ApiError || durableRun === undefined || controller.signal.aborted) throw error;
+      }
+    };
+    await consume(response);
+    for (let tries = 0; outcome === undefined && durableRun !== undefined && tries < RECONNECT_TRIES; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, RECONNECT_DELAY_MS));
+      const again = await fetch(`/api/runs/${encodeURIComponent(durableRun)}/events`, { headers: lastId !== undefined ? { 'last-event-id': lastId } : {}, signal: controller.signal }).catch(() => undefined);
+      if (again?.status === 400 || again?.status === 404) break;
+      if (again?.ok) await consume(again);
     }
+    if (outcome === undefined && durableRun !== undefined) throw new ApiError({ name: 'ConnectionError', message: `The connection to the Dev UI server closed before the turn finished and could not be made again; the durable run ${durableRun} goes on: reload the thread later to see its turn.` });
     if (outcome === undefined) throw new ApiError({ name: 'ConnectionError', message: 'The connection to the Dev UI server closed before the turn finished; the thread is unchanged.' });
   } catch (error) {
     if (controller.signal.aborted) {
