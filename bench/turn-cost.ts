@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { replyTo } from './fixed-reply-server.js';
 import { mean, median } from './stats.js';
 import type OpenAI from 'openai';
-import { coreContenders, type Endpoint, userText } from './turns-bench.js';
+import { type Contender, coreContenders, type Endpoint, userText } from './turns-bench.js';
 
 /** The fixed-reply server's answer, without a server: the body is read as the server drains it. */
 export const inMemoryFetch: typeof fetch = async (_input, init) => {
@@ -55,12 +55,17 @@ export interface TurnCost {
   flatnessCpu: number;
 }
 
-export async function turnCost(name: string, conversations: number, turns: number, warmup: number): Promise<TurnCost> {
-  // "Skein runStream (no SDK)": the Skein contenders on noSdkClient().
+/** A core contender by name, on the in-memory fetch; "<name> (no SDK)": a Skein contender on noSdkClient(). */
+export function inMemoryContender(name: string): Contender {
   const bare = name.endsWith(' (no SDK)');
   const endpoint: Endpoint = bare ? { client: noSdkClient() } : { baseURL: 'http://in-memory.invalid/v1', fetch: inMemoryFetch };
   const contender = coreContenders(endpoint).find((c) => c.name === (bare ? name.slice(0, -' (no SDK)'.length) : name));
-  if (!contender) throw new Error(`turn-cost.js: no contender "${name}"; expected "openai SDK", "Skein run", "openai SDK stream" or "Skein runStream"`);
+  if (!contender) throw new Error(`no contender "${name}"; expected "openai SDK", "Skein run", "openai SDK stream" or "Skein runStream", optionally with " (no SDK)"`);
+  return contender;
+}
+
+export async function turnCost(name: string, conversations: number, turns: number, warmup: number): Promise<TurnCost> {
+  const contender = inMemoryContender(name);
   const flat: number[] = [];
   let cpuUs = 0;
   let wallUs = 0;

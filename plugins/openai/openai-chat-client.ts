@@ -102,6 +102,13 @@ export class OpenAIChatClient implements ChatClient {
   }
 }
 
+/** `list` with `update` at its end; no list yet: a one-element literal. */
+function withUpdate(list: ChatResponseUpdate[] | undefined, update: ChatResponseUpdate): ChatResponseUpdate[] {
+  if (list === undefined) return [update];
+  list.push(update);
+  return list;
+}
+
 /** Turns chunks into updates; tool-call fragments are assembled and emitted whole at the end. */
 class ChunkTranslator {
   // Made on the first tool-call fragment: most streams carry none.
@@ -111,18 +118,20 @@ class ChunkTranslator {
   constructor(private readonly provider: string) {}
 
   next(chunk: OpenAI.Chat.Completions.ChatCompletionChunk): ChatResponseUpdate[] {
-    const updates: ChatResponseUpdate[] = [];
+    // Nearly every chunk makes one update: the list starts as a one-element literal, since an
+    // array grown from [] by push allocates room for seventeen (152 bytes), once per streamed chunk.
+    let updates: ChatResponseUpdate[] | undefined;
     for (const choice of chunk.choices) {
       const delta = choice.delta;
-      if (delta.content) updates.push({ role: 'assistant', contents: [{ kind: 'text', text: delta.content }], messageId: chunk.id, responseId: chunk.id, modelId: chunk.model });
-      if (delta.tool_calls) for (const part of delta.tool_calls) updates.push(this.#toolCallDelta(part, chunk.id));
+      if (delta.content) updates = withUpdate(updates, { role: 'assistant', contents: [{ kind: 'text', text: delta.content }], messageId: chunk.id, responseId: chunk.id, modelId: chunk.model });
+      if (delta.tool_calls) for (const part of delta.tool_calls) updates = withUpdate(updates, this.#toolCallDelta(part, chunk.id));
       if (choice.finish_reason) {
         this.#finished = true;
-        updates.push({ role: 'assistant', contents: this.#finishCalls(), messageId: chunk.id, responseId: chunk.id, finishReason: choice.finish_reason });
+        updates = withUpdate(updates, { role: 'assistant', contents: this.#finishCalls(), messageId: chunk.id, responseId: chunk.id, finishReason: choice.finish_reason });
       }
     }
-    if (chunk.usage) updates.push({ contents: [{ kind: 'usage', usage: usageFrom(chunk.usage)! }], responseId: chunk.id });
-    return updates;
+    if (chunk.usage) updates = withUpdate(updates, { contents: [{ kind: 'usage', usage: usageFrom(chunk.usage)! }], responseId: chunk.id });
+    return updates ?? [];
   }
 
   complete(): ChatResponseUpdate[] {

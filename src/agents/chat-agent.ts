@@ -8,7 +8,7 @@ import { type ChatResponse, ChatResponseFolder, type ChatResponseUpdate } from '
 import { AbortError, SkeinError, ThreadCompatibilityError } from '../errors/skein-error.js';
 import { type AgentInput, type ChatMessage, toMessages } from '../messages/chat-message.js';
 import { withField } from '../messages/message-copy.js';
-import { type FunctionCallContent, type FunctionResultContent, isText } from '../messages/content.js';
+import type { FunctionCallContent, FunctionResultContent } from '../messages/content.js';
 import type { JsonObject } from '../serialization/json.js';
 import { type SerializationRegistry, defaultSerializationRegistry } from '../serialization/serialization-registry.js';
 import { AgentThread, type ThreadConcurrency } from '../threads/agent-thread.js';
@@ -21,7 +21,7 @@ import type { AITool } from '../tools/ai-tool.js';
 import { toolMap } from '../tools/tool-map.js';
 import { type AIToolSet, isToolSet } from '../tools/ai-tool-set.js';
 import { AIAgent, type AgentRunOptions } from './ai-agent.js';
-import { AgentRunResponse, type AgentRunResponseUpdate } from './agent-run-response.js';
+import { AgentRunResponse, type AgentRunResponseUpdate, toAgentUpdate } from './agent-run-response.js';
 import { type AIContext, type ContextProvider, providerState, withProviderState } from './context-provider.js';
 import {
   approvalRequestsFor,
@@ -185,7 +185,7 @@ export class ChatAgent extends AIAgent {
       // its request) and tools see the run's signal, made only if a tool asks for it.
       const abort = new RunAbort(options.signal, true);
       const emit = (update: ChatResponseUpdate) => {
-        if (!subscriber.closed) subscriber.next(this.#toAgentUpdate(update));
+        if (!subscriber.closed) subscriber.next(toAgentUpdate(update, this.name));
       };
       const callModel: CallModel = (messages, chatOptions, onUpdate) =>
         collectStream(this.chatClient.getStreamingResponse(messages, chatOptions), onUpdate ? (u) => (onUpdate(u), emit(u)) : emit, abort);
@@ -502,17 +502,6 @@ export class ChatAgent extends AIAgent {
     if (this.name === undefined) return messages;
     const name = this.name;
     return messages.map((m) => (m.role === 'assistant' && m.authorName === undefined ? withField(m, 'authorName', name) : m));
-  }
-
-  #toAgentUpdate(update: ChatResponseUpdate): AgentRunResponseUpdate {
-    let text = '';
-    for (const c of update.contents) if (isText(c)) text += c.text;
-    const out: AgentRunResponseUpdate = { text, contents: update.contents, role: update.role ?? 'assistant' };
-    if (out.role === 'assistant' && this.name !== undefined) out.authorName = this.name;
-    if (update.messageId) out.messageId = update.messageId;
-    if (update.responseId) out.responseId = update.responseId;
-    if (update.toolCallDelta) out.toolCallDelta = update.toolCallDelta;
-    return out;
   }
 }
 

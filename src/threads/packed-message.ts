@@ -42,8 +42,14 @@ export function packMessage(message: ChatMessage): StoredMessage {
 /** The message as it was added: same fields, same order. */
 export function unpackMessage(stored: StoredMessage): ChatMessage {
   if (!(stored instanceof PackedText)) return stored;
-  const message: ChatMessage = { role: stored.role, contents: [{ kind: 'text', text: stored.text }] };
-  if (stored.createdAt !== undefined) message.createdAt = stored.createdAt;
+  const { role, createdAt } = stored;
+  const contents: ChatMessage['contents'] = [{ kind: 'text', text: stored.text }];
+  // The usual shapes as one literal each (a user message with its time): a field added after the
+  // literal goes to a separate property store, one more allocation per message on every read,
+  // and gives the message another hidden class than the input it was stored from.
+  if (stored.messageId === undefined && stored.authorName === undefined) return createdAt === undefined ? { role, contents } : { role, contents, createdAt };
+  const message: ChatMessage = { role, contents };
+  if (createdAt !== undefined) message.createdAt = createdAt;
   if (stored.messageId !== undefined) message.messageId = stored.messageId;
   if (stored.authorName !== undefined) message.authorName = stored.authorName;
   return message;

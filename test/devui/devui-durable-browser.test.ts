@@ -72,7 +72,7 @@ withService('Dev UI page: a durable run survives its server (DBOS on PostgreSQL,
         await page.reload();
         await page.waitForSelector('body[data-ready="true"]');
         await page.locator('#thread-list .thread').first().locator('button.open').click();
-        await page.waitForFunction((answer) => [...document.querySelectorAll('.message[data-role="assistant"] .text')].some((n) => n.textContent === answer), SCRIPTED_ANSWER);
+        await page.waitForFunction((answer) => Array.from(document.querySelectorAll('.message[data-role="assistant"] .text')).some((n) => n.textContent === answer), SCRIPTED_ANSWER);
         const texts = await page.locator('.message[data-role="assistant"] .text').allTextContents();
         expect(texts.filter((t) => t === SCRIPTED_ANSWER)).to.have.length(1);
         expect(await page.locator('.message[data-role="user"] .text').allTextContents()).to.deep.equal(['Read the pages']);
