@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { DurableAgent, DurableRunner } from '../durable/durable-runner.js';
+import type { ChatMessage } from '../messages/chat-message.js';
 import type { UsageDetails } from '../messages/content.js';
 import type { ChatTurn } from './chat-request.js';
 import { relayUpdate } from './chat-relay.js';
@@ -18,12 +19,16 @@ type Durable = { agent: DurableAgent; runner: DurableRunner };
  */
 export async function durableChat(state: DevUIState, turn: ChatTurn, durable: Durable, res: ServerResponse): Promise<void> {
   const { agentName, thread, input, existing } = turn;
-  if (input.some((m) => m.contents.some((c) => c.kind === 'function-approval-response'))) {
-    throw new HttpError(400, `Agent "${agentName}" runs durably; the Dev UI does not answer a durable run's approvals yet: answer with runner.approve(runId, callId, approved) (docs/durable.md).`);
+  const answers = input.flatMap((m) => m.contents.filter((c) => c.kind === 'function-approval-response'));
+  const waiting = existing?.durableRun?.waiting ? existing.durableRun : undefined;
+  if (answers.length) {
+    if (!existing || !waiting) throw new HttpError(409, `Agent "${agentName}" runs durably and this thread's run waits for no approval; reload the thread to see what it holds.`);
+    return answerDurableRun(state, durable, existing, waiting.runId, waiting.waiting?.after, answers, input.length > 1, res);
   }
   const inFlight = existing?.durableRun && !existing.durableRun.saved ? existing.durableRun.runId : undefined;
   if (inFlight) {
-    throw new HttpError(409, `A durable run (${inFlight}) is still in flight on this thread; read it with GET /api/runs/${inFlight}/events and send again when it ends.`, 'ThreadBusyError');
+    const why = waiting ? 'waits for your approval: answer it first' : `is still in flight on this thread; read it with GET /api/runs/${inFlight}/events and send again when it ends`;
+    throw new HttpError(409, `A durable run (${inFlight}) ${why}.`, 'ThreadBusyError');
   }
   const runId = randomUUID();
   const now = timestamp();
@@ -35,7 +40,23 @@ export async function durableChat(state: DevUIState, turn: ChatTurn, durable: Du
   await durable.agent.start(input, { thread, runId });
   const sse = new SseWriter(res);
   sse.send('run', { runId, threadId: entry.id, agent: agentName, durable: true });
-  streamDurableRun(state, durable, entry.id, runId, undefined, sse, res);
+  streamDurableRun(state, durable, entry.id, runId, undefined, false, sse, res);
+}
+
+/**
+ * The answers to what a waiting durable run asks: each goes to `runner.approve` (the run goes on
+ * once all are answered, in whichever process holds it), and the page reads the run on from
+ * where the wait began. Text sent with the answers is refused: a durable run takes no new input.
+ */
+async function answerDurableRun(state: DevUIState, durable: Durable, entry: ThreadIndexEntry, runId: string, after: number | undefined, answers: ChatMessage['contents'], withText: boolean, res: ServerResponse): Promise<void> {
+  if (withText) throw new HttpError(400, `A durable run waiting for approval takes the answers alone; send the message after the run ends.`);
+  for (const answer of answers) {
+    if (answer.kind === 'function-approval-response') await durable.runner.approve(runId, answer.callId, answer.approved, answer.reason);
+  }
+  await state.index.put({ ...entry, durableRun: { runId }, updatedAt: timestamp() });
+  const sse = new SseWriter(res);
+  sse.send('run', { runId, threadId: entry.id, agent: entry.agent, durable: true });
+  streamDurableRun(state, durable, entry.id, runId, after, false, sse, res);
 }
 
 /** `GET /api/runs/:id/events`: a page that lost the stream reads the rest of a durable run, after `Last-Event-ID` (or `?after=`). */
@@ -49,7 +70,14 @@ export async function reconnectDurableRun(state: DevUIState, runId: string, last
   const durable = state.durable(entry.agent)!;
   const sse = new SseWriter(res);
   sse.send('run', { runId, threadId: entry.id, agent: entry.agent, durable: true });
-  streamDurableRun(state, durable, entry.id, runId, after, sse, res);
+  if (entry.durableRun?.waiting && (after ?? -1) >= (entry.durableRun.waiting.after ?? -1)) {
+    // The page saw the run up to its wait: it waits for the answers, which end this reading.
+    const thread = await durable.agent.agent.deserializeThread(entry.serialized);
+    sse.send('done', { thread: summarize(entry), usage: {}, pendingApprovals: pendingOf(thread) });
+    sse.end();
+    return;
+  }
+  streamDurableRun(state, durable, entry.id, runId, after, true, sse, res);
 }
 
 /**
@@ -60,10 +88,10 @@ export async function reconnectDurableRun(state: DevUIState, runId: string, last
  * always on a reconnect, as the page may have shown some before `after`). When the run ends the
  * turn is saved from `getRun(runId).thread`. The page leaving stops the reading, never the run.
  */
-function streamDurableRun(state: DevUIState, durable: Durable, entryId: string, runId: string, after: number | undefined, sse: SseWriter, res: ServerResponse): void {
-  const reconnect = after !== undefined;
+function streamDurableRun(state: DevUIState, durable: Durable, entryId: string, runId: string, after: number | undefined, reconnect: boolean, sse: SseWriter, res: ServerResponse): void {
   const shown = new Set<string>();
   let usage: UsageDetails | undefined;
+  let waits = false;
   state.busyThreads.add(entryId);
   const finish = () => {
     state.busyThreads.delete(entryId);
@@ -71,6 +99,7 @@ function streamDurableRun(state: DevUIState, durable: Durable, entryId: string, 
   };
   const subscription = durable.runner.runStream(runId, after === undefined ? {} : { after }).subscribe({
     next: ({ offset, modelCall, ...update }) => {
+      if (waits) return;
       const events: [string, unknown][] = [];
       if (modelCall?.first && (reconnect || shown.has(modelCall.id))) events.push(['retract', { modelCall: modelCall.id }]);
       if (modelCall) shown.add(modelCall.id);
@@ -79,6 +108,15 @@ function streamDurableRun(state: DevUIState, durable: Durable, entryId: string, 
       // An update that shows nothing still moves the id on, so a reconnect does not read it again.
       if (!events.length) events.push(['offset', {}]);
       events.forEach(([event, data], i) => sse.send(event, data, i === events.length - 1 ? offset : undefined));
+      // The run now waits for the user (in its workflow, not here): this reading ends with what it asks.
+      if (update.contents.some((c) => c.kind === 'function-approval-request')) {
+        waits = true;
+        queueMicrotask(() => subscription.unsubscribe());
+        void saveDurableWait(state, durable, entryId, runId, offset)
+          .then(({ entry, pending }) => sse.send('done', { thread: summarize(entry), usage: usage ?? {}, pendingApprovals: pending }))
+          .catch((error: unknown) => sse.send('error', describeError(error).body))
+          .finally(finish);
+      }
     },
     error: (error: unknown) => {
       sse.send('error', describeError(error).body);
@@ -109,6 +147,31 @@ export async function saveDurableTurn(state: DevUIState, durable: Durable, entry
   entry.serialized = await thread.serialize();
   entry.updatedAt = timestamp();
   if (!thread.messageStore) entry.transcript = [...(entry.transcript ?? []), ...result.messages];
+  setPendingCount(entry, thread);
+  await state.index.put(entry);
+  return { entry, pending: pendingOf(thread) };
+}
+
+const WAITING_POLL_MS = 50;
+const WAITING_TRIES = 200;
+
+/**
+ * Saves a durable run that waits for approvals into its index entry: the thread as the run left
+ * it (with the requests), and `waiting.after`, the offset to read on from once they are answered.
+ */
+async function saveDurableWait(state: DevUIState, durable: Durable, entryId: string, runId: string, after: number): Promise<{ entry: ThreadIndexEntry; pending: ReturnType<typeof pendingOf> }> {
+  // The workflow records what it waits for right after it streams the request.
+  let waiting = await durable.runner.getWaiting(runId);
+  for (let i = 0; !waiting && i < WAITING_TRIES; i++) {
+    await new Promise((resolve) => setTimeout(resolve, WAITING_POLL_MS));
+    waiting = await durable.runner.getWaiting(runId);
+  }
+  if (!waiting) throw new HttpError(500, `Durable run ${runId} streamed an approval request but reports nothing it waits for; reload the thread.`);
+  const thread = await durable.agent.agent.deserializeThread(waiting.thread);
+  const entry = await state.entry(entryId);
+  entry.durableRun = { runId, waiting: { after } };
+  entry.serialized = await thread.serialize();
+  entry.updatedAt = timestamp();
   setPendingCount(entry, thread);
   await state.index.put(entry);
   return { entry, pending: pendingOf(thread) };

@@ -26,7 +26,8 @@ export interface ThreadIndexEntry {
    * The last durable run on this thread (a `durability:` agent): until `saved`, any Dev UI process
    * on this index saves its turn here when it ends; a page reads it on by its id either way.
    */
-  durableRun?: { runId: string; saved?: boolean };
+  /** The thread's last durable run: `waiting` while it waits for approvals (read on after `after` once they are answered). */
+  durableRun?: { runId: string; saved?: boolean; waiting?: { after?: number } };
 }
 
 const ID = /^[A-Za-z0-9_-]{1,80}$/;

@@ -40,6 +40,7 @@ withService('Dev UI: a durable agent (DBOS on PostgreSQL)', await postgresAvaila
     let release: () => void = () => undefined;
     let gate: Promise<void> = Promise.resolve();
     let reports = 0;
+    let deploys = 0;
     const api = (route: string, init: RequestInit = {}) => fetch(devui.url + route, { ...init, headers: { authorization: `Bearer ${devui.token}`, ...init.headers } });
 
     before(async () => {
@@ -51,8 +52,11 @@ withService('Dev UI: a durable agent (DBOS on PostgreSQL)', await postgresAvaila
         warn: () => undefined,
         config: {
           plugins: [openaiPlugin({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 }), sqliteStorePlugin({ path: path.join(dir, 'threads.db') }), dbosPlugin({ systemDatabaseUrl: DATABASE_URL, schema: SCHEMA, pollingIntervalMs: 50 })],
-          tools: [tool({ name: 'slow_report', description: 'Writes a report slowly', parameters: z.object({}), execute: async () => (await gate, reports++, 'report ready') })],
-          agents: { helper: { client: 'openai-chat', model: 'gpt-4.1-mini', messageStore: 'sqlite', tools: ['slow_report'], durability: { engine: 'dbos' } } },
+          tools: [
+            tool({ name: 'slow_report', description: 'Writes a report slowly', parameters: z.object({}), execute: async () => (await gate, reports++, 'report ready') }),
+            tool({ name: 'deploy', description: 'Deploys the site', parameters: z.object({}), requiresApproval: true, execute: () => (deploys++, 'deployed') }),
+          ],
+          agents: { helper: { client: 'openai-chat', model: 'gpt-4.1-mini', messageStore: 'sqlite', tools: ['slow_report', 'deploy'], durability: { engine: 'dbos' } } },
         },
       });
     });
@@ -141,6 +145,40 @@ withService('Dev UI: a durable agent (DBOS on PostgreSQL)', await postgresAvaila
         second.child.kill('SIGTERM');
         await second.exit;
       }
+    });
+
+    it('an approval: the turn ends with the pending call while the run waits; the answer continues the run, the tool runs once, the thread has the turn', async () => {
+      const post = (body: object) => api('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const asked = await readSse(await post({ agent: 'helper', text: 'call deploy {}' }));
+      const { runId, threadId } = asked[0]!.data as { runId: string; threadId: string };
+      const done = asked.at(-1)!;
+      expect(done.event).to.equal('done');
+      const pending = done.data.pendingApprovals as { callId: string; name: string }[];
+      expect(pending.map((p) => p.name)).to.deep.equal(['deploy']);
+      expect(deploys).to.equal(0);
+      // The thread lists the waiting call; new text is refused until it is answered; a page reconnecting reads the wait.
+      const listed = (await (await api(`/api/threads/${threadId}`)).json()) as { pendingApprovals?: { callId: string }[] };
+      expect(listed.pendingApprovals?.map((p) => p.callId)).to.deep.equal([pending[0]!.callId]);
+      const busy = await post({ threadId, text: 'hello?' });
+      expect(busy.status).to.equal(409);
+      expect(((await busy.json()) as { error: { message: string } }).error.message).to.equal(`A durable run (${runId}) waits for your approval: answer it first.`);
+      const last = [...asked].reverse().find((e) => e.id !== undefined)!.id!;
+      const again = await readSse(await api(`/api/runs/${runId}/events`, { headers: { 'last-event-id': last } }));
+      expect(again.map((e) => e.event)).to.deep.equal(['run', 'done']);
+      // Approved: the run goes on from its wait.
+      const rest = await readSse(await post({ threadId, approvals: [{ callId: pending[0]!.callId, approved: true }] }));
+      expect(rest.find((e) => e.event === 'tool-result')?.data).to.deep.include({ callId: pending[0]!.callId, result: 'deployed' });
+      expect(rest.at(-1)?.event).to.equal('done');
+      expect(rest.at(-1)?.data.pendingApprovals).to.deep.equal([]);
+      expect(rest.filter((e) => e.event === 'delta').map((e) => e.data.text).join('')).to.equal('deploy returned: deployed');
+      expect(deploys).to.equal(1);
+      const thread = (await (await api(`/api/threads/${threadId}`)).json()) as { messages: { role: string; contents: { kind: string; text?: string }[] }[] };
+      const texts = thread.messages.flatMap((m) => m.contents.filter((c) => c.kind === 'text').map((c) => `${m.role}: ${c.text}`));
+      expect(texts).to.deep.equal(['user: call deploy {}', 'assistant: deploy returned: deployed']);
+      expect(thread.messages.filter((m) => m.contents.some((c) => c.kind === 'function-result'))).to.have.length(1);
+      // Answered again (a stale tab): the call waits no more.
+      const stale = await post({ threadId, approvals: [{ callId: pending[0]!.callId, approved: true }] });
+      expect(stale.status).to.equal(409);
     });
 
     it('a Last-Event-ID that is no offset is a 400 saying what it expected; an unknown run a 404', async () => {
