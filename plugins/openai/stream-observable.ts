@@ -1,5 +1,6 @@
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
 // The declarations name rxjs's public Observable type; the class comes from its own module.
+import { getEventListeners } from 'node:events';
 import type { Observable } from 'rxjs';
 import { Observable as RxObservable } from 'rxjs/internal/Observable';
 
@@ -19,21 +20,51 @@ export interface StreamSource<TChunk, TUpdate> {
 }
 
 /**
+ * Controllers of streams that ended on their own, for the next stream. Making an AbortSignal
+ * costs Node 20 several microseconds (it changes the prototype of a new EventTarget, then adds
+ * fields), the largest item of a streamed turn's own profile, and the signal is what aborts a
+ * request before its response headers arrive, so every stream needs one. `openai` adds an
+ * abort listener to the signal of each request and never removes it: those are removed before
+ * a controller is reused (only never-aborted ones are), so a reused signal carries nothing of
+ * an earlier request. A few are kept: concurrent streams beyond that make their own.
+ */
+const idleControllers: AbortController[] = [];
+const MAX_IDLE_CONTROLLERS = 16;
+
+function takeController(): AbortController {
+  return idleControllers.pop() ?? new AbortController();
+}
+
+function reuseLater(controller: AbortController): void {
+  const signal = controller.signal;
+  if (signal.aborted || idleControllers.length >= MAX_IDLE_CONTROLLERS) return;
+  for (const listener of getEventListeners(signal, 'abort')) {
+    signal.removeEventListener('abort', listener as EventListener);
+    signal.removeEventListener('abort', listener as EventListener, { capture: true });
+  }
+  if (signal.onabort !== null) signal.onabort = null;
+  idleControllers.push(controller);
+}
+
+/**
  * A cold Observable over an SDK stream, after RxJS's `fromFetch`: one request per subscription,
- * an AbortController per subscription (the caller's signal chained in), and unsubscribe aborts
- * the request. Not `from(asyncIterable)`: that has no teardown.
+ * an AbortController per subscription (the caller's signal chained in; reused once a stream has
+ * ended on its own, see idleControllers), and unsubscribe aborts the request. Not
+ * `from(asyncIterable)`: that has no teardown.
  */
 export function streamFromAsyncIterable<TChunk, TUpdate>(source: StreamSource<TChunk, TUpdate>): Observable<TUpdate> {
   return new RxObservable<TUpdate>((subscriber) => {
-    const controller = new AbortController();
+    const controller = takeController();
     const outer = source.signal;
     const onOuterAbort = () => controller.abort(outer?.reason);
     if (outer?.aborted) controller.abort(outer.reason);
     else outer?.addEventListener('abort', onOuterAbort, { once: true });
 
-    // Set once the stream ended on its own: teardown then has nothing to abort, and aborting
-    // anyway costs a DOMException and an abort event per stream.
+    // Set once the stream ended: teardown then has nothing to abort, and aborting anyway costs a
+    // DOMException and an abort event per stream. Completed: the request is over, its
+    // controller can serve another.
     let ended = false;
+    let completed = false;
     (async () => {
       const translator = source.translate();
       const stream = await source.open(controller.signal);
@@ -44,6 +75,7 @@ export function streamFromAsyncIterable<TChunk, TUpdate>(source: StreamSource<TC
       if (subscriber.closed) return;
       for (const update of translator.complete()) subscriber.next(update);
       ended = true;
+      completed = true;
       subscriber.complete();
     })().catch((error: unknown) => {
       if (subscriber.closed) return;
@@ -54,6 +86,7 @@ export function streamFromAsyncIterable<TChunk, TUpdate>(source: StreamSource<TC
     return () => {
       outer?.removeEventListener('abort', onOuterAbort);
       if (!ended) controller.abort();
+      else if (completed) reuseLater(controller);
     };
   });
 }

@@ -193,6 +193,20 @@ describe('OpenAI Chat Completions end to end (real openai SDK against the emulat
       expect(JSON.parse(before).store.messages).to.deep.equal(JSON.parse(JSON.stringify(messages.slice(0, 2))));
     });
 
+    it('still aborts the HTTP request when unsubscribed after streamed turns that ended on their own (their signals are reused)', async () => {
+      const agent = newContainer().get(agentToken('assistant'));
+      const thread = agent.getNewThread();
+      for (const text of ['My name is Alice', 'I live in Paris', 'I like tea']) await lastValueFrom(agent.runStream(text, { thread }));
+      emu.emulator.injectFault({ kind: 'stall-stream', afterEvents: 2, path: '/v1/chat/completions' });
+      const aborted = emu.emulator.abortedStreams;
+      const closed = emu.emulator.waitForAbortedStream();
+      await firstValueFrom(agent.runStream('What did we talk about?', { thread }));
+      await closed;
+      expect(emu.emulator.abortedStreams).to.equal(aborted + 1);
+      expect(await thread.messageStore!.listMessages()).to.have.length(6);
+      expect((await agent.run("What's my name?", { thread })).text).to.equal('Your name is Alice.');
+    });
+
     it("aborts through the caller's AbortSignal with an AbortError", async () => {
       const agent = newContainer().get(agentToken('assistant'));
       const thread = agent.getNewThread();

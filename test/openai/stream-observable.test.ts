@@ -1,0 +1,74 @@
+import { getEventListeners } from 'node:events';
+import { expect } from 'chai';
+import { lastValueFrom } from 'rxjs';
+import { streamFromAsyncIterable } from '../../plugins/openai/stream-observable.js';
+
+/**
+ * The signal each stream opens with, as the `openai` SDK (6.x) uses it: it checks `aborted` and
+ * adds an abort listener that it never removes. `hold` keeps the request before its "headers".
+ */
+function source(opened: AbortSignal[], options: { hold?: boolean; fail?: boolean; listenersAtOpen?: number[] } = {}) {
+  return streamFromAsyncIterable<number, number>({
+    open: (signal) => {
+      opened.push(signal);
+      options.listenersAtOpen?.push(getEventListeners(signal, 'abort').length);
+      signal.addEventListener('abort', () => {}, { once: true });
+      if (options.hold) return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted before headers')), { once: true }));
+      if (options.fail) return Promise.reject(new Error('HTTP 500'));
+      return (async function* () {
+        yield 1;
+        yield 2;
+      })();
+    },
+    translate: () => ({ next: (chunk) => [chunk * 10], complete: () => [] }),
+    toError: (error) => error as Error,
+  });
+}
+
+describe('streamFromAsyncIterable (the OpenAI plugin\'s SDK stream)', () => {
+  it('reuses the signal of a stream that ended on its own, with nothing of the earlier request left on it', async () => {
+    const opened: AbortSignal[] = [];
+    const listenersAtOpen: number[] = [];
+    expect(await lastValueFrom(source(opened, { listenersAtOpen }))).to.equal(20);
+    expect(await lastValueFrom(source(opened, { listenersAtOpen }))).to.equal(20);
+    expect(opened[1]).to.equal(opened[0]);
+    // The listener each request left was removed when its stream ended.
+    expect(listenersAtOpen).to.deep.equal([0, 0]);
+    expect(getEventListeners(opened[1]!, 'abort')).to.have.length(0);
+    expect(opened[1]!.aborted).to.equal(false);
+  });
+
+  it('aborts a request whose headers have not arrived when unsubscribed, and never hands that signal out again', async () => {
+    const opened: AbortSignal[] = [];
+    const subscription = source(opened, { hold: true }).subscribe({ error: () => expect.fail('no error after unsubscribe') });
+    await Promise.resolve();
+    expect(opened).to.have.length(1);
+    subscription.unsubscribe();
+    expect(opened[0]!.aborted).to.equal(true);
+    await lastValueFrom(source(opened));
+    expect(opened[1]).to.not.equal(opened[0]);
+    expect(opened[1]!.aborted).to.equal(false);
+  });
+
+  it("aborts through the caller's signal, and does not reuse the signal of a failed stream", async () => {
+    const opened: AbortSignal[] = [];
+    const caller = new AbortController();
+    const failed = lastValueFrom(streamFromAsyncIterable<number, number>({
+      signal: caller.signal,
+      open: (signal) => {
+        opened.push(signal);
+        return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+      },
+      translate: () => ({ next: (chunk) => [chunk], complete: () => [] }),
+      toError: (_error, signal) => new Error(`aborted: ${signal.aborted}`),
+    }));
+    await Promise.resolve();
+    caller.abort();
+    await failed.then(() => expect.fail('expected an error'), (e: Error) => expect(e.message).to.equal('aborted: true'));
+    await lastValueFrom(source(opened, { fail: true })).catch(() => undefined);
+    await lastValueFrom(source(opened));
+    expect(opened).to.have.length(3);
+    expect(opened[2]).to.not.equal(opened[0]);
+    expect(opened[2]).to.not.equal(opened[1]);
+  });
+});
