@@ -341,7 +341,7 @@ export class ChatAgent extends AIAgent {
     if (localRequests.length) emit?.({ role: 'assistant', contents: localRequests });
     // The chat client's own requests (already in the reply, and streamed with it).
     const surfaced = surfacedApprovalsIn(produced);
-    const approvalRequests = [...localRequests, ...surfaced];
+    const approvalRequests = localRequests.length || surfaced.length ? [...localRequests, ...surfaced] : [];
     const withPending = withPendingApprovals(this.#contextProviders.length ? await this.#notifyProviders(thread, turnInput, produced) : thread.state, result.pendingApprovals);
     await this.#commit(thread, turnInput, produced, result, options.steps);
     // A store thread keeps those results in its tool message; a service thread holds them until the answer.

@@ -147,7 +147,10 @@ export function withHeldResults(state: JsonObject, results: readonly FunctionRes
  * it as a `function-approval-response` in the next turn's input.
  */
 export function surfacedApprovalsIn(messages: readonly ChatMessage[]): FunctionApprovalRequestContent[] {
-  return messages.flatMap((m) => m.contents.filter((c): c is FunctionApprovalRequestContent => c.kind === 'function-approval-request'));
+  // A loop, not flatMap + filter: this runs on every turn, and nearly every turn has none.
+  let found: FunctionApprovalRequestContent[] | undefined;
+  for (const m of messages) for (const c of m.contents) if (c.kind === 'function-approval-request') (found ??= []).push(c);
+  return found ?? [];
 }
 
 /** The call ids of the surfaced requests the last turn left unanswered. */
