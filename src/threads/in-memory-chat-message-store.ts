@@ -13,23 +13,19 @@ import type {
 const EXACT_UP_TO = 32;
 
 /**
- * The agent's turn reads (turn-history.ts) of the stores read last: their messages unpacked
- * once, appended to as messages are added, dropped when cleared. Unpacking the whole history
- * on every turn was most of a turn's store cost and allocation. Kept here for a few stores
- * rather than in each store, so an idle thread keeps only its packed messages (a field per
- * store, or a WeakRef, costs every idle thread; and a WeakRef's target stays alive for as long
- * as the job that read it runs). More conversations at once than this unpack as before.
- */
-const TURN_VIEWS_KEPT = 8;
-const turnViews = new Map<InMemoryChatMessageStore, ChatMessage[]>();
-
-/**
  * Keeps messages in the thread object; they serialize with it. Plain text messages are held
  * packed (see packed-message.ts) and read back as fresh objects; other messages are kept as
  * added (stored messages are never changed).
  */
 export class InMemoryChatMessageStore implements ChatMessageStore {
   #messages: StoredMessage[];
+  /**
+   * The agent's turn read (turn-history.ts): the messages unpacked once and kept while the
+   * thread is in use, held weakly so an idle thread keeps only its packed messages once the
+   * collector has run. Unpacking the whole history for every turn was most of a turn's store
+   * cost and allocation. Appended to as messages are added, dropped when they are cleared.
+   */
+  #turnView: WeakRef<ChatMessage[]> | undefined;
 
   /** A getter, not a field: one slot less in every idle thread's store. */
   get type(): 'in-memory' {
@@ -52,18 +48,17 @@ export class InMemoryChatMessageStore implements ChatMessageStore {
     const packed = messages.map(packMessage);
     if (this.#messages.length < EXACT_UP_TO) this.#messages = this.#messages.concat(packed);
     else for (const m of packed) this.#messages.push(m);
-    const view = turnViews.get(this);
+    const view = this.#turnView?.deref();
     if (view !== undefined) for (const m of packed) view.push(unpackMessage(m));
   }
 
   /** The history for the agent's own turn: shared message objects, a new array (a reducer may change the list). */
   [turnHistoryRead](): ChatMessage[] {
-    let view = turnViews.get(this);
+    let view = this.#turnView?.deref();
     if (view === undefined) {
       view = this.#unpacked(0);
-      if (turnViews.size >= TURN_VIEWS_KEPT) turnViews.delete(turnViews.keys().next().value!);
-    } else turnViews.delete(this); // then set again: the most recently read last
-    turnViews.set(this, view);
+      this.#turnView = new WeakRef(view);
+    }
     return view.slice();
   }
 
@@ -80,7 +75,7 @@ export class InMemoryChatMessageStore implements ChatMessageStore {
 
   async clear(): Promise<void> {
     this.#messages = [];
-    turnViews.delete(this);
+    this.#turnView = undefined;
   }
 
   /** A new store holding the first `count` messages; messages are never changed, so they are shared, not copied. */
