@@ -17,7 +17,6 @@ import type { ChatMessageStoreFactory } from '../threads/chat-message-store.js';
 import type { ChatReducer } from '../threads/chat-reducer.js';
 import { InMemoryChatMessageStoreFactory } from '../threads/in-memory-chat-message-store.js';
 import { DefaultThreadFactory, type ThreadFactory } from '../threads/thread-factory.js';
-import { readTurnHistory } from '../threads/turn-history.js';
 import type { AITool } from '../tools/ai-tool.js';
 import { toolMap } from '../tools/tool-map.js';
 import { type AIToolSet, isToolSet } from '../tools/ai-tool-set.js';
@@ -286,7 +285,7 @@ export class ChatAgent extends AIAgent {
       });
 
     const { turnInput, settled } = await this.#settleApprovals(thread, input, tools, invokeTool, emit);
-    const stored = thread.messageStore ? await readTurnHistory(thread.messageStore) : [];
+    const stored = thread.messageStore ? await thread.messageStore.listMessages() : [];
     const history = this.#reducer && stored.length > 0 ? await this.#reducer.reduce(stored, { thread, chatClient: this.chatClient, chatOptions: this.#chatOptions, signal: abort?.callerSignal }) : stored;
     const contexts = this.#contextProviders.length ? await this.#gatherContext(thread, turnInput) : NO_CONTEXT;
     if (contexts.tools.length) {

@@ -2,7 +2,6 @@ import type { ChatMessage } from '../messages/chat-message.js';
 import { packMessage, type StoredMessage, unpackMessage } from './packed-message.js';
 import type { JsonObject, JsonValue } from '../serialization/json.js';
 import { SerializationError } from '../errors/skein-error.js';
-import { turnHistoryRead } from './turn-history.js';
 import type {
   ChatMessageStore,
   ChatMessageStoreFactory,
@@ -19,13 +18,6 @@ const EXACT_UP_TO = 32;
  */
 export class InMemoryChatMessageStore implements ChatMessageStore {
   #messages: StoredMessage[];
-  /**
-   * The agent's turn read (turn-history.ts): the messages unpacked once and kept while the
-   * thread is in use, held weakly so an idle thread keeps only its packed messages once the
-   * collector has run. Unpacking the whole history for every turn was most of a turn's store
-   * cost and allocation. Appended to as messages are added, dropped when they are cleared.
-   */
-  #turnView: WeakRef<ChatMessage[]> | undefined;
 
   /** A getter, not a field: one slot less in every idle thread's store. */
   get type(): 'in-memory' {
@@ -48,18 +40,6 @@ export class InMemoryChatMessageStore implements ChatMessageStore {
     const packed = messages.map(packMessage);
     if (this.#messages.length < EXACT_UP_TO) this.#messages = this.#messages.concat(packed);
     else for (const m of packed) this.#messages.push(m);
-    const view = this.#turnView?.deref();
-    if (view !== undefined) for (const m of packed) view.push(unpackMessage(m));
-  }
-
-  /** The history for the agent's own turn: shared message objects, a new array (a reducer may change the list). */
-  [turnHistoryRead](): ChatMessage[] {
-    let view = this.#turnView?.deref();
-    if (view === undefined) {
-      view = this.#unpacked(0);
-      this.#turnView = new WeakRef(view);
-    }
-    return view.slice();
   }
 
   async serialize(): Promise<JsonObject> {
@@ -75,7 +55,6 @@ export class InMemoryChatMessageStore implements ChatMessageStore {
 
   async clear(): Promise<void> {
     this.#messages = [];
-    this.#turnView = undefined;
   }
 
   /** A new store holding the first `count` messages; messages are never changed, so they are shared, not copied. */
