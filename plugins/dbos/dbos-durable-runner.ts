@@ -78,6 +78,8 @@ export interface DbosRunnerOptions {
 }
 
 const WAITING_EVENT = 'skein.waiting';
+/** DBOS statuses of a run that has ended: cancelling it changes nothing. */
+const ENDED: ReadonlySet<string> = new Set(['SUCCESS', 'ERROR', 'CANCELLED']);
 const DEFAULT_OUTAGE_TIMEOUT_MS = 30_000;
 const APPROVAL_TOPIC = 'skein.approval';
 /** recv waits this long per round; the wait itself has no limit (a run may wait for days). */
@@ -219,10 +221,12 @@ export class DbosDurableRunner implements DurableRunner {
     await this.#call(runId, () => DBOS.send(runId, message, APPROVAL_TOPIC, `${runId}:${callId}`));
   }
 
-  async cancelRun(runId: string): Promise<void> {
+  async cancelRun(runId: string): Promise<boolean> {
     this.#assertLaunched();
-    await this.#status(runId);
+    if (ENDED.has((await this.#status(runId)).status)) return false;
     await this.#call(runId, () => DBOS.cancelWorkflow(runId));
+    // DBOS leaves a run that finished meanwhile as it ended: only then was there nothing to stop.
+    return (await this.#status(runId)).status === 'CANCELLED';
   }
 
   async #start(entry: Registered, input: AgentInput, options: DurableStartOptions = {}): Promise<string> {

@@ -102,6 +102,10 @@ export interface DurableRunner {
   getWaiting(runId: string): Promise<DurableRunWaiting | undefined>;
   /** Answers one approval the run waits for; the run goes on once every request is answered. */
   approve(runId: string, callId: string, approved: boolean, reason?: string): Promise<void>;
-  /** Stops the run at its next step; a turn is appended whole or not at all. */
-  cancelRun(runId: string): Promise<void>;
+  /**
+   * Stops the run at its next step; a turn is appended whole or not at all. True when this call
+   * cancelled a run in flight (running, queued or waiting); false when the run had already ended
+   * (finished, failed or cancelled): there was nothing to stop.
+   */
+  cancelRun(runId: string): Promise<boolean>;
 }

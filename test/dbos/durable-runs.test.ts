@@ -233,6 +233,9 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
       const result = await runner.getRun(runId);
       expect(executions).to.deep.equal([]);
       expect(result.text).to.match(/^done \(/);
+      // A finished run: cancelRun changes nothing and says so.
+      expect(await runner.cancelRun(runId)).to.equal(false);
+      expect((await runner.getRun(runId)).text).to.equal(result.text);
     });
 
     it('cancelRun stops the run at its next step and leaves the thread whole (unchanged here)', async () => {
@@ -241,10 +244,12 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
       const thread = agent.getNewThread();
       const runId = await researcher.start('research', { thread });
       while (executions.length === 0) await new Promise((r) => setTimeout(r, 20));
-      await runner.cancelRun(runId);
+      expect(await runner.cancelRun(runId)).to.equal(true);
       open();
       const error = await runner.getRun(runId).then(() => undefined, (e: unknown) => e);
       expect(error).to.be.instanceOf(DurableRunCancelledError);
+      // It has ended: cancelling again has nothing to stop.
+      expect(await runner.cancelRun(runId)).to.equal(false);
       expect(await agent.getMessages(thread)).to.deep.equal([]);
       expect(executions).to.have.length(1);
     });
