@@ -253,6 +253,26 @@ withService('Dev UI: a durable agent (DBOS on PostgreSQL)', await postgresAvaila
       expect(await stop(run!.runId)).to.deep.equal({ stopped: false });
     });
 
+    it('Stop on a run that waits for approval: {stopped: true}; the thread keeps the asking turn with its call pending, and the answer starts a new run that runs the tool once', async () => {
+      const asked = await readSse(await postJson('/api/chat', { agent: 'helper', text: 'call deploy {}' }));
+      const { runId, threadId } = asked[0]!.data as { runId: string; threadId: string };
+      const [call] = asked.at(-1)!.data.pendingApprovals as { callId: string }[];
+      const before = deploys;
+      expect(await stop(runId)).to.deep.equal({ stopped: true });
+      const runner = devui.container.get<DurableRunner>(DurableRunner);
+      expect(await runner.getRun(runId).then(() => undefined, (e: unknown) => e)).to.be.instanceOf(DurableRunCancelledError);
+      const listed = (await (await api(`/api/threads/${threadId}`)).json()) as { pendingApprovals?: { callId: string }[] };
+      expect(listed.pendingApprovals?.map((p) => p.callId)).to.deep.equal([call!.callId]);
+      const rest = await readSse(await postJson('/api/chat', { threadId, approvals: [{ callId: call!.callId, approved: true }] }));
+      expect(rest[0]!.data.runId).to.not.equal(runId);
+      expect(rest.find((e) => e.event === 'tool-result')?.data).to.deep.include({ callId: call!.callId, result: 'deployed' });
+      expect(rest.at(-1)?.event).to.equal('done');
+      expect(deploys).to.equal(before + 1);
+      const texts = await textsOf(threadId);
+      expect(texts.filter((t) => t.startsWith('user: ') || t.startsWith('assistant: deploy'))).to.deep.equal(['user: call deploy {}', 'assistant: deploy returned: deployed']);
+      expect(texts.filter((t) => t === 'tool: function-result')).to.have.length(1);
+    });
+
     it('Stop reaching another Dev UI process on the same index and system database cancels the run; the page reading it from the first process gets `stopped`', async () => {
       const env = { DATABASE_URL, SCHEMA: STOP_SCHEMA, THREADS_DB: path.join(dir, 'stop-threads.db'), THREADS_DIR: path.join(dir, 'stop-index'), COUNT_FILE: path.join(dir, 'stop.count'), CHUNK_MS: '200', TOKEN };
       const headers = { authorization: `Bearer ${TOKEN}` };
