@@ -25,11 +25,9 @@ export async function durableChat(state: DevUIState, turn: ChatTurn, durable: Du
   const { agentName, thread, input, existing } = turn;
   const answers = input.flatMap((m) => m.contents.filter((c) => c.kind === 'function-approval-response'));
   const waiting = existing?.durableRun?.waiting ? existing.durableRun : undefined;
-  // Answers to calls the thread holds with no run waiting for them (its run was cancelled) start a new run, as for any agent.
-  if (answers.length && (waiting || !answers.every((a) => pendingOf(thread).some((p) => p.callId === a.callId)))) {
-    if (!existing || !waiting) throw new HttpError(409, `Agent "${agentName}" runs durably and this thread's run waits for no approval; reload the thread to see what it holds.`);
-    return answerDurableRun(state, durable, existing, waiting.runId, waiting.waiting?.after, answers, input.length > 1, res);
-  }
+  // Answers (each to a call the thread holds: parseChatTurn checked) go to the run that waits for
+  // them; with none waiting (its run was cancelled) they start a new run, as for any agent.
+  if (answers.length && existing && waiting) return answerDurableRun(state, durable, existing, waiting.runId, waiting.waiting?.after, answers, input.length > 1, res);
   const inFlight = existing?.durableRun && !existing.durableRun.saved ? existing.durableRun.runId : undefined;
   if (inFlight) {
     const why = waiting ? 'waits for your approval: answer it first' : `is still in flight on this thread; read it with GET /api/runs/${inFlight}/events and send again when it ends`;

@@ -311,6 +311,16 @@ withService('Dev UI: a durable agent (DBOS on PostgreSQL)', await postgresAvaila
       }
     });
 
+    it('run settings for a durable agent are a 400 saying they do not apply (never dropped silently); nothing runs, no thread is listed', async () => {
+      const before = ((await (await api('/api/threads')).json()) as { threads: unknown[] }).threads.length;
+      const refused = await postJson('/api/chat', { agent: 'helper', text: 'call slow_report {}', settings: { temperature: 0.5 } });
+      expect(refused.status).to.equal(400);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).to.equal(
+        `Agent "helper" runs durably (durability: in its config), and a durable run takes no run settings: its engine starts it with the input and the thread only. Clear the run settings and send again, or set them in the agent's config.`,
+      );
+      expect(((await (await api('/api/threads')).json()) as { threads: unknown[] }).threads).to.have.length(before);
+    });
+
     it('a Last-Event-ID that is no offset is a 400 saying what it expected; an unknown run a 404', async () => {
       const bad = await api('/api/runs/some-run/events', { headers: { 'last-event-id': 'abc' } });
       expect(bad.status).to.equal(400);
