@@ -348,17 +348,25 @@ async function prepareChecked(runner: AgUiRunner, input: RunAgentInput, owner: s
   return prepared;
 }
 
-async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+/** The body as text, refused past `limit` bytes (events, not the async iterator: this runs on every request). */
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw new AgUiRequestError(413, `The body is ${declared} bytes; this server accepts at most ${limit}.`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new AgUiRequestError(413, `The body is over ${limit} bytes, the most this server accepts.`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new AgUiRequestError(413, `The body is ${declared} bytes; this server accepts at most ${limit}.`));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else {
+        req.off('data', onData).off('end', onEnd).off('error', reject);
+        req.resume(); // the rest flows by unread until the 413 (connection: close) ends the connection
+        reject(new AgUiRequestError(413, `The body is over ${limit} bytes, the most this server accepts.`));
+      }
+    };
+    const onEnd = () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+    req.on('data', onData).once('end', onEnd).once('error', reject);
+  });
 }
 
 function sendError(res: ServerResponse, error: AgUiRequestError, status: number = error.status): void {
@@ -366,7 +374,8 @@ function sendError(res: ServerResponse, error: AgUiRequestError, status: number 
     res.end();
     return;
   }
-  res.writeHead(status, { 'content-type': 'application/json', ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}), ...(status === 405 ? { allow: 'POST' } : {}) });
+  // A 413 closes the connection: the rest of a body too large is not read.
+  res.writeHead(status, { 'content-type': 'application/json', ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}), ...(status === 405 ? { allow: 'POST' } : {}), ...(status === 413 ? { connection: 'close' } : {}) });
   res.end(JSON.stringify({ error: error.message }));
 }
 
