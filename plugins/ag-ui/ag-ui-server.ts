@@ -1,7 +1,7 @@
 import type { BaseEvent, RunAgentInput } from '@ag-ui/core';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type AIAgent, ALLOWED_HOSTS_ENV, ConfigurationError, type ThreadConcurrency, LocalRequestGuard, SerialByKey, allowedHostsFromEnv, assertBindable, sendRefusal } from 'skein';
+import { type AIAgent, ALLOWED_HOSTS_ENV, ConfigurationError, type ThreadConcurrency, LocalRequestGuard, RequestBodyTooLargeError, SerialByKey, readRequestBody, allowedHostsFromEnv, assertBindable, sendRefusal } from 'skein';
 import { type AgUiContextInstructions, type AgUiForwardedProps, defaultAgUiContextInstructions } from './ag-ui-context.js';
 import { AgUiRequestError } from './ag-ui-errors.js';
 import type { AgUiDurable } from './ag-ui-durable.js';
@@ -202,7 +202,7 @@ export class AgUiServer {
       this.#warnOpen();
       if (req.method !== 'POST') throw new AgUiRequestError(405, `${req.method} ${path}: an AG-UI agent takes POST with a RunAgentInput JSON body.`);
       const owner = await this.#user(req);
-      const json = parseJson(await readBody(req, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY));
+      const json = parseJson(await readText(req, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY));
       const input = parseEnvelope(json);
       const busy = this.#busy.get(input.threadId) ?? 0;
       if (busy > 0 && this.#options.concurrency === 'reject') {
@@ -348,25 +348,13 @@ async function prepareChecked(runner: AgUiRunner, input: RunAgentInput, owner: s
   return prepared;
 }
 
-/** The body as text, refused past `limit` bytes (events, not the async iterator: this runs on every request). */
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new AgUiRequestError(413, `The body is ${declared} bytes; this server accepts at most ${limit}.`));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-      else {
-        req.off('data', onData).off('end', onEnd).off('error', reject);
-        req.resume(); // the rest flows by unread until the 413 (connection: close) ends the connection
-        reject(new AgUiRequestError(413, `The body is over ${limit} bytes, the most this server accepts.`));
-      }
-    };
-    const onEnd = () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
-    req.on('data', onData).once('end', onEnd).once('error', reject);
-  });
+/** The body as text; one over the limit is this server's 413. */
+async function readText(req: IncomingMessage, limit: number): Promise<string> {
+  try {
+    return (await readRequestBody(req, limit)).toString('utf8');
+  } catch (error) {
+    throw error instanceof RequestBodyTooLargeError ? new AgUiRequestError(413, error.message) : error;
+  }
 }
 
 function sendError(res: ServerResponse, error: AgUiRequestError, status: number = error.status): void {
