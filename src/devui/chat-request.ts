@@ -39,7 +39,7 @@ export async function parseChatTurn(state: DevUIState, body: Record<string, unkn
   }
   const agentName = existing?.agent ?? (body.agent as string);
   const agent = state.agent(agentName);
-  const settings = parseRunSettings(body.settings, agent, agentName, state.agents.get(agentName)?.durable === true);
+  const settings = parseRunSettings(body.settings, agent, agentName);
   if (threadId !== undefined && state.busyThreads.has(threadId)) {
     throw new HttpError(409, 'This thread is already running a turn; wait for it or stop it.', 'ThreadBusyError');
   }
@@ -76,8 +76,8 @@ function parseApprovals(value: unknown): ApprovalAnswer[] {
   });
 }
 
-/** Checks `settings` of a chat request; only agents that build their own model requests (ChatAgent), run in process, take them. */
-function parseRunSettings(value: unknown, agent: AIAgent, agentName: string, durable: boolean): RunSettings | undefined {
+/** Checks `settings` of a chat request; only agents that build their own model requests (ChatAgent, durable or not) take them. */
+function parseRunSettings(value: unknown, agent: AIAgent, agentName: string): RunSettings | undefined {
   if (value === undefined || value === null) return undefined;
   const raw = asObject(value, '"settings"');
   const settings: RunSettings = {};
@@ -107,10 +107,6 @@ function parseRunSettings(value: unknown, agent: AIAgent, agentName: string, dur
   if (!Object.keys(settings).length) return undefined;
   if (!(agent instanceof ChatAgent)) {
     throw new HttpError(400, `Agent "${agentName}" runs on a service that sets its own model options; run settings apply to agents with a chat client (openai-chat, openai-responses). Send the turn without settings.`);
-  }
-  // A durable run gets its input and thread only (DurableStartOptions has no chat options): refused, never silently dropped.
-  if (durable) {
-    throw new HttpError(400, `Agent "${agentName}" runs durably (durability: in its config), and a durable run takes no run settings: its engine starts it with the input and the thread only. Clear the run settings and send again, or set them in the agent's config.`);
   }
   return settings;
 }

@@ -4,7 +4,7 @@ import { DurableRunCancelledError, DurableRunNotFoundError } from '../durable/du
 import type { DurableAgent, DurableRunner } from '../durable/durable-runner.js';
 import type { ChatMessage } from '../messages/chat-message.js';
 import type { UsageDetails } from '../messages/content.js';
-import type { ChatTurn } from './chat-request.js';
+import { type ChatTurn, chatOptionsOf } from './chat-request.js';
 import { relayUpdate } from './chat-relay.js';
 import { describeError, HttpError, SseWriter } from './devui-http.js';
 import type { DevUIState } from './devui-state.js';
@@ -22,7 +22,7 @@ export const DURABLE_STOPPED_MESSAGE = 'Stopped: the durable run is cancelled. T
  * reads it from `runner.runStream` (see `streamDurableRun`).
  */
 export async function durableChat(state: DevUIState, turn: ChatTurn, durable: Durable, res: ServerResponse): Promise<void> {
-  const { agentName, thread, input, existing } = turn;
+  const { agentName, agent, thread, input, existing, settings } = turn;
   const answers = input.flatMap((m) => m.contents.filter((c) => c.kind === 'function-approval-response'));
   const waiting = existing?.durableRun?.waiting ? existing.durableRun : undefined;
   // Answers (each to a call the thread holds: parseChatTurn checked) go to the run that waits for
@@ -40,9 +40,10 @@ export async function durableChat(state: DevUIState, turn: ChatTurn, durable: Du
   // A service thread's transcript gets the user's side now; the run's messages are added when it ends.
   if (!thread.messageStore) entry.transcript = [...(entry.transcript ?? []), { role: 'user', contents: input.flatMap((m) => m.contents), createdAt: now }];
   await state.index.put(entry);
-  await durable.agent.start(input, { thread, runId });
+  // The run's settings are kept with it (DurableStartOptions.chatOptions), so they hold for all its turns, in any process.
+  await durable.agent.start(input, { thread, runId, ...(settings ? { chatOptions: chatOptionsOf(settings, agent) } : {}) });
   const sse = new SseWriter(res);
-  sse.send('run', { runId, threadId: entry.id, agent: agentName, durable: true });
+  sse.send('run', { runId, threadId: entry.id, agent: agentName, durable: true, ...(settings ? { settings } : {}) });
   streamDurableRun(state, durable, entry.id, runId, undefined, false, sse, res);
 }
 

@@ -1,6 +1,7 @@
 import type { Observable } from 'rxjs';
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
 import type { ChatAgent } from '../agents/chat-agent.js';
+import type { ChatOptions } from '../clients/chat-options.js';
 import type { AgentInput, ChatMessage } from '../messages/chat-message.js';
 import type { FunctionApprovalRequestContent, UsageDetails } from '../messages/content.js';
 import type { JsonObject } from '../serialization/json.js';
@@ -35,7 +36,18 @@ export interface DurableStartOptions {
   partitionKey?: string;
   /** The run is cancelled once it has run this long (from its start, or from leaving its queue). */
   timeoutMs?: number;
+  /**
+   * Model options for every turn of this run (temperature, maxOutputTokens, ...), over the agent's
+   * own, as `agent.run`'s `chatOptions`. Kept with the run's input, so a recovering process runs
+   * with them too: they must be plain JSON (no `signal`; the run's cancel is `cancelRun`).
+   */
+  chatOptions?: DurableChatOptions;
+  /** Instructions added to the agent's for every turn of this run (never stored in the thread), as `agent.run`'s. */
+  additionalInstructions?: string;
 }
+
+/** The model options a durable run takes: ChatOptions without the signal, as JSON. */
+export type DurableChatOptions = Omit<ChatOptions, 'signal'>;
 
 /** A finished durable run. `thread` is the serialized thread after the run: `agent.deserializeThread(thread)` continues it. */
 export interface DurableRunResult {

@@ -103,7 +103,7 @@ withService('Dev UI page: a durable run survives its server (DBOS on PostgreSQL,
       try {
         await page.goto(`${server.url}/?token=${TOKEN}`);
         await page.waitForSelector('body[data-ready="true"]');
-        expect(await page.locator('#agent-description').textContent()).to.include('durable: Stop cancels its run; run settings do not apply');
+        expect(await page.locator('#agent-description').textContent()).to.include('durable: Stop cancels its run');
         await page.fill('#input', 'Read the pages');
         await page.click('#send');
         // The answer streams 3 characters per 200 ms: Stop once its first piece shows.

@@ -311,14 +311,29 @@ withService('Dev UI: a durable agent (DBOS on PostgreSQL)', await postgresAvaila
       }
     });
 
-    it('run settings for a durable agent are a 400 saying they do not apply (never dropped silently); nothing runs, no thread is listed', async () => {
-      const before = ((await (await api('/api/threads')).json()) as { threads: unknown[] }).threads.length;
-      const refused = await postJson('/api/chat', { agent: 'helper', text: 'call slow_report {}', settings: { temperature: 0.5 } });
-      expect(refused.status).to.equal(400);
-      expect(((await refused.json()) as { error: { message: string } }).error.message).to.equal(
-        `Agent "helper" runs durably (durability: in its config), and a durable run takes no run settings: its engine starts it with the input and the thread only. Clear the run settings and send again, or set them in the agent's config.`,
-      );
-      expect(((await (await api('/api/threads')).json()) as { threads: unknown[] }).threads).to.have.length(before);
+    it('run settings reach every model call of a durable run (kept with the run: after an approval wait too), and only that run', async () => {
+      const sentToModel = () => emulator.requestsTo('/v1/chat/completions').map((r) => r.body as { temperature?: number; max_completion_tokens?: number; max_tokens?: number; messages: { role: string; content: unknown }[] });
+      const before = sentToModel().length;
+      const settings = { temperature: 0.4, maxOutputTokens: 60, instructions: 'Answer in French.' };
+      const asked = await readSse(await postJson('/api/chat', { agent: 'helper', text: 'call deploy {}', settings }));
+      expect(asked[0]!.data).to.deep.include({ durable: true, settings });
+      const { threadId } = asked[0]!.data as { threadId: string };
+      const pending = asked.at(-1)!.data.pendingApprovals as { callId: string }[];
+      const rest = await readSse(await postJson('/api/chat', { threadId, approvals: [{ callId: pending[0]!.callId, approved: true }] }));
+      expect(rest.at(-1)?.event).to.equal('done');
+      const calls = sentToModel().slice(before);
+      expect(calls).to.have.length(2);
+      for (const call of calls) {
+        expect(call.temperature).to.equal(0.4);
+        expect(call.max_completion_tokens ?? call.max_tokens).to.equal(60);
+        expect(JSON.stringify(call.messages.filter((m) => m.role === 'system' || m.role === 'developer'))).to.contain('Answer in French.');
+      }
+      // The next turn without settings has none.
+      const next = await readSse(await postJson('/api/chat', { threadId, text: 'hello' }));
+      expect(next.at(-1)?.event).to.equal('done');
+      const last = sentToModel().at(-1)!;
+      expect(last.temperature).to.equal(undefined);
+      expect(JSON.stringify(last.messages)).to.not.contain('Answer in French.');
     });
 
     it('a Last-Event-ID that is no offset is a 400 saying what it expected; an unknown run a 404', async () => {

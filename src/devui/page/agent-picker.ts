@@ -31,6 +31,6 @@ export function describeAgent(): void {
   void loadTools().catch(showError);
   const agent = page.agents.find((a) => a.name === agentSelect.value);
   // Said up front: the server refuses run settings for a durable agent.
-  const durable = agent?.durable ? ' (durable: Stop cancels its run; run settings do not apply)' : '';
+  const durable = agent?.durable ? ' (durable: Stop cancels its run)' : '';
   agentDescription.textContent = agent ? `${agent.client}${durable}${agent.description ? ` — ${agent.description}` : ''}` : '';
 }
