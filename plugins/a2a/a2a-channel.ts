@@ -20,11 +20,7 @@ export const A2A_CHANNEL_TYPE = 'a2a-channel';
  */
 export class A2AChannelProvider extends AgentThreadChannelProviderBase {
   constructor() {
-    super(A2A_CHANNEL_TYPE);
-  }
-
-  supports(agent: AIAgent): boolean {
-    return agent instanceof A2AAgent;
+    super(A2A_CHANNEL_TYPE, A2AAgent);
   }
 
   channelKey(agent: AIAgent): string {

@@ -11,11 +11,7 @@ export const AG_UI_CHANNEL_TYPE = 'ag-ui-channel';
  */
 export class AgUiChannelProvider extends AgentThreadChannelProviderBase {
   constructor() {
-    super(AG_UI_CHANNEL_TYPE);
-  }
-
-  supports(agent: AIAgent): boolean {
-    return agent instanceof AgUiAgent;
+    super(AG_UI_CHANNEL_TYPE, AgUiAgent);
   }
 
   /** Endpoint and name, never the headers (they may hold credentials): two participants on one endpoint keep two remote threads. */

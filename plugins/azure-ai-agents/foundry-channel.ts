@@ -20,11 +20,7 @@ export const FOUNDRY_CHANNEL_TYPE = 'foundry-channel';
  */
 export class FoundryChannelProvider extends AgentThreadChannelProviderBase<AzureAIAgent> {
   constructor(readonly project: string) {
-    super(FOUNDRY_CHANNEL_TYPE);
-  }
-
-  supports(agent: AIAgent): boolean {
-    return agent instanceof AzureAIAgent;
+    super(FOUNDRY_CHANNEL_TYPE, AzureAIAgent);
   }
 
   channelKey(agent: AIAgent): string {

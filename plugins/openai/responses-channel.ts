@@ -25,7 +25,7 @@ export class OpenAIResponsesChannelProvider extends AgentThreadChannelProviderBa
     super(OPENAI_RESPONSES_CHANNEL_TYPE);
   }
 
-  supports(agent: AIAgent): boolean {
+  override supports(agent: AIAgent): boolean {
     return agent instanceof ChatAgent && agent.chatClient instanceof OpenAIResponsesClient && agent.threadKind === 'service';
   }
 

@@ -235,12 +235,20 @@ export class AgentThreadChannel implements AgentChannel {
 export abstract class AgentThreadChannelProviderBase<TAgent extends AIAgent = AIAgent> implements ChannelProvider {
   readonly channelTypes: string[];
 
-  /** @param channelType the `$type` its channels serialize as. */
-  constructor(readonly channelType: string) {
+  /**
+   * @param channelType the `$type` its channels serialize as.
+   * @param agentType the class of the agents it serves (`supports`); a subclass may test more.
+   */
+  constructor(
+    readonly channelType: string,
+    readonly agentType?: abstract new (...args: never[]) => TAgent,
+  ) {
     this.channelTypes = [channelType];
   }
 
-  abstract supports(agent: AIAgent): boolean;
+  supports(agent: AIAgent): boolean {
+    return this.agentType !== undefined && agent instanceof this.agentType;
+  }
 
   abstract channelKey(agent: AIAgent): string;
 
@@ -304,7 +312,7 @@ export class AgentThreadChannelProvider extends AgentThreadChannelProviderBase {
     super(AGENT_THREAD_CHANNEL_TYPE);
   }
 
-  supports(): boolean {
+  override supports(): boolean {
     return true;
   }
 

@@ -11,11 +11,7 @@ export const OPENAI_ASSISTANT_CHANNEL_TYPE = 'openai-assistant-channel';
  */
 export class OpenAIAssistantChannelProvider extends AgentThreadChannelProviderBase<OpenAIAssistantAgent> {
   constructor() {
-    super(OPENAI_ASSISTANT_CHANNEL_TYPE);
-  }
-
-  supports(agent: AIAgent): boolean {
-    return agent instanceof OpenAIAssistantAgent;
+    super(OPENAI_ASSISTANT_CHANNEL_TYPE, OpenAIAssistantAgent);
   }
 
   channelKey(agent: AIAgent): string {
