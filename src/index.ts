@@ -57,4 +57,5 @@ export * from './container/store-plugin.js';
 export * from './http/index.js';
 export * from './peers/optional-peer.js';
 export * from './concurrency/serial-by-key.js';
+export * from './concurrency/when-aborted.js';
 export { containerModule } from './container/inversify-runtime.js';

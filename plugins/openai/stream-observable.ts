@@ -2,6 +2,7 @@
 // The declarations name rxjs's public Observable type; the class comes from its own module.
 import type { Observable } from 'rxjs';
 import { Observable as RxObservable } from 'rxjs/internal/Observable';
+import { whenAborted } from 'skein';
 
 export interface StreamTranslator<TChunk, TUpdate> {
   next(chunk: TChunk): TUpdate[];
@@ -27,9 +28,7 @@ export function streamFromAsyncIterable<TChunk, TUpdate>(source: StreamSource<TC
   return new RxObservable<TUpdate>((subscriber) => {
     const controller = new AbortController();
     const outer = source.signal;
-    const onOuterAbort = () => controller.abort(outer?.reason);
-    if (outer?.aborted) controller.abort(outer.reason);
-    else outer?.addEventListener('abort', onOuterAbort, { once: true });
+    const unlink = whenAborted(outer, () => controller.abort(outer?.reason));
 
     // Set once the stream ended on its own: teardown then has nothing to abort, and aborting
     // anyway costs a DOMException and an abort event per stream.
@@ -52,7 +51,7 @@ export function streamFromAsyncIterable<TChunk, TUpdate>(source: StreamSource<TC
     });
 
     return () => {
-      outer?.removeEventListener('abort', onOuterAbort);
+      unlink();
       if (!ended) controller.abort();
     };
   });

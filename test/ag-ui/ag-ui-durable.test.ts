@@ -9,7 +9,8 @@ import { SqliteChatMessageStoreFactory } from 'skein/store-sqlite';
 import { Emulator } from 'skein/testing';
 import { z } from 'zod';
 import { DATABASE_URL, NEEDS_POSTGRES, RUN_ID, dropSchema, postgresAvailable, withService } from '../dbos/dbos-support.js';
-import { SCRIPTED_ANSWER, startServerProcess, timesDone } from '../dbos/fixtures/server-process.js';
+import { SCRIPTED_ANSWER, timesDone } from '../dbos/fixtures/server-process.js';
+import { startServerProcess } from '../support/server-process.js';
 import { tempDir } from '../stores/services.js';
 import { HttpAgent, lastText, postRaw, runVerified, say, types } from './ag-ui-fixture.js';
 

@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { DATABASE_URL, NEEDS_POSTGRES, RUN_ID, dropSchema, postgresAvailable, withService } from '../dbos/dbos-support.js';
-import { SCRIPTED_ANSWER, startServerProcess, timesDone } from '../dbos/fixtures/server-process.js';
+import { SCRIPTED_ANSWER, timesDone } from '../dbos/fixtures/server-process.js';
+import { startServerProcess } from '../support/server-process.js';
 import { DURABLE_STOPPED_MESSAGE } from '../../src/devui/durable-chat.js';
 import { launchChromium } from '../support/chromium.js';
 

@@ -12,7 +12,8 @@ import { z } from 'zod';
 import { DURABLE_STOPPED_MESSAGE } from '../../src/devui/durable-chat.js';
 import { startDevUI, type DevUI } from '../../src/devui/index.js';
 import { DATABASE_URL, NEEDS_POSTGRES, RUN_ID, dropSchema, postgresAvailable, withService } from '../dbos/dbos-support.js';
-import { SCRIPTED_ANSWER, startServerProcess, timesDone } from '../dbos/fixtures/server-process.js';
+import { SCRIPTED_ANSWER, timesDone } from '../dbos/fixtures/server-process.js';
+import { startServerProcess } from '../support/server-process.js';
 import { readSse, type SseEvent } from './devui-fixture.js';
 
 const SCHEMA = `dbos_${RUN_ID}_devui`;
