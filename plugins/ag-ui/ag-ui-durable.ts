@@ -1,5 +1,5 @@
 import type { Message } from '@ag-ui/core';
-import type { AgentRunResponseUpdate, AgentThread, AIAgent, ChatMessage, DurableAgent, DurableRunner, FunctionApprovalResponseContent } from 'skein';
+import type { AgentRunResponseUpdate, AgentThread, AIAgent, ChatMessage, ChatOptions, DurableAgent, DurableRunner, FunctionApprovalResponseContent } from 'skein';
 
 /** A durable agent (docs/durable.md) served over AG-UI: its runs are the runner's, by the client's `runId`. */
 export interface AgUiDurable {
@@ -43,6 +43,9 @@ export async function streamDurableRun(options: {
   run: AgUiDurableRun | undefined;
   runId: string;
   signal: AbortSignal;
+  /** A new run's model options and extra instructions (the forwardedProps hook's, the client's `context`), kept with the run. */
+  chatOptions?: ChatOptions;
+  additionalInstructions?: string;
   onStart: (run: AgUiDurableRun) => Promise<void>;
   /** `modelCall` names the model call a delta belongs to (docs/durable.md), for `onRetract`. */
   onUpdate: (update: AgentRunResponseUpdate, modelCall: string | undefined) => void;
@@ -55,7 +58,9 @@ export async function streamDurableRun(options: {
     current = options.run;
     for (const a of options.answers) await durable.runner.approve(current.runId, a.callId, a.approved, a.reason);
   } else if (options.input.length) {
-    current = { runId: await durable.agent.start(options.input, { thread: options.thread, runId: options.runId }) };
+    const { signal: _signal, ...chatOptions } = options.chatOptions ?? {};
+    const runOptions = { ...(options.chatOptions ? { chatOptions } : {}), ...(options.additionalInstructions ? { additionalInstructions: options.additionalInstructions } : {}) };
+    current = { runId: await durable.agent.start(options.input, { thread: options.thread, runId: options.runId, ...runOptions }) };
     await options.onStart(current);
   } else if (options.run) {
     current = options.run; // a reconnect: read the rest of the run

@@ -186,6 +186,7 @@ export class AgUiRunner {
             if (event.type === EventType.TOOL_CALL_RESULT) flushState();
           }
         };
+        const additionalInstructions = this.#instructionsOf(input, run.runOptions);
         if (this.durable) {
           const outcome = await streamDurableRun({
             durable: this.durable,
@@ -196,6 +197,8 @@ export class AgUiRunner {
             run: run.durableRun,
             runId: input.runId,
             signal,
+            ...(run.runOptions?.chatOptions ? { chatOptions: run.runOptions.chatOptions } : {}),
+            ...(additionalInstructions ? { additionalInstructions } : {}),
             // Saved at once, so a client that reconnects (or another instance) finds the run.
             onStart: async (started) => {
               run.durableRun = { ...started, kept: plan.kept, input: known.slice(plan.kept) };
@@ -221,7 +224,7 @@ export class AgUiRunner {
           // Waiting: a rejoin reads on after `after`, so what the client holds before it is everything known now.
           run.durableRun = outcome.kind === 'waiting' ? { runId: run.durableRun!.runId, ...(outcome.after !== undefined ? { after: outcome.after } : {}), kept: applyMessageEvents(known, emitted).length, input: [] } : undefined;
         } else {
-          await this.#stream(thread, plan, frontend, run.runOptions?.chatOptions, this.#instructionsOf(input, run.runOptions), signal, onUpdate);
+          await this.#stream(thread, plan, frontend, run.runOptions?.chatOptions, additionalInstructions, signal, onUpdate);
         }
       } finally {
         for (const event of mapper.finish()) emit(event);

@@ -75,6 +75,35 @@ withService('skein/ag-ui: a durable agent served by AgUiServer (DBOS on PostgreS
       expect(reload.messages.map((m) => m.content)).to.deep.equal(['My name is Ada.', 'Nice to meet you, Ada!', 'What is my name?', 'Your name is Ada.']);
     });
 
+    it("the client's context and the forwardedProps hook's model options reach the durable run's model calls, for that run only", async () => {
+      const hooked = new AgUiServer({
+        agents: { helper: { agent, durable: { agent: durable, runner } } },
+        threads,
+        logger: { warn: () => undefined, error: () => undefined },
+        forwardedProps: (props) => ((props as { temperature?: unknown } | undefined)?.temperature === 0.3 ? { chatOptions: { temperature: 0.3 }, additionalInstructions: 'Answer briefly.' } : undefined),
+      });
+      const hookedUrl = `${await hooked.listen()}/agents/helper`;
+      try {
+        const page = new HttpAgent({ url: hookedUrl });
+        const at = emulator.requests.length;
+        await say(page, 'My name is Ada.', { context: [{ description: "The user's timezone", value: 'Europe/Paris' }], forwardedProps: { temperature: 0.3 } });
+        expect(lastText(page)).to.equal('Nice to meet you, Ada!');
+        const sent = emulator.requests.slice(at).filter((r) => r.method === 'POST').map((r) => r.body as { temperature?: number });
+        expect(sent).to.have.length(1);
+        expect(sent[0]!.temperature).to.equal(0.3);
+        expect(JSON.stringify(sent[0])).to.contain('Answer briefly.').and.to.contain('Europe/Paris');
+        // The next run sends neither: the thread never stored them.
+        const next = emulator.requests.length;
+        await say(page, 'What is my name?');
+        expect(lastText(page)).to.equal('Your name is Ada.');
+        const later = emulator.requests.slice(next).filter((r) => r.method === 'POST').map((r) => r.body as { temperature?: number });
+        expect(later[0]!.temperature).to.equal(undefined);
+        expect(JSON.stringify(later[0])).to.not.contain('Answer briefly.').and.to.not.contain('Europe/Paris');
+      } finally {
+        await hooked.close();
+      }
+    });
+
     it('an approval ends the AG-UI run as an interrupt while the durable run waits; resume approves it and streams the rest; the tool runs once', async () => {
       const page = new HttpAgent({ url });
       const first = await say(page, 'call delete_file {"path":"/tmp/durable.txt"}');
