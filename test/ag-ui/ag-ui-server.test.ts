@@ -67,22 +67,24 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     });
   }
 
-  it('backend tool rendering: TOOL_CALL_START/ARGS/END/RESULT for a tool the agent runs, then the reply', async () => {
-    const agent = new HttpAgent({ url: `${base}/chat-sqlite` });
-    const { events } = await say(agent, 'What is the weather in Paris?');
-    const t = types(events);
-    const start = t.indexOf('TOOL_CALL_START');
-    expect(start).to.be.greaterThan(0);
-    // The model call's step ends with the call; the tool round's step holds the result.
-    expect(t.slice(start, t.indexOf('TOOL_CALL_RESULT') + 1)).to.deep.equal(['TOOL_CALL_START', ...t.slice(start + 1, t.indexOf('TOOL_CALL_END')).map(() => 'TOOL_CALL_ARGS'), 'TOOL_CALL_END', 'STEP_FINISHED', 'STEP_STARTED', 'TOOL_CALL_RESULT']);
-    const call = agent.messages.find((m) => m.role === 'assistant' && m.toolCalls?.length);
-    expect(call && call.role === 'assistant' && call.toolCalls![0]!.function).to.deep.equal({ name: 'get_weather', arguments: '{"city":"Paris"}' });
-    expect(agent.messages.find((m) => m.role === 'tool')).to.deep.include({ content: 'Sunny in Paris' });
-    expect(lastText(agent)).to.equal('get_weather returned: Sunny in Paris');
-    // The next run sends the history back as the client built it: nothing to fork, one more turn.
-    await say(agent, 'What is my name?');
-    expect(lastText(agent)).to.equal("I don't know your name yet.");
-  });
+  for (const kind of AGENT_KINDS) {
+    it(`${kind}: backend tool rendering: TOOL_CALL_START/ARGS/END/RESULT for a tool the agent runs, then the reply`, async () => {
+      const agent = new HttpAgent({ url: `${base}/${kind}` });
+      const { events } = await say(agent, 'What is the weather in Paris?');
+      const t = types(events);
+      const start = t.indexOf('TOOL_CALL_START');
+      expect(start).to.be.greaterThan(0);
+      // The model call's step ends with the call; the tool round's step holds the result.
+      expect(t.slice(start, t.indexOf('TOOL_CALL_RESULT') + 1)).to.deep.equal(['TOOL_CALL_START', ...t.slice(start + 1, t.indexOf('TOOL_CALL_END')).map(() => 'TOOL_CALL_ARGS'), 'TOOL_CALL_END', 'STEP_FINISHED', 'STEP_STARTED', 'TOOL_CALL_RESULT']);
+      const call = agent.messages.find((m) => m.role === 'assistant' && m.toolCalls?.length);
+      expect(call && call.role === 'assistant' && call.toolCalls![0]!.function).to.deep.equal({ name: 'get_weather', arguments: '{"city":"Paris"}' });
+      expect(agent.messages.find((m) => m.role === 'tool')).to.deep.include({ content: 'Sunny in Paris' });
+      expect(lastText(agent)).to.equal('get_weather returned: Sunny in Paris');
+      // The next run sends the history back as the client built it: nothing to fork, one more turn.
+      await say(agent, 'What is my name?');
+      expect(lastText(agent)).to.equal("I don't know your name yet.");
+    });
+  }
 
   for (const kind of ['chat-sqlite', 'responses', 'assistants'] as const) {
     it(`${kind}: human in the loop: an approval tool ends the run as an interrupt; resume runs it once, after a server restart too`, async () => {
@@ -116,15 +118,17 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     });
   }
 
-  it('human in the loop: a cancelled interrupt declines the call, which never runs', async () => {
-    const agent = new HttpAgent({ url: `${base}/chat-postgres` });
-    const before = log.deleted.length;
-    await say(agent, 'call delete_file {"path":"/etc/passwd"}');
-    const [interrupt] = agent.pendingInterrupts;
-    await runVerified(agent, { resume: [{ interruptId: interrupt!.id, status: 'cancelled' }] });
-    expect(log.deleted.length).to.equal(before);
-    expect(agent.messages.find((m) => m.role === 'tool')).to.deep.include({ content: 'not run: the user rejected this call.' });
-  });
+  for (const kind of ['chat-postgres', 'responses', 'assistants'] as const) {
+    it(`${kind}: human in the loop: a cancelled interrupt declines the call, which never runs`, async () => {
+      const agent = new HttpAgent({ url: `${base}/${kind}` });
+      const before = log.deleted.length;
+      await say(agent, 'call delete_file {"path":"/etc/passwd"}');
+      const [interrupt] = agent.pendingInterrupts;
+      await runVerified(agent, { resume: [{ interruptId: interrupt!.id, status: 'cancelled' }] });
+      expect(log.deleted.length).to.equal(before);
+      expect(agent.messages.find((m) => m.role === 'tool')).to.deep.include({ content: 'not run: the user rejected this call.' });
+    });
+  }
 
   for (const kind of ['chat-sqlite', 'responses', 'assistants'] as const) {
     it(`${kind}: frontend tools: offered to the model; a call ends the run with its events; the client's result continues it`, async () => {
@@ -229,19 +233,22 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     expect(agent.messages.map((m) => m.content)).to.deep.equal(['My name is Ada.', 'Nice to meet you, Ada!', 'What is my name?', 'Your name is Ada.']);
   });
 
-  it('shared state: state in and out, STATE_DELTA as JSON Patch when a tool changes it, stored with the thread', async () => {
-    const agent = new HttpAgent({ url: `${base}/chat-sqlite`, initialState: { todos: ['milk'], theme: 'dark' } });
-    const { events } = await say(agent, 'Please add todo Bread');
-    const delta = events.find((e) => e.type === 'STATE_DELTA') as { delta?: unknown } | undefined;
-    expect(delta?.delta).to.deep.equal([{ op: 'replace', path: '/todos', value: ['milk', 'Bread'] }]);
-    expect(agent.state).to.deep.equal({ todos: ['milk', 'Bread'], theme: 'dark' });
+  for (const kind of AGENT_KINDS) {
+    it(`${kind}: shared state: state in and out, STATE_DELTA as JSON Patch when a tool changes it, stored with the thread`, async () => {
+      const agent = new HttpAgent({ url: `${base}/${kind}`, initialState: { todos: ['milk'], theme: 'dark' } });
+      const { events } = await say(agent, 'Please add todo Bread');
+      const delta = events.find((e) => e.type === 'STATE_DELTA') as { delta?: unknown } | undefined;
+      expect(delta?.delta).to.deep.equal([{ op: 'replace', path: '/todos', value: ['milk', 'Bread'] }]);
+      expect(agent.state).to.deep.equal({ todos: ['milk', 'Bread'], theme: 'dark' });
 
-    // A new page without state gets the stored state as a snapshot.
-    const page = new HttpAgent({ url: `${base}/chat-sqlite`, threadId: agent.threadId });
-    const read = await runVerified(page);
-    expect(types(read.events)).to.deep.equal(['RUN_STARTED', 'STATE_SNAPSHOT', 'MESSAGES_SNAPSHOT', 'RUN_FINISHED']);
-    expect(page.state).to.deep.equal({ todos: ['milk', 'Bread'], theme: 'dark' });
-  });
+      // A new page without state gets the stored state as a snapshot.
+      const page = new HttpAgent({ url: `${base}/${kind}`, threadId: agent.threadId });
+      const read = await runVerified(page);
+      expect(types(read.events)).to.deep.equal(['RUN_STARTED', 'STATE_SNAPSHOT', 'MESSAGES_SNAPSHOT', 'RUN_FINISHED']);
+      expect(page.state).to.deep.equal({ todos: ['milk', 'Bread'], theme: 'dark' });
+      expect(page.messages.map((m) => m.id)).to.deep.equal(agent.messages.map((m) => m.id));
+    });
+  }
 
   for (const kind of AGENT_KINDS) {
     it(`${kind}: an edited history forks the thread at the divergence; the original branch is kept`, async () => {
