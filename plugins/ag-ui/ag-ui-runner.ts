@@ -89,8 +89,8 @@ export class AgUiRunner {
     }
     const thread = stored ? await this.#threadOf(input.threadId, stored) : this.agent.getNewThread();
     const { view, source } = await this.#view(thread, stored);
-    // A client back for a durable run it left (the same runId, no answers): it reads the run on; its list may lack what the run added.
-    const rejoin = this.durable !== undefined && stored?.durableRun?.runId === input.runId && !input.resume?.length;
+    // A client back for a durable run it left (the same runId, or the runId of the request that answered it; no answers): it reads the run on; its list may lack what the run added.
+    const rejoin = this.durable !== undefined && stored?.durableRun !== undefined && (stored.durableRun.runId === input.runId || stored.durableRun.answeredBy === input.runId) && !input.resume?.length;
     const plan = rejoin ? { kept: Math.min(stored.durableRun?.kept ?? view.length, view.length), input: [], results: [], answers: [] } : reconcile({ view, source, client: input.messages, resume: input.resume ?? [], waiting: stored ? waitingApprovalsOf(thread) : [] });
     const runOptions = this.#runOptionsOf(input, owner);
     if (this.durable && input.tools.length) {
@@ -132,7 +132,8 @@ export class AgUiRunner {
       if (!sameJson(stateBefore, input.state)) send({ type: EventType.STATE_SNAPSHOT, snapshot: stateBefore ?? {} });
       const frontend = new Map(input.tools.map((t) => [t.name, t]));
       // A durable run the client comes back to (the same runId, nothing new) is read on, not idle.
-      const reconnect = run.durableRun?.runId === input.runId && waitingApprovalsOf(thread).length === 0;
+      // (Once answered, the stored thread still shows the calls it waited on: the run goes on.)
+      const reconnect = (run.durableRun?.runId === input.runId && waitingApprovalsOf(thread).length === 0) || (run.durableRun?.answeredBy !== undefined && run.durableRun.answeredBy === input.runId);
       const idle = plan.input.length === 0 && plan.results.length === 0 && plan.answers.length === 0 && !reconnect;
       if (idle) {
         // Nothing to answer: the client connected (or reloaded). It gets the thread as it is.
@@ -187,6 +188,7 @@ export class AgUiRunner {
           }
         };
         if (this.durable) {
+          const startState = agUiStateOf(thread);
           const outcome = await streamDurableRun({
             durable: this.durable,
             agent: this.agent,
@@ -199,6 +201,10 @@ export class AgUiRunner {
             // Saved at once, so a client that reconnects (or another instance) finds the run.
             onStart: async (started) => {
               run.durableRun = { ...started, kept: plan.kept, input: known.slice(plan.kept) };
+              await this.#save(run, thread, branches, known);
+            },
+            onAnswered: async (answered) => {
+              run.durableRun = { ...answered, answeredBy: input.runId };
               await this.#save(run, thread, branches, known);
             },
             onUpdate,
@@ -215,9 +221,9 @@ export class AgUiRunner {
             },
           });
           // The thread is the one the run left (its state kept, as a durable run's shared state is its thread's).
-          const clientState = agUiStateOf(thread);
+          const local = agUiStateOf(thread);
           thread = outcome.thread;
-          if (clientState !== undefined && agUiStateOf(thread) === undefined) setAgUiState(thread, clientState);
+          setAgUiState(thread, durableFinalState(startState, local, agUiStateOf(thread)));
           // Waiting: a rejoin reads on after `after`, so what the client holds before it is everything known now.
           run.durableRun = outcome.kind === 'waiting' ? { runId: run.durableRun!.runId, ...(outcome.after !== undefined ? { after: outcome.after } : {}), kept: applyMessageEvents(known, emitted).length, input: [] } : undefined;
         } else {
@@ -388,13 +394,30 @@ function withKeys(state: JsonValue | undefined, values: Record<string, JsonValue
   return { ...base, ...values };
 }
 
+/** The value of a top-level key of a state (none when the state is not an object). */
+function keyOf(state: JsonValue | undefined, key: string): JsonValue | undefined {
+  return typeof state === 'object' && state !== null && !Array.isArray(state) ? state[key] : undefined;
+}
+
 /** A watched call succeeded: its predicted keys become the thread's state, except those its tool wrote itself. */
 function settlePrediction(thread: AgentThread, values: Record<string, JsonValue> | undefined, beforeTools: JsonValue | undefined): void {
   if (!values) return;
   const now = agUiStateOf(thread);
-  const keyOf = (s: JsonValue | undefined, key: string) => (typeof s === 'object' && s !== null && !Array.isArray(s) ? s[key] : undefined);
   const untouched = Object.fromEntries(Object.entries(values).filter(([key]) => sameJson(keyOf(now, key), keyOf(beforeTools, key))));
   if (Object.keys(untouched).length) setAgUiState(thread, withKeys(now, untouched));
+}
+
+/**
+ * A durable run's final state. Its tools ran in the workflow, on the run's thread (`ran`); the
+ * predictions of its watched calls that succeeded were settled here, on the request's thread
+ * (`local`). So: the run's state, with each key the settled predictions changed from `start`
+ * where the run left that key as it started (a tool that wrote its key itself wins, as in a
+ * plain run). A run that kept no state takes the request's.
+ */
+function durableFinalState(start: JsonValue | undefined, local: JsonValue | undefined, ran: JsonValue | undefined): JsonValue | undefined {
+  if (ran === undefined) return local;
+  const settled = typeof local === 'object' && local !== null && !Array.isArray(local) ? Object.entries(local).filter(([key, value]) => !sameJson(value, keyOf(start, key)) && sameJson(keyOf(ran, key), keyOf(start, key))) : [];
+  return settled.length ? withKeys(ran, Object.fromEntries(settled)) : ran;
 }
 
 function sameIds(a: readonly Message[], b: readonly Message[]): boolean {

@@ -26,17 +26,27 @@ export function testTools(log: ToolLog): AITool[] {
   return [
     deleteFileTool(log.deleted),
     tool({ name: 'get_weather', description: 'Weather in a city', parameters: z.object({ city: z.string() }), execute: ({ city }) => `Sunny in ${city}` }),
-    tool({
-      name: 'add_todo',
-      description: 'Adds a todo item to the shared todo list',
-      parameters: z.object({ item: z.string() }),
-      execute: ({ item }, { thread }) => {
-        const state = (agUiStateOf(thread!) ?? {}) as { todos?: string[] };
-        setAgUiState(thread!, { ...state, todos: [...(state.todos ?? []), item] });
-        return `added ${item}`;
-      },
-    }),
+    addTodoTool(),
   ];
+}
+
+/** A tool that writes the AG-UI shared state: appends to `todos`. */
+export function addTodoTool(): AITool {
+  return tool({
+    name: 'add_todo',
+    description: 'Adds a todo item to the shared todo list',
+    parameters: z.object({ item: z.string() }),
+    execute: ({ item }, { thread }) => {
+      const state = (agUiStateOf(thread!) ?? {}) as { todos?: string[] };
+      setAgUiState(thread!, { ...state, todos: [...(state.todos ?? []), item] });
+      return `added ${item}`;
+    },
+  });
+}
+
+/** The tool predictive-state tests watch: its `document` argument is streamed into the state. */
+export function writeDocumentTool(written: string[]): AITool {
+  return tool({ name: 'write_document', description: 'Writes the document', parameters: z.object({ document: z.string() }), execute: ({ document }) => (written.push(document), 'written') });
 }
 
 /** One container with an agent of each kind, on the emulator; sqlite in `dir`, PostgreSQL in this run's schema. */

@@ -5,7 +5,7 @@ import { AgUiServer, type AgUiPredictState, agUiStateOf, parsePartialJson, setAg
 import { openaiPlugin } from 'skein/openai';
 import { Emulator } from 'skein/testing';
 import { z } from 'zod';
-import { HttpAgent, lastText, runVerified, say, types } from './ag-ui-fixture.js';
+import { HttpAgent, lastText, runVerified, say, types, writeDocumentTool } from './ag-ui-fixture.js';
 
 /** One writer agent per kind: Chat Completions, Responses, Assistants. */
 const WRITERS = ['writer', 'writer-responses', 'writer-assistants'] as const;
@@ -30,7 +30,7 @@ describe('skein/ag-ui: predictive state updates and steps', () => {
     const container = await createContainer({
       plugins: [openaiPlugin({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 })],
       tools: [
-        tool({ name: 'write_document', description: 'Writes the document', parameters: z.object({ document: z.string() }), execute: ({ document }) => (written.push(document), 'written') }),
+        writeDocumentTool(written),
         // This tool writes its state key itself: that value stands, not the predicted one.
         tool({
           name: 'write_title',
