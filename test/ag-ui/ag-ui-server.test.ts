@@ -274,6 +274,35 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
   }
 
   for (const kind of AGENT_KINDS) {
+    it(`${kind}: a client that connects to a forked thread (threadId only) gets one MESSAGES_SNAPSHOT of the branch, with the ids, calls and results it streamed`, async () => {
+      const agent = new HttpAgent({ url: `${base}/${kind}` });
+      await say(agent, 'What is the weather in Paris?');
+      await say(agent, 'My name is Ada.');
+      const toolTurn = agent.messages.slice(0, 4);
+      expect(toolTurn.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'tool', 'assistant']);
+      // Edit-and-retry of the second message: a fork that keeps the tool turn.
+      agent.setMessages(toolTurn);
+      await say(agent, 'My name is Bob.');
+      await say(agent, 'What is my name?');
+      expect(lastText(agent)).to.equal('Your name is Bob.');
+      const record = (await new FileAgUiThreadStore(path.join(dir, 'ag-ui-threads')).load(agent.threadId))!;
+      expect(record.branches).to.have.length(1);
+      const seen = (messages: typeof agent.messages) => messages.map((m) => JSON.stringify({ id: m.id, role: m.role, content: m.content ?? null, toolCalls: m.role === 'assistant' ? (m.toolCalls ?? []) : [], toolCallId: m.role === 'tool' ? m.toolCallId : null }));
+      const page = new HttpAgent({ url: `${base}/${kind}`, threadId: agent.threadId });
+      const { events } = await runVerified(page);
+      expect(types(events)).to.deep.equal(['RUN_STARTED', 'MESSAGES_SNAPSHOT', 'RUN_FINISHED']);
+      expect(seen(page.messages)).to.deep.equal(seen(agent.messages));
+      expect(JSON.stringify(page.messages)).to.not.contain('Ada');
+      // The page continues the branch; the first client, connecting again, gets the page's turn.
+      await say(page, 'What is my name?');
+      expect(lastText(page)).to.equal('Your name is Bob.');
+      const again = await runVerified(agent);
+      expect(types(again.events)).to.deep.equal(['RUN_STARTED', 'MESSAGES_SNAPSHOT', 'RUN_FINISHED']);
+      expect(seen(agent.messages)).to.deep.equal(seen(page.messages));
+    });
+  }
+
+  for (const kind of AGENT_KINDS) {
     it(`${kind}: regenerate: a history cut after a user message answers it again on a fork`, async () => {
       const agent = new HttpAgent({ url: `${base}/${kind}` });
       await say(agent, 'My name is Ada.');
