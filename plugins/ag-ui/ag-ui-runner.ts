@@ -50,6 +50,8 @@ export interface PreparedRun {
   runOptions?: AgUiRunOptions;
   /** A durable agent's run on this thread that has not finished (saved with the record). */
   durableRun?: AgUiDurableRun;
+  /** This request reads that run on (a rejoin, or a client with nothing new while it goes on). */
+  readOn: boolean;
 }
 
 const ABORT_GRACE_MS = 5000;
@@ -89,14 +91,21 @@ export class AgUiRunner {
     }
     const thread = stored ? await this.#threadOf(input.threadId, stored) : this.agent.getNewThread();
     const { view, source } = await this.#view(thread, stored);
+    const durableRun = this.durable ? stored?.durableRun : undefined;
+    const rejoinPlan = (): ReconcilePlan => ({ kept: Math.min(durableRun?.kept ?? view.length, view.length), input: [], results: [], answers: [] });
     // A client back for a durable run it left (the same runId, or the runId of the request that answered it; no answers): it reads the run on; its list may lack what the run added.
-    const rejoin = this.durable !== undefined && stored?.durableRun !== undefined && (stored.durableRun.runId === input.runId || stored.durableRun.answeredBy === input.runId) && !input.resume?.length;
-    const plan = rejoin ? { kept: Math.min(stored.durableRun?.kept ?? view.length, view.length), input: [], results: [], answers: [] } : reconcile({ view, source, client: input.messages, resume: input.resume ?? [], waiting: stored ? waitingApprovalsOf(thread) : [] });
+    const rejoin = durableRun !== undefined && (durableRun.runId === input.runId || durableRun.answeredBy === input.runId) && !input.resume?.length;
+    let plan = rejoin ? rejoinPlan() : reconcile({ view, source, client: input.messages, resume: input.resume ?? [], waiting: stored ? waitingApprovalsOf(thread) : [] });
+    // The durable run goes on (not waiting for an answer; the stored thread may still show the calls it waited on once answered).
+    const goesOn = durableRun !== undefined && (durableRun.answeredBy !== undefined || waitingApprovalsOf(thread).length === 0);
+    // Any client with nothing new (another tab, a reload) reads it on as well, rather than a thread the run has not written yet.
+    const readOn = goesOn && (rejoin || (isIdle(plan) && !isFork(plan)));
+    if (readOn && !rejoin) plan = rejoinPlan();
     const runOptions = this.#runOptionsOf(input, owner);
     if (this.durable && input.tools.length) {
       throw new AgUiRequestError(400, `Agent "${this.name}" runs durably, and a durable run takes no per-run tools: send "tools": [] (found ${input.tools.map((t) => t.name).join(', ')}), or serve the agent without durability for frontend tools.`);
     }
-    return { input, stored, owner, thread, view, plan, ...(runOptions ? { runOptions } : {}), ...(stored?.durableRun ? { durableRun: stored.durableRun } : {}) };
+    return { input, stored, owner, thread, view, plan, readOn, ...(runOptions ? { runOptions } : {}), ...(stored?.durableRun ? { durableRun: stored.durableRun } : {}) };
   }
 
   /** The server's `forwardedProps` hook, run before any event: what it refuses is a 400 with its message. */
@@ -131,10 +140,9 @@ export class AgUiRunner {
       const stateBefore = this.#applyClientState(thread, input.state);
       if (!sameJson(stateBefore, input.state)) send({ type: EventType.STATE_SNAPSHOT, snapshot: stateBefore ?? {} });
       const frontend = new Map(input.tools.map((t) => [t.name, t]));
-      // A durable run the client comes back to (the same runId, nothing new) is read on, not idle.
-      // (Once answered, the stored thread still shows the calls it waited on: the run goes on.)
-      const reconnect = (run.durableRun?.runId === input.runId && waitingApprovalsOf(thread).length === 0) || (run.durableRun?.answeredBy !== undefined && run.durableRun.answeredBy === input.runId);
-      const idle = plan.input.length === 0 && plan.results.length === 0 && plan.answers.length === 0 && !reconnect;
+      // A durable run the client comes back to (or another client with nothing new while it goes on) is read on, not idle.
+      const reconnect = run.readOn;
+      const idle = isIdle(plan) && !reconnect;
       if (idle) {
         // Nothing to answer: the client connected (or reloaded). It gets the thread as it is.
         if (!sameIds(known, input.messages)) send({ type: EventType.MESSAGES_SNAPSHOT, messages: known });
@@ -418,6 +426,11 @@ function durableFinalState(start: JsonValue | undefined, local: JsonValue | unde
   if (ran === undefined) return local;
   const settled = typeof local === 'object' && local !== null && !Array.isArray(local) ? Object.entries(local).filter(([key, value]) => !sameJson(value, keyOf(start, key)) && sameJson(keyOf(ran, key), keyOf(start, key))) : [];
   return settled.length ? withKeys(ran, Object.fromEntries(settled)) : ran;
+}
+
+/** Nothing to answer: no new message, tool result or approval answer (a fork may still be one). */
+function isIdle(plan: ReconcilePlan): boolean {
+  return plan.input.length === 0 && plan.results.length === 0 && plan.answers.length === 0;
 }
 
 function sameIds(a: readonly Message[], b: readonly Message[]): boolean {

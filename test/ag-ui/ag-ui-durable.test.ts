@@ -148,6 +148,33 @@ withService('skein/ag-ui: a durable agent served by AgUiServer (DBOS on PostgreS
       expect(shape(reload.messages)).to.deep.equal(expected);
     });
 
+    it('another tab that opens the thread while an approved call runs is not asked again: it reads the run on; the tool ran once', async () => {
+      gate = new Promise<void>((resolve) => (release = resolve));
+      const page = new HttpAgent({ url });
+      await say(page, 'call archive_report {}');
+      const [interrupt] = page.pendingInterrupts;
+      const count = archived;
+      const controller = new AbortController();
+      await page
+        .runAgent({ abortController: controller, resume: [{ interruptId: interrupt!.id, status: 'resolved', payload: { approved: true } }] }, { onRunStartedEvent: () => controller.abort() })
+        .catch(() => undefined);
+      // The tab opens the thread (threadId only) while the call waits on the gate; the gate opens while it reads.
+      const tab = new HttpAgent({ url, threadId: page.threadId });
+      const opened = runVerified(tab);
+      release();
+      const { events } = await opened;
+      expect((events.at(-1) as { outcome?: { type: string } }).outcome?.type).to.equal('success');
+      expect(tab.messages.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'tool', 'assistant']);
+      expect(lastText(tab)).to.equal('archive_report returned: archived');
+      expect(archived).to.equal(count + 1);
+      // The thread holds the finished turn: a reload reads it, with nothing waiting.
+      const reload = new HttpAgent({ url, threadId: page.threadId });
+      const read = await runVerified(reload);
+      expect(types(read.events)).to.deep.equal(['RUN_STARTED', 'MESSAGES_SNAPSHOT', 'RUN_FINISHED']);
+      expect((read.events.at(-1) as { outcome?: { type: string } }).outcome?.type).to.equal('success');
+      expect(reload.messages.map((m) => m.id)).to.deep.equal(tab.messages.map((m) => m.id));
+    });
+
     it('a durable run that fails ends with RUN_ERROR (a safe message with an error id in the log); the next run on the thread works', async () => {
       const page = new HttpAgent({ url });
       await say(page, 'My name is Ada.');
