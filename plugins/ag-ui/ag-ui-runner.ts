@@ -133,7 +133,10 @@ export class AgUiRunner {
         const forkSignal = AbortSignal.any([signal]);
         setMaxListeners(0, forkSignal);
         const at = plan.forkAt ?? (await this.#serviceForkIndex(thread, plan.forkAfterInputs!, forkSignal));
+        const shared = agUiStateOf(thread);
         thread = at < 0 ? this.agent.getNewThread() : await this.agent.forkThread(thread, { at, signal: forkSignal });
+        // The shared state goes with the branch, as with a message-store fork (an Assistants fork keeps only its own options).
+        if (shared !== undefined && agUiStateOf(thread) === undefined) setAgUiState(thread, shared);
         branches = [...(branches ?? []), before];
       }
       const storedState = agUiStateOf(thread);

@@ -86,7 +86,7 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     });
   }
 
-  for (const kind of ['chat-sqlite', 'responses', 'assistants'] as const) {
+  for (const kind of AGENT_KINDS) {
     it(`${kind}: human in the loop: an approval tool ends the run as an interrupt; resume runs it once, after a server restart too`, async () => {
       const agent = new HttpAgent({ url: `${base}/${kind}` });
       const before = log.deleted.length;
@@ -118,7 +118,7 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     });
   }
 
-  for (const kind of ['chat-postgres', 'responses', 'assistants'] as const) {
+  for (const kind of AGENT_KINDS) {
     it(`${kind}: human in the loop: a cancelled interrupt declines the call, which never runs`, async () => {
       const agent = new HttpAgent({ url: `${base}/${kind}` });
       const before = log.deleted.length;
@@ -130,7 +130,7 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     });
   }
 
-  for (const kind of ['chat-sqlite', 'responses', 'assistants'] as const) {
+  for (const kind of AGENT_KINDS) {
     it(`${kind}: frontend tools: offered to the model; a call ends the run with its events; the client's result continues it`, async () => {
       const agent = new HttpAgent({ url: `${base}/${kind}` });
       const tools = [{ name: 'change_background', description: 'Changes the page background', parameters: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] } }];
@@ -247,6 +247,29 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
       expect(types(read.events)).to.deep.equal(['RUN_STARTED', 'STATE_SNAPSHOT', 'MESSAGES_SNAPSHOT', 'RUN_FINISHED']);
       expect(page.state).to.deep.equal({ todos: ['milk', 'Bread'], theme: 'dark' });
       expect(page.messages.map((m) => m.id)).to.deep.equal(agent.messages.map((m) => m.id));
+    });
+  }
+
+  for (const kind of AGENT_KINDS) {
+    it(`${kind}: shared state goes with a fork: a page without state that edits the history gets the state the kept turns left`, async () => {
+      const agent = new HttpAgent({ url: `${base}/${kind}`, initialState: { todos: ['milk'] } });
+      await say(agent, 'Please add todo Bread');
+      const toolTurn = agent.messages.map((m) => ({ ...m }));
+      expect(toolTurn.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'tool', 'assistant']);
+      await say(agent, 'Please add todo Eggs');
+      expect(agent.state).to.deep.equal({ todos: ['milk', 'Bread', 'Eggs'] });
+      // Another page holds the first turn only and no state; it sends a new message: a fork after the first turn.
+      const page = new HttpAgent({ url: `${base}/${kind}`, threadId: agent.threadId, initialMessages: toolTurn });
+      const { events } = await say(page, 'My name is Bob.');
+      expect(types(events)[1]).to.equal('STATE_SNAPSHOT');
+      const record = (await new FileAgUiThreadStore(path.join(dir, 'ag-ui-threads')).load(agent.threadId))!;
+      expect(record.branches).to.have.length(1);
+      // The state is the thread's as the client that ran the turns last left it.
+      expect(page.state).to.deep.equal({ todos: ['milk', 'Bread', 'Eggs'] });
+      const reload = new HttpAgent({ url: `${base}/${kind}`, threadId: agent.threadId });
+      await runVerified(reload);
+      expect(reload.state).to.deep.equal({ todos: ['milk', 'Bread', 'Eggs'] });
+      expect(reload.messages.map((m) => m.content ?? null).at(-2)).to.equal('My name is Bob.');
     });
   }
 
