@@ -175,6 +175,34 @@ withService('skein/ag-ui: a durable agent served by AgUiServer (DBOS on PostgreS
       expect(reload.messages.map((m) => m.id)).to.deep.equal(tab.messages.map((m) => m.id));
     });
 
+    it('a declined interrupt on a durable run: the call never runs, the run ends with its refusal', async () => {
+      const page = new HttpAgent({ url });
+      await say(page, 'call delete_file {"path":"/etc/passwd"}');
+      const [interrupt] = page.pendingInterrupts;
+      const resumed = await runVerified(page, { resume: [{ interruptId: interrupt!.id, status: 'cancelled' }] });
+      expect((resumed.events.at(-1) as { outcome?: { type: string } }).outcome?.type).to.equal('success');
+      expect(deleted).to.not.include('/etc/passwd');
+      expect(page.messages.find((m) => m.role === 'tool')).to.deep.include({ content: 'not run: the user rejected this call.' });
+      const reload = new HttpAgent({ url, threadId: page.threadId });
+      const read = await runVerified(reload);
+      expect((read.events.at(-1) as { outcome?: { type: string } }).outcome?.type).to.equal('success');
+      expect(reload.messages.map((m) => m.id)).to.deep.equal(page.messages.map((m) => m.id));
+    });
+
+    it('an edited history on a durable agent forks the thread; a client connecting by threadId gets the branch as one MESSAGES_SNAPSHOT', async () => {
+      const page = new HttpAgent({ url });
+      await say(page, 'My name is Ada.');
+      await say(page, 'My name is Bob.');
+      page.setMessages(page.messages.slice(0, 2));
+      await say(page, 'What is my name?');
+      expect(lastText(page)).to.equal('Your name is Ada.');
+      expect((await threads.load(page.threadId))?.branches).to.have.length(1);
+      const reload = new HttpAgent({ url, threadId: page.threadId });
+      const { events } = await runVerified(reload);
+      expect(types(events)).to.deep.equal(['RUN_STARTED', 'MESSAGES_SNAPSHOT', 'RUN_FINISHED']);
+      expect(reload.messages.map((m) => [m.id, m.content])).to.deep.equal(page.messages.map((m) => [m.id, m.content]));
+    });
+
     it('a durable run that fails ends with RUN_ERROR (a safe message with an error id in the log); the next run on the thread works', async () => {
       const page = new HttpAgent({ url });
       await say(page, 'My name is Ada.');
