@@ -56,7 +56,11 @@ withService('skein/ag-ui: a durable agent served by AgUiServer (DBOS on PostgreS
         name: 'agui-durable-writer',
         chatClient: new OpenAIChatClient({ apiKey: 'x', baseURL: emulator.openaiBaseURL, maxRetries: 0, model: 'gpt-test' }),
         chatMessageStoreFactory: new SqliteChatMessageStoreFactory({ path: join(dir.path, 'threads.db') }),
-        tools: [writeDocumentTool(written), addTodoTool()],
+        tools: [
+          writeDocumentTool(written),
+          addTodoTool(),
+          tool({ name: 'publish', description: 'Publishes a text', parameters: z.object({ text: z.string() }), requiresApproval: true, execute: ({ text }) => `published ${text}` }),
+        ],
       });
       runner = new DbosDurableRunner({ systemDatabaseUrl: DATABASE_URL, schema: SCHEMA, pollingIntervalMs: 50 });
       durable = durableAgent(agent, { runner });
@@ -65,7 +69,14 @@ withService('skein/ag-ui: a durable agent served by AgUiServer (DBOS on PostgreS
       server = new AgUiServer({
         agents: {
           helper: { agent, durable: { agent: durable, runner } },
-          writer: { agent: writer, durable: { agent: durableWriter, runner }, predictState: [{ stateKey: 'document', tool: 'write_document', toolArgument: 'document' }] },
+          writer: {
+            agent: writer,
+            durable: { agent: durableWriter, runner },
+            predictState: [
+              { stateKey: 'document', tool: 'write_document', toolArgument: 'document' },
+              { stateKey: 'published', tool: 'publish', toolArgument: 'text' },
+            ],
+          },
         },
         threads,
         logger: { warn: () => undefined, error: (message) => errors.push(message) },
@@ -254,6 +265,29 @@ withService('skein/ag-ui: a durable agent served by AgUiServer (DBOS on PostgreS
       const reload = new HttpAgent({ url: writerUrl, threadId: page.threadId });
       await runVerified(reload);
       expect(reload.state).to.deep.equal({ theme: 'dark', document: DOCUMENT, todos: ['Bread'] });
+    });
+
+    it('predictive state on a durable agent, a watched call waiting for approval: taken back while it waits; approved, the state holds it; declined, it never does', async () => {
+      const page = new HttpAgent({ url: writerUrl });
+      const first = await say(page, 'call publish {"text":"hello world"}');
+      expect((first.events.at(-1) as { outcome?: { type: string } }).outcome?.type).to.equal('interrupt');
+      const deltas = first.events.filter((e) => e.type === 'STATE_DELTA').map((e) => (e as BaseEvent & { delta: unknown[] }).delta);
+      expect(deltas.at(-1)).to.deep.equal([{ op: 'remove', path: '/published' }]);
+      expect(page.state).to.deep.equal({});
+      await runVerified(page, { resume: [{ interruptId: page.pendingInterrupts[0]!.id, status: 'resolved', payload: { approved: true } }] });
+      expect(lastText(page)).to.equal('publish returned: published hello world');
+      expect(page.state).to.deep.equal({ published: 'hello world' });
+      const reload = new HttpAgent({ url: writerUrl, threadId: page.threadId });
+      await runVerified(reload);
+      expect(reload.state).to.deep.equal({ published: 'hello world' });
+
+      const declined = new HttpAgent({ url: writerUrl });
+      await say(declined, 'call publish {"text":"secret"}');
+      await runVerified(declined, { resume: [{ interruptId: declined.pendingInterrupts[0]!.id, status: 'cancelled' }] });
+      expect(declined.state).to.deep.equal({});
+      const reloadDeclined = new HttpAgent({ url: writerUrl, threadId: declined.threadId });
+      await runVerified(reloadDeclined);
+      expect(reloadDeclined.state).to.deep.equal({});
     });
 
     it('a client that leaves mid-run does not stop it; sending the same runId with no new messages reads the rest', async () => {
