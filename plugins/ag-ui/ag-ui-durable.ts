@@ -55,6 +55,8 @@ export async function streamDurableRun(options: {
   onUpdate: (update: AgentRunResponseUpdate, modelCall: string | undefined) => void;
   /** A model call this request streamed was made again (a crash cut it): drop what was shown of it. */
   onRetract: (modelCall: string) => void;
+  /** The run's result is an error (it failed): there is nothing left to read on. */
+  onFailed?: () => void;
 }): Promise<DurableOutcome> {
   const { durable, signal } = options;
   let current: AgUiDurableRun;
@@ -94,7 +96,14 @@ export async function streamDurableRun(options: {
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
   });
-  if (!waiting) return { kind: 'done', thread: await options.agent.deserializeThread((await durable.runner.getRun(current.runId)).thread) };
+  if (!waiting) {
+    // A failed run's stream ends like a finished one's; its result is the failure.
+    const result = await durable.runner.getRun(current.runId).catch((error: unknown) => {
+      options.onFailed?.();
+      throw error;
+    });
+    return { kind: 'done', thread: await options.agent.deserializeThread(result.thread) };
+  }
   // The workflow records what it waits for right after streaming the request.
   for (let i = 0; i < WAITING_TRIES; i++) {
     const state = await durable.runner.getWaiting(current.runId);

@@ -230,6 +230,10 @@ export class AgUiRunner {
               }
               emit({ type: EventType.MESSAGES_SNAPSHOT, messages: applyMessageEvents(known, emitted) });
             },
+            // A failed run is over: the record stops pointing at it, so a later read is a plain read, not the failure again.
+            onFailed: () => {
+              run.durableRun = undefined;
+            },
           });
           // The thread is the one the run left (its state kept, as a durable run's shared state is its thread's).
           const local = agUiStateOf(thread);

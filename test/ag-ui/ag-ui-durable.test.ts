@@ -230,6 +230,11 @@ withService('skein/ag-ui: a durable agent served by AgUiServer (DBOS on PostgreS
       expect(message).to.not.contain('secret');
       const id = /error id ([0-9a-f-]{36})/.exec(message)![1]!;
       expect(errors.some((m) => m.includes(id))).to.equal(true);
+      // A reload reads the thread as the failed run left it (the run is over: nothing to read on).
+      const opened = new HttpAgent({ url, threadId: page.threadId });
+      const read = await runVerified(opened);
+      expect(types(read.events).at(-1)).to.equal('RUN_FINISHED');
+      expect(opened.messages.map((m) => m.content)).to.deep.equal(['My name is Ada.', 'Nice to meet you, Ada!']);
       // The page sends its next message (the failed one is still in its list): the thread goes on.
       const next = await say(page, 'What is my name?');
       expect(types(next.events).at(-1)).to.equal('RUN_FINISHED');
