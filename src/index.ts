@@ -30,6 +30,7 @@ export * from './agents/agent-run-response.js';
 export * from './agents/function-invocation-loop.js';
 export * from './agents/chat-agent.js';
 export * from './agents/run-steps.js';
+export { forkedThreadState } from './agents/fork-thread.js';
 export * from './durable/durable-runner.js';
 export * from './durable/durable-errors.js';
 export * from './container/skein-plugin.js';
