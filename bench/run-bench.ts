@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type ConcurrencyResult, type IdleThreadMemory, type LongThreadMemory, runConcurrency, runLongThreadMemory } from './concurrency-bench.js';
 import { startFixedReplyServer } from './fixed-reply-server.js';
@@ -16,6 +16,7 @@ import { type ImportRssResult, runImportRss } from './import-rss-bench.js';
 import { type Check, check, formatTable, renderSvg } from './report.js';
 import { type SerializationResult, runSerialization } from './serialization-bench.js';
 import { round } from './stats.js';
+import { isEntryPoint, runMain } from './bench-main.js';
 import { type ContenderResult, mergeProcessResults, skeinAgent, type TurnsOptions } from './turns-bench.js';
 import type { ContenderList } from './bench-child.js';
 
@@ -312,12 +313,4 @@ async function main(): Promise<void> {
   console.log(`\n${results.passed ? 'all targets met' : 'some targets missed'}; wrote ${path.relative(process.cwd(), out)}/latest.json and latest.svg`);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  main().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
+if (isEntryPoint(import.meta.url)) runMain(main);

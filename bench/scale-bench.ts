@@ -9,13 +9,13 @@
  * heap per active run (peak while they run, over the idle reading).
  */
 import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { FIXED_REPLY_TEXT, startFixedReplyServer } from './fixed-reply-server.js';
 import { type Check, check, formatTable } from './report.js';
 import { median } from './stats.js';
+import { isEntryPoint, runMain } from './bench-main.js';
 import { type Contender, sdkStreamContender, skeinStreamContender, userText } from './turns-bench.js';
 
 export interface ScaleResult {
@@ -197,12 +197,4 @@ async function main(): Promise<void> {
   console.log(formatTable(run.checks));
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  main().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
+if (isEntryPoint(import.meta.url)) runMain(main);

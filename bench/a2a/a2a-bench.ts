@@ -32,6 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { FIXED_REPLY_TEXT, startFixedReplyServer } from '../fixed-reply-server.js';
 import { type Check, check, formatTable, renderSvg } from '../report.js';
 import { median, quantile, round } from '../stats.js';
+import { runMain } from '../bench-main.js';
 import { userText } from '../turns-bench.js';
 import type { A2AContenderName } from './a2a-bench-server.js';
 
@@ -311,10 +312,4 @@ async function main(): Promise<void> {
   console.log(`\n${results.passed ? 'all targets met' : 'some targets missed'}; wrote ${path.relative(process.cwd(), out)}/a2a.json and a2a.svg`);
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -1,14 +1,11 @@
 import {
-  AgentThread,
-  AgentThreadChannel,
-  type AgentThreadChannelState,
-  type AgentChannel,
+  type AgentThread,
+  AgentThreadChannelProviderBase,
+  type AgentThreadChannelOptions,
   type AIAgent,
-  type ChannelProvider,
-  type ChannelRestoreContext,
   type ChatMessage,
   messageText,
-  type SerializedChannel,
+  sharedServiceThread,
   textMessage,
 } from 'skein';
 import { A2AAgent } from './a2a-agent.js';
@@ -21,27 +18,22 @@ export const A2A_CHANNEL_TYPE = 'a2a-channel';
  * context. A2A cannot list a context's messages, so the channel keeps a transcript of what it
  * sent and received.
  */
-export class A2AChannelProvider implements ChannelProvider {
-  readonly channelTypes = [A2A_CHANNEL_TYPE];
-
-  supports(agent: AIAgent): boolean {
-    return agent instanceof A2AAgent;
+export class A2AChannelProvider extends AgentThreadChannelProviderBase {
+  constructor() {
+    super(A2A_CHANNEL_TYPE, A2AAgent);
   }
 
   channelKey(agent: AIAgent): string {
     return `${A2A_PROVIDER_ID}:${(agent as A2AAgent).url}`;
   }
 
-  createChannel(agent: AIAgent): AgentChannel {
-    return this.#channel(agent, this.channelKey(agent), { thread: sharedThread() });
+  /** No agent name in the origin: two A2AAgent objects for one remote continue the same context. */
+  protected override newThread(): AgentThread {
+    return sharedServiceThread(A2A_PROVIDER_ID);
   }
 
-  async restoreChannel(serialized: SerializedChannel, agent: AIAgent, context: ChannelRestoreContext): Promise<AgentChannel> {
-    return this.#channel(agent, serialized.key, await AgentThreadChannel.readState(serialized, agent, context));
-  }
-
-  #channel(agent: AIAgent, key: string, state: AgentThreadChannelState): AgentChannel {
-    return new AgentThreadChannel({ type: A2A_CHANNEL_TYPE, key, owner: agent, newThread: sharedThread, toInput: asOneMessage, ...state });
+  protected override channelOptions(): Pick<AgentThreadChannelOptions, 'toInput'> {
+    return { toInput: asOneMessage };
   }
 }
 
@@ -53,9 +45,4 @@ export function asOneMessage(messages: ChatMessage[]): ChatMessage[] {
   if (messages.length <= 1) return messages;
   const lines = messages.map((m) => `${m.authorName ?? m.role}: ${messageText(m)}`);
   return [textMessage('user', lines.join('\n'))];
-}
-
-/** No agent name in the origin: two A2AAgent objects for one remote continue the same context. */
-function sharedThread(): AgentThread {
-  return new AgentThread({ origin: { provider: A2A_PROVIDER_ID } });
 }

@@ -1,4 +1,4 @@
-import { AgentThreadChannel, type AgentThreadChannelState, type AgentChannel, type AIAgent, type ChannelProvider, type ChannelRestoreContext, type SerializedChannel } from 'skein';
+import { AgentThreadChannelProviderBase, type AIAgent } from 'skein';
 import { AG_UI_PROVIDER_ID, AgUiAgent } from './ag-ui-agent.js';
 
 export const AG_UI_CHANNEL_TYPE = 'ag-ui-channel';
@@ -9,28 +9,13 @@ export const AG_UI_CHANNEL_TYPE = 'ag-ui-channel';
  * user messages, each with the speaker's `name`, in one run. AG-UI has no call to list a thread,
  * so the channel keeps a transcript of what it sent and received (`getChatMessages`).
  */
-export class AgUiChannelProvider implements ChannelProvider {
-  readonly channelTypes = [AG_UI_CHANNEL_TYPE];
-
-  supports(agent: AIAgent): boolean {
-    return agent instanceof AgUiAgent;
+export class AgUiChannelProvider extends AgentThreadChannelProviderBase {
+  constructor() {
+    super(AG_UI_CHANNEL_TYPE, AgUiAgent);
   }
 
   /** Endpoint and name, never the headers (they may hold credentials): two participants on one endpoint keep two remote threads. */
   channelKey(agent: AIAgent): string {
     return `${AG_UI_PROVIDER_ID}:${(agent as AgUiAgent).url}#${agent.name ?? ''}`;
   }
-
-  createChannel(agent: AIAgent): AgentChannel {
-    return this.#channel(agent, this.channelKey(agent), { thread: agent.getNewThread() });
-  }
-
-  async restoreChannel(serialized: SerializedChannel, agent: AIAgent, context: ChannelRestoreContext): Promise<AgentChannel> {
-    return this.#channel(agent, serialized.key, await AgentThreadChannel.readState(serialized, agent, context));
-  }
-
-  #channel(agent: AIAgent, key: string, state: AgentThreadChannelState): AgentChannel {
-    return new AgentThreadChannel({ type: AG_UI_CHANNEL_TYPE, key, owner: agent, newThread: () => agent.getNewThread(), ...state });
-  }
 }
-

@@ -1,5 +1,5 @@
 import type { Message } from '@ag-ui/core';
-import type { AgentRunResponseUpdate, AgentThread, AIAgent, ChatMessage, DurableAgent, DurableRunner, FunctionApprovalResponseContent } from 'skein';
+import type { AgentRunResponseUpdate, AgentThread, AIAgent, ChatMessage, ChatOptions, DurableAgent, DurableRunner, FunctionApprovalResponseContent } from 'skein';
 
 /** A durable agent (docs/durable.md) served over AG-UI: its runs are the runner's, by the client's `runId`. */
 export interface AgUiDurable {
@@ -19,6 +19,11 @@ export interface AgUiDurableRun {
    */
   kept?: number;
   input?: Message[];
+  /**
+   * The runId of the AG-UI request whose `resume` answered the run's approvals and reads it on. A
+   * client that leaves that request rejoins with its runId (the one it sent), as it would any run.
+   */
+  answeredBy?: string;
 }
 
 /** How a durable run's stream ended for this request. */
@@ -43,19 +48,29 @@ export async function streamDurableRun(options: {
   run: AgUiDurableRun | undefined;
   runId: string;
   signal: AbortSignal;
+  /** A new run's model options and extra instructions (the forwardedProps hook's, the client's `context`), kept with the run. */
+  chatOptions?: ChatOptions;
+  additionalInstructions?: string;
   onStart: (run: AgUiDurableRun) => Promise<void>;
+  /** The run's approvals were answered (saved at once, so a client that leaves the read can rejoin it). */
+  onAnswered?: (run: AgUiDurableRun) => Promise<void>;
   /** `modelCall` names the model call a delta belongs to (docs/durable.md), for `onRetract`. */
   onUpdate: (update: AgentRunResponseUpdate, modelCall: string | undefined) => void;
   /** A model call this request streamed was made again (a crash cut it): drop what was shown of it. */
   onRetract: (modelCall: string) => void;
+  /** The run's result is an error (it failed): there is nothing left to read on. */
+  onFailed?: () => void;
 }): Promise<DurableOutcome> {
   const { durable, signal } = options;
   let current: AgUiDurableRun;
   if (options.answers.length && options.run) {
     current = options.run;
     for (const a of options.answers) await durable.runner.approve(current.runId, a.callId, a.approved, a.reason);
+    await options.onAnswered?.(current);
   } else if (options.input.length) {
-    current = { runId: await durable.agent.start(options.input, { thread: options.thread, runId: options.runId }) };
+    const { signal: _signal, ...chatOptions } = options.chatOptions ?? {};
+    const runOptions = { ...(options.chatOptions ? { chatOptions } : {}), ...(options.additionalInstructions ? { additionalInstructions: options.additionalInstructions } : {}) };
+    current = { runId: await durable.agent.start(options.input, { thread: options.thread, runId: options.runId, ...runOptions }) };
     await options.onStart(current);
   } else if (options.run) {
     current = options.run; // a reconnect: read the rest of the run
@@ -81,9 +96,19 @@ export async function streamDurableRun(options: {
       error: reject,
       complete: () => resolve(false),
     });
-    signal.addEventListener('abort', () => (subscription.unsubscribe(), reject(signal.reason instanceof Error ? signal.reason : new Error('The client disconnected.'))), { once: true });
+    const onAbort = () => (subscription.unsubscribe(), reject(signal.reason instanceof Error ? signal.reason : new Error('The client disconnected.')));
+    // The client may have left while the run was started or answered: an abort event already sent never comes again.
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
   });
-  if (!waiting) return { kind: 'done', thread: await options.agent.deserializeThread((await durable.runner.getRun(current.runId)).thread) };
+  if (!waiting) {
+    // A failed run's stream ends like a finished one's; its result is the failure.
+    const result = await durable.runner.getRun(current.runId).catch((error: unknown) => {
+      options.onFailed?.();
+      throw error;
+    });
+    return { kind: 'done', thread: await options.agent.deserializeThread(result.thread) };
+  }
   // The workflow records what it waits for right after streaming the request.
   for (let i = 0; i < WAITING_TRIES; i++) {
     const state = await durable.runner.getWaiting(current.runId);

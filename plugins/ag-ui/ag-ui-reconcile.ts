@@ -44,6 +44,8 @@ const HISTORY_ROLES = new Set(['user', 'system', 'developer', 'assistant', 'tool
  * - the stored messages come first, in order, with the same ids: what follows is new;
  * - where the client's history leaves the stored one (an edited or cut history), the thread
  *   forks there: the stored messages before it are kept, the rest of the client's list is new;
+ * - a list that is the start of the stored one, empty or ending with a reply, asks for nothing:
+ *   it reads the thread (a tab that missed another's turns), never forks it;
  * - new messages may be user, system or developer messages, and tool messages answering a call
  *   the thread waits on; an assistant message, or a tool message for any other call, is refused:
  *   a client never writes the agent's side of the conversation. Activity and reasoning
@@ -63,7 +65,11 @@ export function reconcile(request: ReconcileRequest): ReconcilePlan {
   let kept = view.length;
   let forkAt: number | undefined;
   let forkAfterInputs: number | undefined;
-  if (k < view.length && !(client.length === 0 && k === 0)) {
+  // The start of the stored history, ending with a reply (or a result), is a client that missed
+  // later turns (another tab ran them): a read, like an empty list. Only a list ending with user
+  // messages there asks for something (regenerate).
+  const behind = k === client.length && k < view.length && (k === 0 || !isInput(client[k - 1]!));
+  if (k < view.length && !behind) {
     // The fork ends with a whole turn: user messages at the cut are sent again as new input.
     kept = k;
     while (kept > 0 && isInput(view[kept - 1]!)) kept--;
@@ -83,13 +89,11 @@ export function reconcile(request: ReconcileRequest): ReconcilePlan {
       }
       forkAt = kept > 0 ? source[kept - 1]! : -1;
     }
-  } else if (client.length === 0) {
-    kept = view.length; // an empty list reads the thread: it never wipes it
   }
 
   const plan: ReconcilePlan = { kept, input: [], results: [], answers: [], ...(forkAt !== undefined ? { forkAt } : {}), ...(forkAfterInputs !== undefined ? { forkAfterInputs } : {}) };
   const waiting = isFork(plan) ? [] : request.waiting;
-  const fresh = client.length === 0 ? [] : client.slice(kept);
+  const fresh = behind ? [] : client.slice(kept);
   for (const m of fresh) {
     if (m.role === 'user' || m.role === 'system' || m.role === 'developer') plan.input.push(fromAgUiMessage(m));
     else if (m.role === 'tool') {

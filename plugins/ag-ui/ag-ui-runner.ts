@@ -50,6 +50,8 @@ export interface PreparedRun {
   runOptions?: AgUiRunOptions;
   /** A durable agent's run on this thread that has not finished (saved with the record). */
   durableRun?: AgUiDurableRun;
+  /** This request reads that run on (a rejoin, or a client with nothing new while it goes on). */
+  readOn: boolean;
 }
 
 const ABORT_GRACE_MS = 5000;
@@ -89,14 +91,21 @@ export class AgUiRunner {
     }
     const thread = stored ? await this.#threadOf(input.threadId, stored) : this.agent.getNewThread();
     const { view, source } = await this.#view(thread, stored);
-    // A client back for a durable run it left (the same runId, no answers): it reads the run on; its list may lack what the run added.
-    const rejoin = this.durable !== undefined && stored?.durableRun?.runId === input.runId && !input.resume?.length;
-    const plan = rejoin ? { kept: Math.min(stored.durableRun?.kept ?? view.length, view.length), input: [], results: [], answers: [] } : reconcile({ view, source, client: input.messages, resume: input.resume ?? [], waiting: stored ? waitingApprovalsOf(thread) : [] });
+    const durableRun = this.durable ? stored?.durableRun : undefined;
+    const rejoinPlan = (): ReconcilePlan => ({ kept: Math.min(durableRun?.kept ?? view.length, view.length), input: [], results: [], answers: [] });
+    // A client back for a durable run it left (the same runId, or the runId of the request that answered it; no answers): it reads the run on; its list may lack what the run added.
+    const rejoin = durableRun !== undefined && (durableRun.runId === input.runId || durableRun.answeredBy === input.runId) && !input.resume?.length;
+    let plan = rejoin ? rejoinPlan() : reconcile({ view, source, client: input.messages, resume: input.resume ?? [], waiting: stored ? waitingApprovalsOf(thread) : [] });
+    // The durable run goes on (not waiting for an answer; the stored thread may still show the calls it waited on once answered).
+    const goesOn = durableRun !== undefined && (durableRun.answeredBy !== undefined || waitingApprovalsOf(thread).length === 0);
+    // Any client with nothing new (another tab, a reload) reads it on as well, rather than a thread the run has not written yet.
+    const readOn = goesOn && (rejoin || (isIdle(plan) && !isFork(plan)));
+    if (readOn && !rejoin) plan = rejoinPlan();
     const runOptions = this.#runOptionsOf(input, owner);
     if (this.durable && input.tools.length) {
       throw new AgUiRequestError(400, `Agent "${this.name}" runs durably, and a durable run takes no per-run tools: send "tools": [] (found ${input.tools.map((t) => t.name).join(', ')}), or serve the agent without durability for frontend tools.`);
     }
-    return { input, stored, owner, thread, view, plan, ...(runOptions ? { runOptions } : {}), ...(stored?.durableRun ? { durableRun: stored.durableRun } : {}) };
+    return { input, stored, owner, thread, view, plan, readOn, ...(runOptions ? { runOptions } : {}), ...(stored?.durableRun ? { durableRun: stored.durableRun } : {}) };
   }
 
   /** The server's `forwardedProps` hook, run before any event: what it refuses is a 400 with its message. */
@@ -124,16 +133,19 @@ export class AgUiRunner {
         const forkSignal = AbortSignal.any([signal]);
         setMaxListeners(0, forkSignal);
         const at = plan.forkAt ?? (await this.#serviceForkIndex(thread, plan.forkAfterInputs!, forkSignal));
+        const shared = agUiStateOf(thread);
         thread = at < 0 ? this.agent.getNewThread() : await this.agent.forkThread(thread, { at, signal: forkSignal });
+        // The shared state goes with the branch, as with a message-store fork (an Assistants fork keeps only its own options).
+        if (shared !== undefined && agUiStateOf(thread) === undefined) setAgUiState(thread, shared);
         branches = [...(branches ?? []), before];
       }
       const storedState = agUiStateOf(thread);
       const stateBefore = this.#applyClientState(thread, input.state);
       if (!sameJson(stateBefore, input.state)) send({ type: EventType.STATE_SNAPSHOT, snapshot: stateBefore ?? {} });
       const frontend = new Map(input.tools.map((t) => [t.name, t]));
-      // A durable run the client comes back to (the same runId, nothing new) is read on, not idle.
-      const reconnect = run.durableRun?.runId === input.runId && waitingApprovalsOf(thread).length === 0;
-      const idle = plan.input.length === 0 && plan.results.length === 0 && plan.answers.length === 0 && !reconnect;
+      // A durable run the client comes back to (or another client with nothing new while it goes on) is read on, not idle.
+      const reconnect = run.readOn;
+      const idle = isIdle(plan) && !reconnect;
       if (idle) {
         // Nothing to answer: the client connected (or reloaded). It gets the thread as it is.
         if (!sameIds(known, input.messages)) send({ type: EventType.MESSAGES_SNAPSHOT, messages: known });
@@ -186,7 +198,9 @@ export class AgUiRunner {
             if (event.type === EventType.TOOL_CALL_RESULT) flushState();
           }
         };
+        const additionalInstructions = this.#instructionsOf(input, run.runOptions);
         if (this.durable) {
+          const startState = agUiStateOf(thread);
           const outcome = await streamDurableRun({
             durable: this.durable,
             agent: this.agent,
@@ -196,9 +210,15 @@ export class AgUiRunner {
             run: run.durableRun,
             runId: input.runId,
             signal,
+            ...(run.runOptions?.chatOptions ? { chatOptions: run.runOptions.chatOptions } : {}),
+            ...(additionalInstructions ? { additionalInstructions } : {}),
             // Saved at once, so a client that reconnects (or another instance) finds the run.
             onStart: async (started) => {
               run.durableRun = { ...started, kept: plan.kept, input: known.slice(plan.kept) };
+              await this.#save(run, thread, branches, known);
+            },
+            onAnswered: async (answered) => {
+              run.durableRun = { ...answered, answeredBy: input.runId };
               await this.#save(run, thread, branches, known);
             },
             onUpdate,
@@ -213,15 +233,19 @@ export class AgUiRunner {
               }
               emit({ type: EventType.MESSAGES_SNAPSHOT, messages: applyMessageEvents(known, emitted) });
             },
+            // A failed run is over: the record stops pointing at it, so a later read is a plain read, not the failure again.
+            onFailed: () => {
+              run.durableRun = undefined;
+            },
           });
           // The thread is the one the run left (its state kept, as a durable run's shared state is its thread's).
-          const clientState = agUiStateOf(thread);
+          const local = agUiStateOf(thread);
           thread = outcome.thread;
-          if (clientState !== undefined && agUiStateOf(thread) === undefined) setAgUiState(thread, clientState);
+          setAgUiState(thread, durableFinalState(startState, local, agUiStateOf(thread)));
           // Waiting: a rejoin reads on after `after`, so what the client holds before it is everything known now.
           run.durableRun = outcome.kind === 'waiting' ? { runId: run.durableRun!.runId, ...(outcome.after !== undefined ? { after: outcome.after } : {}), kept: applyMessageEvents(known, emitted).length, input: [] } : undefined;
         } else {
-          await this.#stream(thread, plan, frontend, run.runOptions?.chatOptions, this.#instructionsOf(input, run.runOptions), signal, onUpdate);
+          await this.#stream(thread, plan, frontend, run.runOptions?.chatOptions, additionalInstructions, signal, onUpdate);
         }
       } finally {
         for (const event of mapper.finish()) emit(event);
@@ -388,13 +412,35 @@ function withKeys(state: JsonValue | undefined, values: Record<string, JsonValue
   return { ...base, ...values };
 }
 
+/** The value of a top-level key of a state (none when the state is not an object). */
+function keyOf(state: JsonValue | undefined, key: string): JsonValue | undefined {
+  return typeof state === 'object' && state !== null && !Array.isArray(state) ? state[key] : undefined;
+}
+
 /** A watched call succeeded: its predicted keys become the thread's state, except those its tool wrote itself. */
 function settlePrediction(thread: AgentThread, values: Record<string, JsonValue> | undefined, beforeTools: JsonValue | undefined): void {
   if (!values) return;
   const now = agUiStateOf(thread);
-  const keyOf = (s: JsonValue | undefined, key: string) => (typeof s === 'object' && s !== null && !Array.isArray(s) ? s[key] : undefined);
   const untouched = Object.fromEntries(Object.entries(values).filter(([key]) => sameJson(keyOf(now, key), keyOf(beforeTools, key))));
   if (Object.keys(untouched).length) setAgUiState(thread, withKeys(now, untouched));
+}
+
+/**
+ * A durable run's final state. Its tools ran in the workflow, on the run's thread (`ran`); the
+ * predictions of its watched calls that succeeded were settled here, on the request's thread
+ * (`local`). So: the run's state, with each key the settled predictions changed from `start`
+ * where the run left that key as it started (a tool that wrote its key itself wins, as in a
+ * plain run). A run that kept no state takes the request's.
+ */
+function durableFinalState(start: JsonValue | undefined, local: JsonValue | undefined, ran: JsonValue | undefined): JsonValue | undefined {
+  if (ran === undefined) return local;
+  const settled = typeof local === 'object' && local !== null && !Array.isArray(local) ? Object.entries(local).filter(([key, value]) => !sameJson(value, keyOf(start, key)) && sameJson(keyOf(ran, key), keyOf(start, key))) : [];
+  return settled.length ? withKeys(ran, Object.fromEntries(settled)) : ran;
+}
+
+/** Nothing to answer: no new message, tool result or approval answer (a fork may still be one). */
+function isIdle(plan: ReconcilePlan): boolean {
+  return plan.input.length === 0 && plan.results.length === 0 && plan.answers.length === 0;
 }
 
 function sameIds(a: readonly Message[], b: readonly Message[]): boolean {

@@ -1,7 +1,7 @@
 import type { BaseEvent, RunAgentInput } from '@ag-ui/core';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type AIAgent, ALLOWED_HOSTS_ENV, ConfigurationError, type ThreadConcurrency, LocalRequestGuard, SerialByKey, allowedHostsFromEnv, assertBindable, sendRefusal } from 'skein';
+import { type AIAgent, ALLOWED_HOSTS_ENV, ConfigurationError, type ThreadConcurrency, LocalRequestGuard, RequestBodyTooLargeError, SerialByKey, readRequestBody, allowedHostsFromEnv, assertBindable, sendRefusal } from 'skein';
 import { type AgUiContextInstructions, type AgUiForwardedProps, defaultAgUiContextInstructions } from './ag-ui-context.js';
 import { AgUiRequestError } from './ag-ui-errors.js';
 import type { AgUiDurable } from './ag-ui-durable.js';
@@ -202,7 +202,7 @@ export class AgUiServer {
       this.#warnOpen();
       if (req.method !== 'POST') throw new AgUiRequestError(405, `${req.method} ${path}: an AG-UI agent takes POST with a RunAgentInput JSON body.`);
       const owner = await this.#user(req);
-      const json = parseJson(await readBody(req, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY));
+      const json = parseJson(await readText(req, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY));
       const input = parseEnvelope(json);
       const busy = this.#busy.get(input.threadId) ?? 0;
       if (busy > 0 && this.#options.concurrency === 'reject') {
@@ -348,17 +348,13 @@ async function prepareChecked(runner: AgUiRunner, input: RunAgentInput, owner: s
   return prepared;
 }
 
-async function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw new AgUiRequestError(413, `The body is ${declared} bytes; this server accepts at most ${limit}.`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new AgUiRequestError(413, `The body is over ${limit} bytes, the most this server accepts.`);
-    chunks.push(chunk as Buffer);
+/** The body as text; one over the limit is this server's 413. */
+async function readText(req: IncomingMessage, limit: number): Promise<string> {
+  try {
+    return (await readRequestBody(req, limit)).toString('utf8');
+  } catch (error) {
+    throw error instanceof RequestBodyTooLargeError ? new AgUiRequestError(413, error.message) : error;
   }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function sendError(res: ServerResponse, error: AgUiRequestError, status: number = error.status): void {
@@ -366,7 +362,8 @@ function sendError(res: ServerResponse, error: AgUiRequestError, status: number 
     res.end();
     return;
   }
-  res.writeHead(status, { 'content-type': 'application/json', ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}), ...(status === 405 ? { allow: 'POST' } : {}) });
+  // A 413 closes the connection: the rest of a body too large is not read.
+  res.writeHead(status, { 'content-type': 'application/json', ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}), ...(status === 405 ? { allow: 'POST' } : {}), ...(status === 413 ? { connection: 'close' } : {}) });
   res.end(JSON.stringify({ error: error.message }));
 }
 

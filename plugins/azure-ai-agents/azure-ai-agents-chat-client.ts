@@ -35,6 +35,7 @@ import {
   toolResultsNote,
   toolResultsNoteMetadata,
   functionResultText,
+  whenAborted,
 } from 'skein';
 import { isRestError } from './azure-peers.js';
 import { type BoundAgent, FOUNDRY_RUN_OPTIONS, foundryRunOptions, toFunctionTool } from './foundry-run-options.js';
@@ -233,9 +234,7 @@ export class AzureAIAgentsChatClient implements ChatClient {
     return new RxObservable<ChatResponseUpdate>((subscriber) => {
       const controller = new AbortController();
       const outer = options.signal;
-      const onOuterAbort = () => controller.abort(outer?.reason);
-      if (outer?.aborted) controller.abort(outer.reason);
-      else outer?.addEventListener('abort', onOuterAbort, { once: true });
+      const unlink = whenAborted(outer, () => controller.abort(outer?.reason));
       const inFlight: RunInFlight = { requested: false };
       let settled = false;
       let events: AsyncDisposable | undefined;
@@ -281,7 +280,7 @@ export class AzureAIAgentsChatClient implements ChatClient {
       });
 
       return () => {
-        outer?.removeEventListener('abort', onOuterAbort);
+        unlink();
         stop();
       };
     });
@@ -498,11 +497,9 @@ export class AzureAIAgentsChatClient implements ChatClient {
   #cancelOnAbort(signal: AbortSignal | undefined, threadId: string, runId: string): void {
     if (!signal) return;
     // Removed again when the next call of the turn submits the outputs (#forgetPendingRun).
-    const onAbort = () => void this.#cancelQuietly(threadId, runId);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
+    const unlink = whenAborted(signal, () => void this.#cancelQuietly(threadId, runId));
     this.#pendingCancels.get(runId)?.();
-    this.#pendingCancels.set(runId, () => signal.removeEventListener('abort', onAbort));
+    this.#pendingCancels.set(runId, unlink);
   }
 
   readonly #pendingCancels = new Map<string, () => void>();

@@ -1,15 +1,11 @@
 import {
-  AgentThread,
-  AgentThreadChannel,
-  type AgentThreadChannelState,
-  type AgentChannel,
+  type AgentThread,
+  AgentThreadChannelProviderBase,
+  type AgentThreadChannelOptions,
   type AIAgent,
-  type ChannelProvider,
-  type ChannelRestoreContext,
+  authorsInText,
   type ChatMessage,
-  type SerializedChannel,
-  withAttribution,
-  withoutAttribution,
+  sharedServiceThread,
 } from 'skein';
 import { AzureAIAgent } from './azure-ai-agent.js';
 import { toSkeinError } from './azure-ai-agents-errors.js';
@@ -22,44 +18,24 @@ export const FOUNDRY_CHANNEL_TYPE = 'foundry-channel';
  * thread. The project is the plugin's endpoint (the SDK client does not expose it), so agents
  * built by one plugin instance share; `project` names it in the key.
  */
-export class FoundryChannelProvider implements ChannelProvider {
-  readonly channelTypes = [FOUNDRY_CHANNEL_TYPE];
-
-  constructor(readonly project: string) {}
-
-  supports(agent: AIAgent): boolean {
-    return agent instanceof AzureAIAgent;
+export class FoundryChannelProvider extends AgentThreadChannelProviderBase<AzureAIAgent> {
+  constructor(readonly project: string) {
+    super(FOUNDRY_CHANNEL_TYPE, AzureAIAgent);
   }
 
   channelKey(agent: AIAgent): string {
     return `${(agent as AzureAIAgent).chatClient.providerId}:${this.project}`;
   }
 
-  createChannel(agent: AIAgent): AgentChannel {
-    return this.#channel(agent as AzureAIAgent, this.channelKey(agent), { thread: sharedThread(agent as AzureAIAgent) });
+  /** No agent name in the origin: every Foundry agent of the project runs on it. */
+  protected override newThread(agent: AzureAIAgent): AgentThread {
+    return sharedServiceThread(agent.chatClient.providerId);
   }
 
-  async restoreChannel(serialized: SerializedChannel, agent: AIAgent, context: ChannelRestoreContext): Promise<AgentChannel> {
-    return this.#channel(agent as AzureAIAgent, serialized.key, await AgentThreadChannel.readState(serialized, agent, context));
+  // Thread messages have no author field: other participants' words name their author in the text.
+  protected override channelOptions(agent: AzureAIAgent): Pick<AgentThreadChannelOptions, 'readHistory' | 'toInput'> {
+    return authorsInText((thread, signal) => readFoundryThread(agent, thread.serviceThreadId, signal));
   }
-
-  #channel(agent: AzureAIAgent, key: string, state: AgentThreadChannelState): AgentChannel {
-    return new AgentThreadChannel({
-      type: FOUNDRY_CHANNEL_TYPE,
-      key,
-      owner: agent,
-      newThread: () => sharedThread(agent),
-      // Thread messages have no author field: other participants' words name their author in the text.
-      toInput: (messages) => messages.map(withAttribution),
-      readHistory: async (thread, signal) => (await readFoundryThread(agent, thread.serviceThreadId, signal)).map(withoutAttribution),
-      ...state,
-    });
-  }
-}
-
-/** No agent name in the origin: every Foundry agent of the project runs on it. */
-function sharedThread(agent: AzureAIAgent): AgentThread {
-  return new AgentThread({ origin: { provider: agent.chatClient.providerId } });
 }
 
 /** The thread's user and assistant messages, oldest first, text only. */

@@ -8,6 +8,7 @@ import {
   ConfigurationError,
   type DurableAgent,
   type DurableAgentOptions,
+  type DurableChatOptions,
   DurableEngineUnavailableError,
   DurableRunCancelledError,
   DurableRunError,
@@ -78,6 +79,8 @@ export interface DbosRunnerOptions {
 }
 
 const WAITING_EVENT = 'skein.waiting';
+/** DBOS statuses of a run that has ended: cancelling it changes nothing. */
+const ENDED: ReadonlySet<string> = new Set(['SUCCESS', 'ERROR', 'CANCELLED']);
 const DEFAULT_OUTAGE_TIMEOUT_MS = 30_000;
 const APPROVAL_TOPIC = 'skein.approval';
 /** recv waits this long per round; the wait itself has no limit (a run may wait for days). */
@@ -86,6 +89,9 @@ const APPROVAL_WAIT_SECONDS = 24 * 60 * 60;
 interface WorkflowInput {
   input: ChatMessage[];
   thread?: JsonObject;
+  /** The run's own options (DurableStartOptions), for every turn. */
+  chatOptions?: DurableChatOptions;
+  additionalInstructions?: string;
 }
 
 interface WorkflowOutput {
@@ -219,10 +225,12 @@ export class DbosDurableRunner implements DurableRunner {
     await this.#call(runId, () => DBOS.send(runId, message, APPROVAL_TOPIC, `${runId}:${callId}`));
   }
 
-  async cancelRun(runId: string): Promise<void> {
+  async cancelRun(runId: string): Promise<boolean> {
     this.#assertLaunched();
-    await this.#status(runId);
+    if (ENDED.has((await this.#status(runId)).status)) return false;
     await this.#call(runId, () => DBOS.cancelWorkflow(runId));
+    // DBOS leaves a run that finished meanwhile as it ended: only then was there nothing to stop.
+    return (await this.#status(runId)).status === 'CANCELLED';
   }
 
   async #start(entry: Registered, input: AgentInput, options: DurableStartOptions = {}): Promise<string> {
@@ -235,7 +243,7 @@ export class DbosDurableRunner implements DurableRunner {
     if (options.thread) entry.agent.assertCompatible(options.thread);
     // Made here, not in the workflow: a new thread's store key is random, and a replay must find the same one.
     const thread = options.thread ?? entry.agent.getNewThread();
-    const workflowInput: WorkflowInput = { input: stamped(input), thread: (await thread.serialize()) as unknown as JsonObject };
+    const workflowInput: WorkflowInput = { input: stamped(input), thread: (await thread.serialize()) as unknown as JsonObject, ...runOptionsOf(options) };
     const handle = await this.#call(options.runId, () =>
       DBOS.startWorkflow(entry.start, {
         workflowID: options.runId,
@@ -260,7 +268,8 @@ export class DbosDurableRunner implements DurableRunner {
     let input: ChatMessage[] = workflowInput.input;
     for (let turn = 0; ; turn++) {
       const steps = new DbosRunSteps({ runId, turn, unrecordedTools, stream: streamMode, agentName: agent.name });
-      const response = streamMode === 'deltas' ? await runStreamed(agent, input, { thread, steps }) : await agent.run(input, { thread, steps });
+      const runOptions = { thread, steps, ...(workflowInput.chatOptions ? { chatOptions: workflowInput.chatOptions } : {}), ...(workflowInput.additionalInstructions ? { additionalInstructions: workflowInput.additionalInstructions } : {}) };
+      const response = streamMode === 'deltas' ? await runStreamed(agent, input, runOptions) : await agent.run(input, runOptions);
       messages.push(...response.messages);
       usage = addUsage(usage, response.usage);
       const requests = response.approvalRequests;
@@ -325,7 +334,24 @@ export class DbosDurableRunner implements DurableRunner {
  * from inside the model step (DbosRunSteps.observe), and the turn agent.run would return is
  * rebuilt from the steps (runStream returns none).
  */
-function runStreamed(agent: ChatAgent, input: ChatMessage[], options: { thread: AgentThread; steps: DbosRunSteps }): Promise<DurableTurn> {
+/** A run's chatOptions and additionalInstructions as the workflow keeps them: plain JSON, checked before the run starts. */
+function runOptionsOf(options: DurableStartOptions): Pick<WorkflowInput, 'chatOptions' | 'additionalInstructions'> {
+  const { chatOptions, additionalInstructions } = options;
+  if (additionalInstructions !== undefined && typeof additionalInstructions !== 'string') {
+    throw new ConfigurationError(`A durable run's additionalInstructions must be a string; found ${typeof additionalInstructions}.`);
+  }
+  if (chatOptions !== undefined && (typeof chatOptions !== 'object' || chatOptions === null || Array.isArray(chatOptions) || 'signal' in chatOptions)) {
+    throw new ConfigurationError(
+      `A durable run's chatOptions must be a plain object without "signal" (it is kept with the run, and the run is cancelled with cancelRun); found ${chatOptions === null || Array.isArray(chatOptions) ? JSON.stringify(chatOptions) : typeof chatOptions === 'object' ? 'a signal' : typeof chatOptions}.`,
+    );
+  }
+  return {
+    ...(chatOptions !== undefined ? { chatOptions: JSON.parse(JSON.stringify(chatOptions)) as DurableChatOptions } : {}),
+    ...(additionalInstructions ? { additionalInstructions } : {}),
+  };
+}
+
+function runStreamed(agent: ChatAgent, input: ChatMessage[], options: { thread: AgentThread; steps: DbosRunSteps; chatOptions?: DurableChatOptions; additionalInstructions?: string }): Promise<DurableTurn> {
   return new Promise((resolve, reject) => {
     agent.runStream(input, options).subscribe({
       next: (update) => options.steps.observe(update),

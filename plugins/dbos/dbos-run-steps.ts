@@ -54,6 +54,10 @@ export class DbosRunSteps implements RunSteps {
   readonly #produced: ChatMessage[] = [];
   readonly #localRequests: FunctionApprovalRequestContent[] = [];
   #usage: UsageDetails | undefined;
+  /** Calls whose result invokeTool wrote to the stream. */
+  readonly #shown = new Set<string>();
+  /** Results the agent made without running a tool (a declined approval: deltas mode), for the stream before the next model call. */
+  readonly #unshown: FunctionResultContent[] = [];
 
   constructor(options: DbosRunStepsOptions) {
     this.#options = options;
@@ -61,6 +65,8 @@ export class DbosRunSteps implements RunSteps {
 
   async callModel(call: () => Promise<ChatResponse>): Promise<ChatResponse> {
     const { stream, turn } = this.#options;
+    // A reader sees a declined call's result as it sees a tool's, before the reply to it.
+    if (this.#unshown.length) await DBOS.writeStream(UPDATES_STREAM, toStreamUpdate({ role: 'tool', contents: this.#unshown.splice(0) }));
     const id = `${turn}.${this.#modelCalls++}`;
     // Stamped inside the step, so a replay sees the times the first run recorded.
     const response = await DBOS.runStep(
@@ -103,6 +109,7 @@ export class DbosRunSteps implements RunSteps {
   observe(update: AgentRunResponseUpdate): void {
     if (this.#writer) return this.#writer.add(update);
     if (update.role === 'tool') {
+      for (const c of update.contents) if (c.kind === 'function-result' && !this.#shown.has(c.callId)) this.#unshown.push(c);
       // Results of approved calls settled before the first model call belong to the turn's input.
       if (this.#modelCalls > 0) this.#produced.push({ role: 'tool', contents: update.contents, createdAt: new Date().toISOString() });
       return;
@@ -126,6 +133,7 @@ export class DbosRunSteps implements RunSteps {
     const result = recorded ? await DBOS.runStep(() => invoke(key), { name: `skein.tool:${tool.declaration.name}` }) : await invoke(key);
     if (this.#options.stream !== 'off') {
       const shown = recorded ? result : redacted(result);
+      this.#shown.add(call.callId);
       await DBOS.writeStream(UPDATES_STREAM, toStreamUpdate({ role: 'tool', contents: [shown] }));
     }
     return result;

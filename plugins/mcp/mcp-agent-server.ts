@@ -9,9 +9,11 @@ import {
   type ChatMessage,
   type FunctionApprovalResponseContent,
   LocalRequestGuard,
+  RequestBodyTooLargeError,
   SerialByKey,
   type SerializedThread,
   assertBindable,
+  readRequestBody,
   sendRefusal,
   waitingApprovalsOf,
 } from 'skein';
@@ -164,7 +166,10 @@ export class McpAgentServer {
       await server.connect(transport);
       await transport.handleRequest(req, res, req.method === 'POST' ? await readJson(req) : undefined);
     } catch (error) {
-      if (!res.headersSent) res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: (error as Error).message }, id: null }));
+      if (res.headersSent) return;
+      // A body over the limit is a 413 that closes the connection (its rest is not read); a body that is not JSON, a parse error.
+      const tooLarge = error instanceof RequestBodyTooLargeError;
+      res.writeHead(tooLarge ? 413 : 400, { 'content-type': 'application/json', ...(tooLarge ? { connection: 'close' } : {}) }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: tooLarge ? -32600 : -32700, message: (error as Error).message }, id: null }));
     }
   }
 
@@ -299,13 +304,9 @@ function errorResult(text: string) {
   return { content: [{ type: 'text' as const, text }], isError: true };
 }
 
+/** MCP's limit on a request body (4 MiB). */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
 async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > 4 * 1024 * 1024) throw new Error('request body over 4 MiB');
-    chunks.push(chunk as Buffer);
-  }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  return JSON.parse((await readRequestBody(req, MAX_BODY_BYTES)).toString('utf8'));
 }

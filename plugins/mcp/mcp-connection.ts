@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { AbortError } from 'skein';
+import { AbortError, whenAborted } from 'skein';
 import { McpConnectionError, McpTimeoutError } from './mcp-errors.js';
 import type { McpCallResult } from './mcp-result.js';
 import { type McpClientSdk, loadMcpClientSdk } from './mcp-sdk.js';
@@ -57,16 +57,14 @@ export class McpConnection {
     // A signal per call: the SDK leaves its abort listener on the signal it is given, and one run
     // signal may see many calls.
     const call = new AbortController();
-    const forward = () => call.abort(signal.reason);
-    if (signal.aborted) forward();
-    else signal.addEventListener('abort', forward, { once: true });
+    const unlink = whenAborted(signal, () => call.abort(signal.reason));
     try {
       // The SDK sends notifications/cancelled when the signal aborts, and on its own timeout.
       return (await client.callTool({ name, arguments: args }, undefined, { signal: call.signal, timeout })) as McpCallResult;
     } catch (error) {
       throw this.#translate(error, signal, `calling tool "${name}"`, timeout);
     } finally {
-      signal.removeEventListener('abort', forward);
+      unlink();
     }
   }
 

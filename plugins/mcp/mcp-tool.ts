@@ -1,4 +1,4 @@
-import { AbortError, type AITool, type FunctionResultContent, type JsonObject, type ToolDeclaration, type ToolInvocationContext, type ToolSource } from 'skein';
+import { AbortError, type AITool, type FunctionResultContent, type JsonObject, readCallArguments, type ToolDeclaration, type ToolInvocationContext, type ToolSource } from 'skein';
 import type { McpConnection, McpToolInfo } from './mcp-connection.js';
 import { McpConnectionError, McpTimeoutError } from './mcp-errors.js';
 import { toFunctionResult } from './mcp-result.js';
@@ -30,12 +30,9 @@ export class McpTool implements AITool {
 
   async invoke(context: ToolInvocationContext): Promise<FunctionResultContent> {
     const { callId } = context.call;
-    let args: unknown;
-    try {
-      args = context.call.arguments.trim() === '' ? {} : JSON.parse(context.call.arguments);
-    } catch (error) {
-      return { kind: 'function-result', callId, error: `Invalid JSON arguments for ${this.declaration.name}: ${(error as Error).message}. Send a JSON object.` };
-    }
+    const read = readCallArguments(context.call, this.declaration.name);
+    if (!read.ok) return read.result;
+    const args = read.value;
     if (!args || typeof args !== 'object' || Array.isArray(args)) {
       return { kind: 'function-result', callId, error: `Invalid arguments for ${this.declaration.name}: expected a JSON object, found ${JSON.stringify(args)}.` };
     }

@@ -1,14 +1,11 @@
 import {
-  AgentThread,
-  AgentThreadChannel,
-  type AgentThreadChannelState,
-  type AgentChannel,
+  type AgentThread,
+  AgentThreadChannelProviderBase,
+  type AgentThreadChannelOptions,
   type AIAgent,
   ChatAgent,
-  type ChannelProvider,
-  type ChannelRestoreContext,
   type ChatMessage,
-  type SerializedChannel,
+  sharedServiceThread,
   withoutAttribution,
 } from 'skein';
 import { openAIServiceIdentity } from './openai-channel-key.js';
@@ -23,10 +20,12 @@ type ResponsesAgent = ChatAgent & { chatClient: OpenAIResponsesClient };
  * service (base URL and API key identity) continues one stored chain or conversation. Agents
  * with `store: false` keep local history and use the core's message-store channel instead.
  */
-export class OpenAIResponsesChannelProvider implements ChannelProvider {
-  readonly channelTypes = [OPENAI_RESPONSES_CHANNEL_TYPE];
+export class OpenAIResponsesChannelProvider extends AgentThreadChannelProviderBase<ResponsesAgent> {
+  constructor() {
+    super(OPENAI_RESPONSES_CHANNEL_TYPE);
+  }
 
-  supports(agent: AIAgent): boolean {
+  override supports(agent: AIAgent): boolean {
     return agent instanceof ChatAgent && agent.chatClient instanceof OpenAIResponsesClient && agent.threadKind === 'service';
   }
 
@@ -35,30 +34,15 @@ export class OpenAIResponsesChannelProvider implements ChannelProvider {
     return `${client.providerId}:${openAIServiceIdentity(client.client)}`;
   }
 
-  createChannel(agent: AIAgent): AgentChannel {
-    return this.#channel(agent as ResponsesAgent, this.channelKey(agent), { thread: sharedThread(agent as ResponsesAgent) });
+  /** No agent name in the origin: every Responses agent of the key continues it. */
+  protected override newThread(agent: ResponsesAgent): AgentThread {
+    return sharedServiceThread(agent.chatClient.providerId);
   }
 
-  async restoreChannel(serialized: SerializedChannel, agent: AIAgent, context: ChannelRestoreContext): Promise<AgentChannel> {
-    return this.#channel(agent as ResponsesAgent, serialized.key, await AgentThreadChannel.readState(serialized, agent, context));
-  }
-
-  #channel(agent: ResponsesAgent, key: string, state: AgentThreadChannelState): AgentChannel {
+  protected override channelOptions(agent: ResponsesAgent): Pick<AgentThreadChannelOptions, 'readHistory'> {
     const client = agent.chatClient;
-    return new AgentThreadChannel({
-      type: OPENAI_RESPONSES_CHANNEL_TYPE,
-      key,
-      owner: agent,
-      newThread: () => sharedThread(agent),
-      readHistory: (thread, signal) => readResponsesHistory(client, thread.serviceThreadId, signal),
-      ...state,
-    });
+    return { readHistory: (thread, signal) => readResponsesHistory(client, thread.serviceThreadId, signal) };
   }
-}
-
-/** No agent name in the origin: every Responses agent of the key continues it. */
-function sharedThread(agent: ResponsesAgent): AgentThread {
-  return new AgentThread({ origin: { provider: agent.chatClient.providerId } });
 }
 
 /**

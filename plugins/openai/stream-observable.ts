@@ -3,6 +3,7 @@
 import { getEventListeners } from 'node:events';
 import type { Observable } from 'rxjs';
 import { Observable as RxObservable } from 'rxjs/internal/Observable';
+import { whenAborted } from 'skein';
 
 export interface StreamTranslator<TChunk, TUpdate> {
   next(chunk: TChunk): TUpdate[];
@@ -56,9 +57,7 @@ export function streamFromAsyncIterable<TChunk, TUpdate>(source: StreamSource<TC
   return new RxObservable<TUpdate>((subscriber) => {
     const controller = takeController();
     const outer = source.signal;
-    const onOuterAbort = () => controller.abort(outer?.reason);
-    if (outer?.aborted) controller.abort(outer.reason);
-    else outer?.addEventListener('abort', onOuterAbort, { once: true });
+    const unlink = whenAborted(outer, () => controller.abort(outer?.reason));
 
     // Set once the stream ended: teardown then has nothing to abort, and aborting anyway costs a
     // DOMException and an abort event per stream. Completed: the request is over, its
@@ -84,7 +83,7 @@ export function streamFromAsyncIterable<TChunk, TUpdate>(source: StreamSource<TC
     });
 
     return () => {
-      outer?.removeEventListener('abort', onOuterAbort);
+      unlink();
       if (!ended) controller.abort();
       else if (completed) reuseLater(controller);
     };

@@ -8,10 +8,10 @@ import { SerializationError } from '../errors/skein-error.js';
 import type { ChatMessage } from '../messages/chat-message.js';
 import type { JsonValue } from '../serialization/json.js';
 import { checkShape } from '../serialization/shape.js';
-import type { AgentThread } from '../threads/agent-thread.js';
+import { AgentThread } from '../threads/agent-thread.js';
 import type { AgentChannel, ChannelInvokeOptions, SerializedChannel } from './agent-channel.js';
 import type { ChannelProvider, ChannelRestoreContext } from './channel-provider.js';
-import { authoredBy, messagesFromUpdates, viewFor } from './chat-message-view.js';
+import { authoredBy, messagesFromUpdates, viewFor, withAttribution, withoutAttribution } from './chat-message-view.js';
 import { deliveredCount, idsOf, newestIds } from './pending-delivery.js';
 
 export const AGENT_THREAD_CHANNEL_TYPE = 'agent-thread-channel';
@@ -227,38 +227,96 @@ export class AgentThreadChannel implements AgentChannel {
 }
 
 /**
+ * The shape every provider of AgentThreadChannels shares: a new channel starts on `newThread`
+ * under `channelKey`, a restored one goes on from its saved state, and `reset()` starts a
+ * `newThread` again. A subclass says which agents it serves, their key, and what differs for
+ * its service (`channelOptions`: how it reads the thread, how a turn's input is shaped).
+ */
+export abstract class AgentThreadChannelProviderBase<TAgent extends AIAgent = AIAgent> implements ChannelProvider {
+  readonly channelTypes: string[];
+
+  /**
+   * @param channelType the `$type` its channels serialize as.
+   * @param agentType the class of the agents it serves (`supports`); a subclass may test more.
+   */
+  constructor(
+    readonly channelType: string,
+    readonly agentType?: abstract new (...args: never[]) => TAgent,
+  ) {
+    this.channelTypes = [channelType];
+  }
+
+  supports(agent: AIAgent): boolean {
+    return this.agentType !== undefined && agent instanceof this.agentType;
+  }
+
+  abstract channelKey(agent: AIAgent): string;
+
+  /** The thread a channel starts on and `reset()` starts again. Default: the agent's own new thread. */
+  protected newThread(agent: TAgent): AgentThread {
+    return agent.getNewThread();
+  }
+
+  /** What this service's channels do differently. Default: a local transcript, input as it is. */
+  protected channelOptions(_agent: TAgent): Pick<AgentThreadChannelOptions, 'readHistory' | 'toInput'> {
+    return {};
+  }
+
+  createChannel(agent: AIAgent): AgentChannel {
+    return this.#channel(agent as TAgent, this.channelKey(agent), { thread: this.newThread(agent as TAgent) });
+  }
+
+  async restoreChannel(serialized: SerializedChannel, agent: AIAgent, context: ChannelRestoreContext): Promise<AgentChannel> {
+    return this.#channel(agent as TAgent, serialized.key, await AgentThreadChannel.readState(serialized, agent, context));
+  }
+
+  #channel(agent: TAgent, key: string, state: AgentThreadChannelState): AgentChannel {
+    return new AgentThreadChannel({
+      type: this.channelType,
+      key,
+      owner: agent,
+      newThread: () => this.newThread(agent),
+      ...this.channelOptions(agent),
+      ...state,
+    });
+  }
+}
+
+/**
+ * A thread that every agent of one channel key continues: no agent name in its origin, only the
+ * provider, so any of them may run on it.
+ */
+export function sharedServiceThread(provider: string): AgentThread {
+  return new AgentThread({ origin: { provider } });
+}
+
+/**
+ * For service threads whose messages have no author field: other participants' words go in
+ * naming their author in the text (`[writer]: ...`) and are read back as that author's again.
+ */
+export function authorsInText(
+  readThread: (thread: AgentThread, signal?: AbortSignal) => Promise<ChatMessage[]>,
+): Pick<AgentThreadChannelOptions, 'readHistory' | 'toInput'> {
+  return {
+    toInput: (messages) => messages.map(withAttribution),
+    readHistory: async (thread, signal) => (await readThread(thread, signal)).map(withoutAttribution),
+  };
+}
+
+/**
  * The fallback for any agent no plugin claims: a channel of its own (the key names the agent),
  * over a thread of that agent, with a local transcript for `getHistory`.
  */
-export class AgentThreadChannelProvider implements ChannelProvider {
-  readonly channelTypes = [AGENT_THREAD_CHANNEL_TYPE];
+export class AgentThreadChannelProvider extends AgentThreadChannelProviderBase {
+  constructor() {
+    super(AGENT_THREAD_CHANNEL_TYPE);
+  }
 
-  supports(): boolean {
+  override supports(): boolean {
     return true;
   }
 
   channelKey(agent: AIAgent): string {
     return `agent:${agent.constructor.name}:${agent.name ?? ''}`;
-  }
-
-  createChannel(agent: AIAgent): AgentChannel {
-    return new AgentThreadChannel({
-      type: AGENT_THREAD_CHANNEL_TYPE,
-      key: this.channelKey(agent),
-      owner: agent,
-      thread: agent.getNewThread(),
-      newThread: () => agent.getNewThread(),
-    });
-  }
-
-  async restoreChannel(serialized: SerializedChannel, agent: AIAgent, context: ChannelRestoreContext): Promise<AgentChannel> {
-    const state = await AgentThreadChannel.readState(serialized, agent, context);
-    return new AgentThreadChannel({
-      type: AGENT_THREAD_CHANNEL_TYPE,
-      key: serialized.key,
-      owner: agent,
-      newThread: () => agent.getNewThread(),
-      ...state,
-    });
   }
 }

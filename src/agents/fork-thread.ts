@@ -52,7 +52,7 @@ export async function forkThread(
   try {
     const messages = await threadHistory(chatClient, thread, options.signal);
     const count = forkCount(messages, options.at);
-    const state = forkedState(thread.state, count);
+    const state = forkedThreadState(thread.state, count);
     const origin = thread.origin;
     if (thread.messageStore) {
       const store = await forkMessageStore(thread.messageStore, messages, count, storeFactory, origin);
@@ -89,9 +89,12 @@ function withoutKey(state: JsonObject, key: string): JsonObject {
 /**
  * A fork's state: the origin's, without what belongs to the origin's unfinished last turn
  * (pending approvals and the results held for them: a fork ends before that turn) or to
- * messages the fork does not hold.
+ * messages the fork does not hold (a compaction summary past `count`). Other state (context
+ * providers', an app's) is copied. For agents with their own `forkThread`, so a fork keeps the
+ * same state whatever the agent.
  */
-function forkedState(state: JsonObject, count: number): JsonObject {
+export function forkedThreadState(state: JsonObject, count: number): JsonObject {
   const out = withoutSummaryBeyond(withSurfacedApprovals(withHeldResults(withPendingApprovals(state, undefined), undefined), []), count);
-  return out === state ? { ...state } : out;
+  // A copy all the way down: a change to the fork's state never reaches the origin's, nor the reverse.
+  return structuredClone(out);
 }

@@ -1,3 +1,5 @@
+import { whenAborted } from '../concurrency/when-aborted.js';
+
 /**
  * What can abort one run: the caller's signal, and for `runStream` also the consumer
  * unsubscribing. An AbortController is not free (its signal is a transferable platform object
@@ -36,14 +38,9 @@ export class RunAbort {
       const controller = new AbortController();
       this.#controller = controller;
       if (this.#aborted) controller.abort(this.#reason);
-      else if (this.callerSignal) {
+      else {
         const caller = this.callerSignal;
-        if (caller.aborted) controller.abort(caller.reason);
-        else {
-          const onAbort = () => controller.abort(caller.reason);
-          caller.addEventListener('abort', onAbort, { once: true });
-          this.#unlink = () => caller.removeEventListener('abort', onAbort);
-        }
+        this.#unlink = whenAborted(caller, () => controller.abort(caller?.reason));
       }
     }
     return this.#controller.signal;

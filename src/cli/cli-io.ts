@@ -14,3 +14,10 @@ export function processIO(): CliIO {
 export function writeLine(stream: NodeJS.WritableStream, line = ''): void {
   stream.write(`${line}\n`);
 }
+
+/** Prints `help` when the command was asked for it (`--help`); true when it did, and the command ends there. */
+export function printedHelp(values: { help?: boolean }, io: CliIO, help: string): boolean {
+  if (!values.help) return false;
+  writeLine(io.stdout, help);
+  return true;
+}

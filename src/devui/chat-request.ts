@@ -76,7 +76,7 @@ function parseApprovals(value: unknown): ApprovalAnswer[] {
   });
 }
 
-/** Checks `settings` of a chat request; only agents that build their own model requests (ChatAgent) take them. */
+/** Checks `settings` of a chat request; only agents that build their own model requests (ChatAgent, durable or not) take them. */
 function parseRunSettings(value: unknown, agent: AIAgent, agentName: string): RunSettings | undefined {
   if (value === undefined || value === null) return undefined;
   const raw = asObject(value, '"settings"');

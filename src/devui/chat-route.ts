@@ -5,7 +5,7 @@ import type { UsageDetails } from '../messages/content.js';
 import { chatOptionsOf, parseChatTurn, type ChatTurn } from './chat-request.js';
 import { relayUpdate } from './chat-relay.js';
 import { describeError, readJsonObject, SseWriter } from './devui-http.js';
-import { durableChat, reconnectDurableRun } from './durable-chat.js';
+import { durableChat, reconnectDurableRun, stopDurableRun } from './durable-chat.js';
 import { reply, type RequestContext, type Route } from './devui-router.js';
 import type { DevUIState } from './devui-state.js';
 import { sendTurnTrace } from './trace-routes.js';
@@ -17,15 +17,16 @@ import { pendingOf, summarize } from './thread-views.js';
 export function chatRoutes(state: DevUIState): Route[] {
   return [
     { method: 'POST', path: '/api/chat', handle: (context) => chat(state, context) },
-    { method: 'POST', path: '/api/runs/:id/stop', handle: ({ params }) => reply(200, { stopped: stopRun(state, params.id!) }) },
+    { method: 'POST', path: '/api/runs/:id/stop', handle: async ({ params }) => reply(200, { stopped: await stopRun(state, params.id!) }) },
     // A durable run's stream, read on after the last event the page got (`Last-Event-ID`, or `?after=`).
     { method: 'GET', path: '/api/runs/:id/events', handle: ({ req, res, params, query }) => reconnectDurableRun(state, params.id!, headerOf(req.headers['last-event-id']) ?? query.get('after') ?? undefined, res) },
   ];
 }
 
-function stopRun(state: DevUIState, runId: string): boolean {
+/** An in-process turn of this Dev UI, else a durable run a thread of its index names (see `stopDurableRun`). */
+async function stopRun(state: DevUIState, runId: string): Promise<boolean> {
   const run = state.runs.get(runId);
-  if (!run) return false;
+  if (!run) return stopDurableRun(state, runId);
   run.stop();
   return true;
 }

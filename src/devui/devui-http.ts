@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ForkUnsupportedError, HistoryPositionError, NotFoundError, SerializationError, ServiceError, SkeinError, ThreadBusyError, ThreadCompatibilityError } from '../errors/skein-error.js';
 import { RequestRefusedError } from '../http/local-request-guard.js';
+import { RequestBodyTooLargeError, readRequestBody } from '../http/request-body.js';
 import type { ErrorBody } from './devui-api-types.js';
 
 /** A refusal a Dev UI route answers with: its HTTP status, and the error type the page shows. */
@@ -19,7 +20,7 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** A readable error for the page, and the HTTP status it is answered with. */
 export function describeError(error: unknown): { status: number; body: ErrorBody } {
   if (error instanceof HttpError) return { status: error.status, body: { name: error.errorName, message: error.message } };
-  if (error instanceof RequestRefusedError) return { status: error.status, body: { name: error.name, message: error.message } };
+  if (error instanceof RequestRefusedError || error instanceof RequestBodyTooLargeError) return { status: error.status, body: { name: error.name, message: error.message } };
   if (error instanceof SkeinError) {
     const body: ErrorBody = { name: error.constructor.name, message: error.message };
     if (error instanceof ServiceError) {
@@ -46,14 +47,7 @@ export function asObject(value: unknown, what: string): Record<string, unknown> 
 }
 
 export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
-    chunks.push(chunk);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const text = (await readRequestBody(req, MAX_BODY_BYTES)).toString('utf8');
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -74,7 +68,8 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
 const PAGE_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'content-security-policy': "frame-ancestors 'none'", 'referrer-policy': 'no-referrer' };
 
 export function sendText(res: ServerResponse, status: number, contentType: string, text: string): void {
-  res.writeHead(status, { 'content-type': contentType, ...PAGE_HEADERS });
+  // A 413 closes the connection: the rest of the body is not read.
+  res.writeHead(status, { 'content-type': contentType, ...PAGE_HEADERS, ...(status === 413 ? { connection: 'close' } : {}) });
   res.end(text);
 }
 

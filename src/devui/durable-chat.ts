@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { DurableRunCancelledError, DurableRunNotFoundError } from '../durable/durable-errors.js';
 import type { DurableAgent, DurableRunner } from '../durable/durable-runner.js';
 import type { ChatMessage } from '../messages/chat-message.js';
 import type { UsageDetails } from '../messages/content.js';
-import type { ChatTurn } from './chat-request.js';
+import { type ChatTurn, chatOptionsOf } from './chat-request.js';
 import { relayUpdate } from './chat-relay.js';
 import { describeError, HttpError, SseWriter } from './devui-http.js';
 import type { DevUIState } from './devui-state.js';
@@ -12,19 +13,21 @@ import { newEntry, pendingOf, setPendingCount, summarize, timestamp, titleOf } f
 
 type Durable = { agent: DurableAgent; runner: DurableRunner };
 
+/** What a page is told when a durable run it reads was cancelled (the stop button, here or in another process, or its timeout). */
+export const DURABLE_STOPPED_MESSAGE = 'Stopped: the durable run is cancelled. The thread keeps the turns it finished, whole, and nothing of the one in flight.';
+
 /**
  * A durable agent's chat turn: the index entry names the run before it starts (so whichever Dev UI
  * process sees it end saves the turn), the run is `durable.start` on the thread, and the page
  * reads it from `runner.runStream` (see `streamDurableRun`).
  */
 export async function durableChat(state: DevUIState, turn: ChatTurn, durable: Durable, res: ServerResponse): Promise<void> {
-  const { agentName, thread, input, existing } = turn;
+  const { agentName, agent, thread, input, existing, settings } = turn;
   const answers = input.flatMap((m) => m.contents.filter((c) => c.kind === 'function-approval-response'));
   const waiting = existing?.durableRun?.waiting ? existing.durableRun : undefined;
-  if (answers.length) {
-    if (!existing || !waiting) throw new HttpError(409, `Agent "${agentName}" runs durably and this thread's run waits for no approval; reload the thread to see what it holds.`);
-    return answerDurableRun(state, durable, existing, waiting.runId, waiting.waiting?.after, answers, input.length > 1, res);
-  }
+  // Answers (each to a call the thread holds: parseChatTurn checked) go to the run that waits for
+  // them; with none waiting (its run was cancelled) they start a new run, as for any agent.
+  if (answers.length && existing && waiting) return answerDurableRun(state, durable, existing, waiting.runId, waiting.waiting?.after, answers, input.length > 1, res);
   const inFlight = existing?.durableRun && !existing.durableRun.saved ? existing.durableRun.runId : undefined;
   if (inFlight) {
     const why = waiting ? 'waits for your approval: answer it first' : `is still in flight on this thread; read it with GET /api/runs/${inFlight}/events and send again when it ends`;
@@ -33,13 +36,14 @@ export async function durableChat(state: DevUIState, turn: ChatTurn, durable: Du
   const runId = randomUUID();
   const now = timestamp();
   const entry: ThreadIndexEntry = existing ? { ...existing, updatedAt: now } : await newEntry(agentName, titleOf(input) ?? 'New thread', thread, now);
-  entry.durableRun = { runId };
+  entry.durableRun = { runId, ...(existing ? {} : { newThread: true }), ...(thread.messageStore ? {} : { transcriptBefore: entry.transcript?.length ?? 0 }) };
   // A service thread's transcript gets the user's side now; the run's messages are added when it ends.
   if (!thread.messageStore) entry.transcript = [...(entry.transcript ?? []), { role: 'user', contents: input.flatMap((m) => m.contents), createdAt: now }];
   await state.index.put(entry);
-  await durable.agent.start(input, { thread, runId });
+  // The run's settings are kept with it (DurableStartOptions.chatOptions), so they hold for all its turns, in any process.
+  await durable.agent.start(input, { thread, runId, ...(settings ? { chatOptions: chatOptionsOf(settings, agent) } : {}) });
   const sse = new SseWriter(res);
-  sse.send('run', { runId, threadId: entry.id, agent: agentName, durable: true });
+  sse.send('run', { runId, threadId: entry.id, agent: agentName, durable: true, ...(settings ? { settings } : {}) });
   streamDurableRun(state, durable, entry.id, runId, undefined, false, sse, res);
 }
 
@@ -65,7 +69,7 @@ export async function reconnectDurableRun(state: DevUIState, runId: string, last
   if (after !== undefined && !(Number.isInteger(after) && after >= 0)) {
     throw new HttpError(400, `"Last-Event-ID" (or "after") must be an event id the stream sent (an offset, an integer >= 0); found ${JSON.stringify(lastEventId)}.`);
   }
-  const entry = (await state.index.list()).find((e) => e.durableRun?.runId === runId);
+  const entry = await entryOfRun(state, runId);
   if (!entry) throw new HttpError(404, `No thread of this Dev UI has "${runId}" as its last durable run; reload the thread to see what it holds.`);
   const durable = state.durable(entry.agent)!;
   const sse = new SseWriter(res);
@@ -78,6 +82,32 @@ export async function reconnectDurableRun(state: DevUIState, runId: string, last
     return;
   }
   streamDurableRun(state, durable, entry.id, runId, after, true, sse, res);
+}
+
+/**
+ * `POST /api/runs/:id/stop` for a durable run: `runner.cancelRun` on the last durable run of a
+ * thread in the index (so a stop reaching any Dev UI process on the same index and system
+ * database finds it), then the entry is settled as a cancelled run leaves it (see
+ * `saveDurableTurn`). The page's stream, in whichever process reads it, ends with `stopped` once
+ * the run's stream ends. False for a run no thread names or one that already ended.
+ */
+export async function stopDurableRun(state: DevUIState, runId: string): Promise<boolean> {
+  const entry = await entryOfRun(state, runId);
+  const durable = entry && !entry.durableRun?.saved ? state.durable(entry.agent) : undefined;
+  if (!entry || !durable) return false;
+  const stopped = await durable.runner.cancelRun(runId).catch((error: unknown) => {
+    if (error instanceof DurableRunNotFoundError) return false;
+    throw error;
+  });
+  // The run has ended either way, so this returns at once; saved here too as no page may be
+  // reading the run. A failure leaves the entry unsaved: a reader or the next launch saves it.
+  await saveDurableTurn(state, durable, entry.id, runId).catch(() => undefined);
+  return stopped;
+}
+
+/** The index entry whose last durable run is `runId`. */
+async function entryOfRun(state: DevUIState, runId: string): Promise<ThreadIndexEntry | undefined> {
+  return (await state.index.list()).find((e) => e.durableRun?.runId === runId);
 }
 
 /**
@@ -124,7 +154,7 @@ function streamDurableRun(state: DevUIState, durable: Durable, entryId: string, 
     },
     complete: () =>
       void saveDurableTurn(state, durable, entryId, runId)
-        .then(({ entry, pending }) => sse.send('done', { thread: summarize(entry), usage: usage ?? {}, pendingApprovals: pending }))
+        .then((saved) => (saved.stopped ? sse.send('stopped', { message: DURABLE_STOPPED_MESSAGE }) : sse.send('done', { thread: summarize(saved.entry), usage: usage ?? {}, pendingApprovals: saved.pending })))
         .catch((error: unknown) => sse.send('error', describeError(error).body))
         .finally(finish),
   });
@@ -134,12 +164,22 @@ function streamDurableRun(state: DevUIState, durable: Durable, entryId: string, 
   });
 }
 
+type SavedRun = { stopped?: false; entry: ThreadIndexEntry; pending: ReturnType<typeof pendingOf> } | { stopped: true };
+
 /**
  * Saves a finished durable run's turn into its index entry, from the thread the run left
  * (`getRun(runId).thread`, whichever process ran it). Saving twice writes the same entry.
+ * A cancelled run is settled by `saveCancelledRun`.
  */
-export async function saveDurableTurn(state: DevUIState, durable: Durable, entryId: string, runId: string): Promise<{ entry: ThreadIndexEntry; pending: ReturnType<typeof pendingOf> }> {
-  const result = await durable.runner.getRun(runId);
+export async function saveDurableTurn(state: DevUIState, durable: Durable, entryId: string, runId: string): Promise<SavedRun> {
+  const result = await durable.runner.getRun(runId).catch((error: unknown) => {
+    if (error instanceof DurableRunCancelledError) return undefined;
+    throw error;
+  });
+  if (!result) {
+    await saveCancelledRun(state, durable, entryId, runId);
+    return { stopped: true };
+  }
   const thread = await durable.agent.agent.deserializeThread(result.thread);
   const entry = await state.entry(entryId);
   if (entry.durableRun?.runId !== runId || entry.durableRun.saved) return { entry, pending: pendingOf(thread) };
@@ -150,6 +190,30 @@ export async function saveDurableTurn(state: DevUIState, durable: Durable, entry
   setPendingCount(entry, thread);
   await state.index.put(entry);
   return { entry, pending: pendingOf(thread) };
+}
+
+/**
+ * Settles the entry of a cancelled durable run as an in-process stop leaves a thread: a turn the
+ * run appended whole stays (it is in the thread's store, or, after a wait, in the entry), the one
+ * in flight leaves nothing; a service thread's transcript drops this run's user message; an
+ * entry made for this run where no turn landed is removed, as a stopped first turn lists no thread.
+ * Saving twice (the stop route and a reader of the run) ends the same way.
+ */
+async function saveCancelledRun(state: DevUIState, durable: Durable, entryId: string, runId: string): Promise<void> {
+  const entry = await state.index.get(entryId);
+  if (!entry?.durableRun || entry.durableRun.runId !== runId || entry.durableRun.saved) return;
+  const { newThread, transcriptBefore } = entry.durableRun;
+  const thread = await durable.agent.agent.deserializeThread(entry.serialized);
+  // A cancel that lands after the last turn was appended (before the run returned) leaves that turn: keep it.
+  if (newThread && !(thread.messageStore && (await durable.agent.agent.getMessages(thread)).length)) {
+    await state.index.delete(entryId);
+    return;
+  }
+  entry.durableRun = { runId, saved: true };
+  if (transcriptBefore !== undefined) entry.transcript = entry.transcript?.slice(0, transcriptBefore);
+  entry.updatedAt = timestamp();
+  setPendingCount(entry, thread);
+  await state.index.put(entry);
 }
 
 const WAITING_POLL_MS = 50;
@@ -169,6 +233,7 @@ async function saveDurableWait(state: DevUIState, durable: Durable, entryId: str
   if (!waiting) throw new HttpError(500, `Durable run ${runId} streamed an approval request but reports nothing it waits for; reload the thread.`);
   const thread = await durable.agent.agent.deserializeThread(waiting.thread);
   const entry = await state.entry(entryId);
+  // A turn landed (the one that asks, in the thread saved here): a cancel from now on keeps the entry and its transcript.
   entry.durableRun = { runId, waiting: { after } };
   entry.serialized = await thread.serialize();
   entry.updatedAt = timestamp();

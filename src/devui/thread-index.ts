@@ -24,10 +24,13 @@ export interface ThreadIndexEntry {
   pendingApprovals?: number;
   /**
    * The last durable run on this thread (a `durability:` agent): until `saved`, any Dev UI process
-   * on this index saves its turn here when it ends; a page reads it on by its id either way.
+   * on this index saves its turn here when it ends (or undoes its start when it was cancelled);
+   * a page reads it on by its id either way. `waiting` while it waits for approvals (read on after
+   * `after` once they are answered); `newThread` while the entry was made for this run and no turn
+   * of it landed (a cancelled run then removes the entry); `transcriptBefore`, a service thread's
+   * transcript length before this run added the user's message.
    */
-  /** The thread's last durable run: `waiting` while it waits for approvals (read on after `after` once they are answered). */
-  durableRun?: { runId: string; saved?: boolean; waiting?: { after?: number } };
+  durableRun?: { runId: string; saved?: boolean; waiting?: { after?: number }; newThread?: boolean; transcriptBefore?: number };
 }
 
 const ID = /^[A-Za-z0-9_-]{1,80}$/;

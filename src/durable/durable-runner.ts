@@ -1,6 +1,7 @@
 import type { Observable } from 'rxjs';
 import type { AgentRunResponseUpdate } from '../agents/agent-run-response.js';
 import type { ChatAgent } from '../agents/chat-agent.js';
+import type { ChatOptions } from '../clients/chat-options.js';
 import type { AgentInput, ChatMessage } from '../messages/chat-message.js';
 import type { FunctionApprovalRequestContent, UsageDetails } from '../messages/content.js';
 import type { JsonObject } from '../serialization/json.js';
@@ -35,7 +36,18 @@ export interface DurableStartOptions {
   partitionKey?: string;
   /** The run is cancelled once it has run this long (from its start, or from leaving its queue). */
   timeoutMs?: number;
+  /**
+   * Model options for every turn of this run (temperature, maxOutputTokens, ...), over the agent's
+   * own, as `agent.run`'s `chatOptions`. Kept with the run's input, so a recovering process runs
+   * with them too: they must be plain JSON (no `signal`; the run's cancel is `cancelRun`).
+   */
+  chatOptions?: DurableChatOptions;
+  /** Instructions added to the agent's for every turn of this run (never stored in the thread), as `agent.run`'s. */
+  additionalInstructions?: string;
 }
+
+/** The model options a durable run takes: ChatOptions without the signal, as JSON. */
+export type DurableChatOptions = Omit<ChatOptions, 'signal'>;
 
 /** A finished durable run. `thread` is the serialized thread after the run: `agent.deserializeThread(thread)` continues it. */
 export interface DurableRunResult {
@@ -102,6 +114,10 @@ export interface DurableRunner {
   getWaiting(runId: string): Promise<DurableRunWaiting | undefined>;
   /** Answers one approval the run waits for; the run goes on once every request is answered. */
   approve(runId: string, callId: string, approved: boolean, reason?: string): Promise<void>;
-  /** Stops the run at its next step; a turn is appended whole or not at all. */
-  cancelRun(runId: string): Promise<void>;
+  /**
+   * Stops the run at its next step; a turn is appended whole or not at all. True when this call
+   * cancelled a run in flight (running, queued or waiting); false when the run had already ended
+   * (finished, failed or cancelled): there was nothing to stop.
+   */
+  cancelRun(runId: string): Promise<boolean>;
 }

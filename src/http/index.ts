@@ -9,3 +9,4 @@ export {
   type RefusalReason,
 } from './local-request-guard.js';
 export { ALLOWED_HOSTS_ENV, allowedHostsFromEnv } from './allowed-hosts-env.js';
+export { RequestBodyTooLargeError, readRequestBody } from './request-body.js';

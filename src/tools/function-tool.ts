@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ToolDeclaration } from '../clients/chat-options.js';
-import type { FunctionResultContent } from '../messages/content.js';
+import type { FunctionCallContent, FunctionResultContent } from '../messages/content.js';
 import { AbortError } from '../errors/skein-error.js';
 import type { JsonObject, JsonValue } from '../serialization/json.js';
 import type { AITool, ToolInvocationContext } from './ai-tool.js';
@@ -42,13 +42,9 @@ export class FunctionTool<S extends z.ZodType = z.ZodType> implements AITool {
 
   async invoke(context: ToolInvocationContext): Promise<FunctionResultContent> {
     const { callId } = context.call;
-    let raw: unknown;
-    try {
-      raw = context.call.arguments.trim() === '' ? {} : JSON.parse(context.call.arguments);
-    } catch (error) {
-      return { kind: 'function-result', callId, error: `Invalid JSON arguments for ${this.name}: ${(error as Error).message}. Send a JSON object.` };
-    }
-    const parsed = this.#options.parameters.safeParse(raw);
+    const raw = readCallArguments(context.call, this.name);
+    if (!raw.ok) return raw.result;
+    const parsed = this.#options.parameters.safeParse(raw.value);
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
       return { kind: 'function-result', callId, error: `Invalid arguments for ${this.name}: ${issues}` };
@@ -60,6 +56,18 @@ export class FunctionTool<S extends z.ZodType = z.ZodType> implements AITool {
       if (context.signal.aborted) throw new AbortError(undefined, { cause: error });
       return { kind: 'function-result', callId, error: `${this.name} failed: ${error instanceof Error ? error.message : String(error)}` };
     }
+  }
+}
+
+/**
+ * A call's arguments as JSON (`{}` when the model sent none), or the function result that tells
+ * the model they were not JSON, for any tool that reads `context.call.arguments` itself.
+ */
+export function readCallArguments(call: FunctionCallContent, toolName: string): { ok: true; value: unknown } | { ok: false; result: FunctionResultContent } {
+  try {
+    return { ok: true, value: call.arguments.trim() === '' ? {} : JSON.parse(call.arguments) };
+  } catch (error) {
+    return { ok: false, result: { kind: 'function-result', callId: call.callId, error: `Invalid JSON arguments for ${toolName}: ${(error as Error).message}. Send a JSON object.` } };
   }
 }
 

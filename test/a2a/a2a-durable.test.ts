@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { type Message, type StreamResponse, type Task, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import { expect } from 'chai';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { ScriptedClient } from '../dbos/fixtures/scripted-client.js';
 import { DATABASE_URL, RUN_ID, dropSchema, postgresAvailable, tempDir, withService } from '../stores/services.js';
 import { until } from '../support/async-expectations.js';
+import { startServerProcess } from '../support/server-process.js';
 import { userMessage } from './remote-fixtures.js';
 
 const NEEDS_POSTGRES = 'start PostgreSQL on 127.0.0.1:5432 (database "test") or set DATABASE_URL';
@@ -209,7 +210,7 @@ withService('A2A server with a durable agent (DBOS on PostgreSQL)', await postgr
       const children: ChildProcess[] = [];
       try {
         const env = { DATABASE_URL, PREFIX: prefix, DBOS_SCHEMA: `${dbosSchema}_kill`, COUNT_FILE: countFile };
-        const first = await startInstance({ ...env, KILL_IN_ANSWER: '1' }, children);
+        const first = await startServerProcess(INSTANCE, { ...env, KILL_IN_ANSWER: '1' }, children);
         const killed = new Promise((resolve) => first.child.once('exit', (_code, signal) => resolve(signal)));
         const client = await new ClientFactory().createFromUrl(first.url);
         const seen = new ClientView();
@@ -221,7 +222,7 @@ withService('A2A server with a durable agent (DBOS on PostgreSQL)', await postgr
         expect(seen.text()).not.to.equal(ANSWER);
         expect(ANSWER.startsWith(seen.text())).to.equal(true);
 
-        const second = await startInstance(env, children);
+        const second = await startServerProcess(INSTANCE, env, children);
         const again = await new ClientFactory().createFromUrl(second.url);
         let finished: Task | undefined;
         await until(async () => {
@@ -265,23 +266,3 @@ describe('DurableArtifact: the stream rule for a model call made again', () => {
     expect(partsText(view.parts())).to.equal('full');
   });
 });
-
-interface Instance {
-  url: string;
-  child: ChildProcess;
-}
-
-function startInstance(env: Record<string, string>, children: ChildProcess[]): Promise<Instance> {
-  const child = spawn(process.execPath, [INSTANCE], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let err = '';
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('\n')) resolve({ url: (JSON.parse(out.split('\n')[0]!) as { url: string }).url, child });
-    });
-    child.once('exit', (code) => reject(new Error(`the A2A instance exited (code ${code}) before listening: ${err}`)));
-  });
-}

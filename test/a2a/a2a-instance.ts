@@ -1,7 +1,7 @@
 /**
  * One A2AServer process for the scale-out tests: a ChatAgent on the emulator (with the
  * delete_file approval tool), contexts and tasks in the shared stores named by env. Prints
- * `{"url": ...}` once listening; runs until killed.
+ * `listening <url>` once listening; runs until killed.
  *
  * STORE=redis|postgres: the context store; PREFIX isolates the run (Redis key prefix, PostgreSQL schema).
  * TASKS=skein|sdk: tasks in Skein's PostgresTaskStore (default), or the SDK's DatabaseTaskStore and
@@ -49,4 +49,4 @@ const server = new A2AServer({
   logger: { warn: () => {}, error: (m, e) => console.error(m, e) },
 });
 const url = await server.listen();
-process.stdout.write(`${JSON.stringify({ url, pid: process.pid })}\n`);
+process.stdout.write(`listening ${url}\n`);

@@ -5,7 +5,7 @@ import { ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
 import { DatabaseTaskStore } from '@a2a-js/sdk/server/database';
 import { Kysely, PostgresDialect } from 'kysely';
 import { expect } from 'chai';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
@@ -27,6 +27,7 @@ import pg from 'pg';
 import { userMessage } from './remote-fixtures.js';
 import { startWebhook } from './webhook-receiver.js';
 import { rejection, until } from '../support/async-expectations.js';
+import { type ServerProcess, startServerProcess } from '../support/server-process.js';
 import { DATABASE_URL, REDIS_URL, RUN_ID, dropSchema, postgresAvailable, redisAvailable, withService } from '../stores/services.js';
 
 type Webhook = Awaited<ReturnType<typeof startWebhook>>;
@@ -46,33 +47,14 @@ function answer(task: Task): string {
 /** The lease the instances run with: short, so a killed instance's task fails within the test. */
 const LEASE = { LEASE_MS: '1500', RENEW_MS: '300' };
 
-interface Instance {
-  url: string;
-  child: ChildProcess;
-  /** What the process logged (its logger's errors go to stderr). */
-  log: () => string;
-}
-
-/** Starts an A2AServer in a child process; resolves once it listens. */
-function startInstance(env: Record<string, string>, children: ChildProcess[]): Promise<Instance> {
-  const child = spawn(process.execPath, [INSTANCE], { env: { ...process.env, ...LEASE, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let err = '';
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n')[0];
-      if (out.includes('\n')) resolve({ url: (JSON.parse(line!) as { url: string }).url, child, log: () => err });
-    });
-    child.once('exit', (code) => reject(new Error(`the A2A instance exited (code ${code}) before listening: ${err}`)));
-  });
+/** An A2AServer in a child process, on the test's lease; resolves once it listens. */
+function startInstance(env: Record<string, string>, children: ChildProcess[]): Promise<ServerProcess> {
+  return startServerProcess(INSTANCE, { ...LEASE, ...env }, children);
 }
 
 interface Pair {
   emulator: Emulator;
-  instances: Instance[];
+  instances: ServerProcess[];
   a: Client;
   b: Client;
 }
@@ -102,7 +84,7 @@ async function state(client: Client, id: string): Promise<TaskState | undefined>
  * the task working while A lives (A renews its lease past its length), then failed once the lease
  * runs out, saved for every reader; the context goes on from its last completed turn on B.
  */
-async function killMidTask(emulator: Emulator, a: Client, b: Client, instanceA: Instance, instanceB: Instance, hook?: Webhook): Promise<void> {
+async function killMidTask(emulator: Emulator, a: Client, b: Client, instanceA: ServerProcess, instanceB: ServerProcess, hook?: Webhook): Promise<void> {
   const first = await send(a, 'My name is Ada');
   emulator.injectFault({ kind: 'stall-stream', afterEvents: 1, times: 1 });
   const push = hook && { tenant: '', id: '', taskId: '', url: hook.url, token: 'lost', authentication: undefined };
@@ -155,7 +137,7 @@ for (const store of ['redis', 'postgres'] as const) {
     const prefix = `${RUN_ID}_a2a_${store}`;
     const children: ChildProcess[] = [];
     let emulator: Emulator;
-    let instances: Instance[];
+    let instances: ServerProcess[];
     let a: Client;
     let b: Client;
 
@@ -246,7 +228,7 @@ withService("A2A scale-out on the SDK's DatabaseTaskStore and DatabasePushNotifi
   const prefix = `${RUN_ID}_a2a_sdkdb`;
   const children: ChildProcess[] = [];
   let emulator: Emulator;
-  let instances: Instance[];
+  let instances: ServerProcess[];
   let a: Client;
   let b: Client;
 

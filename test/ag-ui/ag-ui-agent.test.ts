@@ -60,7 +60,7 @@ describe('skein/ag-ui: AgUiAgent, a remote AG-UI agent as a Skein agent', () => 
       );
       expect(error).to.be.instanceOf(AgUiRunError);
       const path = new URL(`${base}/nobody`).pathname;
-      expect((error as AgUiRunError).message).to.equal(`The AG-UI agent at ${base}/nobody refused the run (HTTP 404): No agent at ${path}; agents are served at /agents/chat-sqlite, /agents/chat-postgres, /agents/responses, /agents/assistants. The thread is unchanged.`);
+      expect((error as AgUiRunError).message).to.equal(`The AG-UI agent at ${base}/nobody refused the run (HTTP 404): No agent at ${path}; agents are served at /agents/chat-sqlite, /agents/chat-postgres, /agents/chat-redis, /agents/responses, /agents/assistants. The thread is unchanged.`);
       expect((error as AgUiRunError).code).to.equal('404');
       expect(thread.serviceThreadId).to.equal(undefined);
     });

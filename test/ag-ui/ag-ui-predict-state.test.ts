@@ -5,13 +5,16 @@ import { AgUiServer, type AgUiPredictState, agUiStateOf, parsePartialJson, setAg
 import { openaiPlugin } from 'skein/openai';
 import { Emulator } from 'skein/testing';
 import { z } from 'zod';
-import { HttpAgent, lastText, runVerified, say, types } from './ag-ui-fixture.js';
+import { HttpAgent, lastText, runVerified, say, types, writeDocumentTool } from './ag-ui-fixture.js';
 
+/** One writer agent per kind: Chat Completions, Responses, Assistants. */
+const WRITERS = ['writer', 'writer-responses', 'writer-assistants'] as const;
+type Writer = (typeof WRITERS)[number];
 const DOCUMENT = 'Once upon a time there was a dog named "Rex", who ran — fast.';
 
 describe('skein/ag-ui: predictive state updates and steps', () => {
   let emulator: Emulator;
-  let agents: Record<'writer' | 'writer-responses', AIAgent>;
+  let agents: Record<Writer, AIAgent>;
   let close: () => Promise<void>;
   let server: AgUiServer;
   let base: string;
@@ -27,7 +30,7 @@ describe('skein/ag-ui: predictive state updates and steps', () => {
     const container = await createContainer({
       plugins: [openaiPlugin({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 })],
       tools: [
-        tool({ name: 'write_document', description: 'Writes the document', parameters: z.object({ document: z.string() }), execute: ({ document }) => (written.push(document), 'written') }),
+        writeDocumentTool(written),
         // This tool writes its state key itself: that value stands, not the predicted one.
         tool({
           name: 'write_title',
@@ -43,12 +46,13 @@ describe('skein/ag-ui: predictive state updates and steps', () => {
       agents: {
         writer: { client: 'openai-chat', model: 'gpt-4.1', tools: ['write_document', 'write_title', 'publish'] },
         'writer-responses': { client: 'openai-responses', model: 'gpt-4.1', tools: ['write_document', 'write_title', 'publish'] },
+        'writer-assistants': { client: 'openai-assistants', model: 'gpt-4.1', instructions: 'Write.', polling: { intervalMs: 1 }, tools: ['write_document', 'write_title', 'publish'] },
       },
     });
-    agents = { writer: container.get<AIAgent>(agentToken('writer')), 'writer-responses': container.get<AIAgent>(agentToken('writer-responses')) };
+    agents = Object.fromEntries(WRITERS.map((name) => [name, container.get<AIAgent>(agentToken(name))])) as Record<Writer, AIAgent>;
     close = () => container.unbindAllAsync();
     server = new AgUiServer({
-      agents: { writer: { agent: agents.writer, predictState: rules }, 'writer-responses': { agent: agents['writer-responses'], predictState: rules }, plain: agents.writer },
+      agents: { ...Object.fromEntries(WRITERS.map((name) => [name, { agent: agents[name], predictState: rules }])), plain: agents.writer },
       logger: { warn: () => undefined, error: () => undefined },
     });
     base = `${await server.listen()}/agents`;
@@ -80,7 +84,7 @@ describe('skein/ag-ui: predictive state updates and steps', () => {
     expect(parsePartialJson('')).to.equal(undefined);
   });
 
-  for (const name of ['writer', 'writer-responses'] as const) {
+  for (const name of WRITERS) {
     it(`${name}: a watched call's argument streams into the state as JSON Patch deltas, in order; after the tool runs the state holds it`, async () => {
       const agent = new HttpAgent({ url: `${base}/${name}`, initialState: { theme: 'dark' } });
       const { events } = await say(agent, `call write_document ${JSON.stringify({ document: DOCUMENT })}`);
@@ -123,34 +127,45 @@ describe('skein/ag-ui: predictive state updates and steps', () => {
     });
   }
 
-  it('a tool that writes its predicted key itself wins: the prediction streams, then the tool\'s value replaces it', async () => {
-    const agent = new HttpAgent({ url: `${base}/writer` });
-    const { events } = await say(agent, 'call write_title {"title":"the dog"}');
-    const values = events.filter((e) => e.type === 'STATE_DELTA').flatMap((e) => (e as BaseEvent & { delta: { path: string; value?: unknown }[] }).delta.map((op) => op.value));
-    expect(values.at(-2)).to.equal('the dog');
-    expect(values.at(-1)).to.equal('THE DOG');
-    expect(agent.state).to.deep.equal({ title: 'THE DOG' });
-  });
+  for (const name of WRITERS) {
+    it(`${name}: a tool that writes its predicted key itself wins: the prediction streams, then the tool's value replaces it`, async () => {
+      const agent = new HttpAgent({ url: `${base}/${name}` });
+      const { events } = await say(agent, 'call write_title {"title":"the dog"}');
+      const values = events.filter((e) => e.type === 'STATE_DELTA').flatMap((e) => (e as BaseEvent & { delta: { path: string; value?: unknown }[] }).delta.map((op) => op.value));
+      expect(values.at(-2)).to.equal('the dog');
+      expect(values.at(-1)).to.equal('THE DOG');
+      expect(agent.state).to.deep.equal({ title: 'THE DOG' });
+    });
+  }
 
-  it('a watched call waiting for approval: the prediction is taken back at the end of the run; approved, the state holds it; declined, it never does', async () => {
-    const agent = new HttpAgent({ url: `${base}/writer` });
-    const first = await say(agent, 'call publish {"text":"hello world"}');
-    expect((first.events.at(-1) as { outcome?: { type: string } }).outcome?.type).to.equal('interrupt');
-    const deltas = first.events.filter((e) => e.type === 'STATE_DELTA').map((e) => (e as BaseEvent & { delta: unknown[] }).delta);
-    expect(deltas.at(-2)).to.deep.equal([{ op: 'replace', path: '/published', value: 'hello world' }]);
-    expect(deltas.at(-1)).to.deep.equal([{ op: 'remove', path: '/published' }]);
-    expect(agent.state).to.deep.equal({});
-    const [interrupt] = agent.pendingInterrupts;
-    const resumed = await runVerified(agent, { resume: [{ interruptId: interrupt!.id, status: 'resolved', payload: { approved: true } }] });
-    expect(types(resumed.events)).to.include('TOOL_CALL_RESULT');
-    expect(agent.state).to.deep.equal({ published: 'hello world' });
+  for (const name of WRITERS) {
+    it(`${name}: a watched call waiting for approval: the prediction is taken back at the end of the run; approved, the state holds it; declined, it never does`, async () => {
+      const agent = new HttpAgent({ url: `${base}/${name}` });
+      const first = await say(agent, 'call publish {"text":"hello world"}');
+      expect((first.events.at(-1) as { outcome?: { type: string } }).outcome?.type).to.equal('interrupt');
+      const deltas = first.events.filter((e) => e.type === 'STATE_DELTA').map((e) => (e as BaseEvent & { delta: unknown[] }).delta);
+      expect(deltas.at(-2)).to.deep.equal([{ op: 'replace', path: '/published', value: 'hello world' }]);
+      expect(deltas.at(-1)).to.deep.equal([{ op: 'remove', path: '/published' }]);
+      expect(agent.state).to.deep.equal({});
+      const [interrupt] = agent.pendingInterrupts;
+      const resumed = await runVerified(agent, { resume: [{ interruptId: interrupt!.id, status: 'resolved', payload: { approved: true } }] });
+      expect(types(resumed.events)).to.include('TOOL_CALL_RESULT');
+      expect(agent.state).to.deep.equal({ published: 'hello world' });
 
-    const declined = new HttpAgent({ url: `${base}/writer` });
-    await say(declined, 'call publish {"text":"secret"}');
-    await runVerified(declined, { resume: [{ interruptId: declined.pendingInterrupts[0]!.id, status: 'cancelled' }] });
-    expect(declined.state).to.deep.equal({});
-    expect(lastText(declined)).to.contain('the user rejected this call');
-  });
+      const declined = new HttpAgent({ url: `${base}/${name}` });
+      await say(declined, 'call publish {"text":"secret"}');
+      await runVerified(declined, { resume: [{ interruptId: declined.pendingInterrupts[0]!.id, status: 'cancelled' }] });
+      expect(declined.state).to.deep.equal({});
+      expect(lastText(declined)).to.contain('the user rejected this call');
+      // Stored as it ended: a new page reads the approved value, and nothing for the declined call.
+      const approvedPage = new HttpAgent({ url: `${base}/${name}`, threadId: agent.threadId });
+      await runVerified(approvedPage);
+      expect(approvedPage.state).to.deep.equal({ published: 'hello world' });
+      const declinedPage = new HttpAgent({ url: `${base}/${name}`, threadId: declined.threadId });
+      await runVerified(declinedPage);
+      expect(declinedPage.state).to.deep.equal({});
+    });
+  }
 
   it('an agent served without predictState sends no PredictState and no predicted deltas', async () => {
     const agent = new HttpAgent({ url: `${base}/plain` });

@@ -81,6 +81,21 @@ describe('skein/ag-ui: AgUiServer security (auth hook, ownership, body limit, re
     const big = await postRaw(url, input('t-big', { messages: [{ id: 'a', role: 'user', content: 'x'.repeat(20_000) }] }), auth);
     expect(big.status).to.equal(413);
     expect(JSON.parse(big.text).error).to.contain('this server accepts at most 10000');
+    // Without a content-length (chunked), the limit holds as the body arrives: a 413 that closes the connection.
+    const chunked = await new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
+      const req = request(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      });
+      req.on('error', reject);
+      const body = JSON.stringify(input('t-chunked', { messages: [{ id: 'a', role: 'user', content: 'x'.repeat(20_000) }] }));
+      for (let i = 0; i < body.length; i += 4_000) req.write(body.slice(i, i + 4_000));
+      req.end();
+    });
+    expect(chunked.status).to.equal(413);
+    expect(chunked.headers.connection).to.equal('close');
+    expect(JSON.parse(chunked.text).error).to.equal('The body is over 10000 bytes, the most this server accepts.');
     const get = await fetch(url, { headers: auth });
     expect(get.status).to.equal(405);
     const unknown = await postRaw(url.replace('/helper', '/nobody'), input('t1'), auth);

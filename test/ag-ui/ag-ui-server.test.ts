@@ -67,24 +67,26 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     });
   }
 
-  it('backend tool rendering: TOOL_CALL_START/ARGS/END/RESULT for a tool the agent runs, then the reply', async () => {
-    const agent = new HttpAgent({ url: `${base}/chat-sqlite` });
-    const { events } = await say(agent, 'What is the weather in Paris?');
-    const t = types(events);
-    const start = t.indexOf('TOOL_CALL_START');
-    expect(start).to.be.greaterThan(0);
-    // The model call's step ends with the call; the tool round's step holds the result.
-    expect(t.slice(start, t.indexOf('TOOL_CALL_RESULT') + 1)).to.deep.equal(['TOOL_CALL_START', ...t.slice(start + 1, t.indexOf('TOOL_CALL_END')).map(() => 'TOOL_CALL_ARGS'), 'TOOL_CALL_END', 'STEP_FINISHED', 'STEP_STARTED', 'TOOL_CALL_RESULT']);
-    const call = agent.messages.find((m) => m.role === 'assistant' && m.toolCalls?.length);
-    expect(call && call.role === 'assistant' && call.toolCalls![0]!.function).to.deep.equal({ name: 'get_weather', arguments: '{"city":"Paris"}' });
-    expect(agent.messages.find((m) => m.role === 'tool')).to.deep.include({ content: 'Sunny in Paris' });
-    expect(lastText(agent)).to.equal('get_weather returned: Sunny in Paris');
-    // The next run sends the history back as the client built it: nothing to fork, one more turn.
-    await say(agent, 'What is my name?');
-    expect(lastText(agent)).to.equal("I don't know your name yet.");
-  });
+  for (const kind of AGENT_KINDS) {
+    it(`${kind}: backend tool rendering: TOOL_CALL_START/ARGS/END/RESULT for a tool the agent runs, then the reply`, async () => {
+      const agent = new HttpAgent({ url: `${base}/${kind}` });
+      const { events } = await say(agent, 'What is the weather in Paris?');
+      const t = types(events);
+      const start = t.indexOf('TOOL_CALL_START');
+      expect(start).to.be.greaterThan(0);
+      // The model call's step ends with the call; the tool round's step holds the result.
+      expect(t.slice(start, t.indexOf('TOOL_CALL_RESULT') + 1)).to.deep.equal(['TOOL_CALL_START', ...t.slice(start + 1, t.indexOf('TOOL_CALL_END')).map(() => 'TOOL_CALL_ARGS'), 'TOOL_CALL_END', 'STEP_FINISHED', 'STEP_STARTED', 'TOOL_CALL_RESULT']);
+      const call = agent.messages.find((m) => m.role === 'assistant' && m.toolCalls?.length);
+      expect(call && call.role === 'assistant' && call.toolCalls![0]!.function).to.deep.equal({ name: 'get_weather', arguments: '{"city":"Paris"}' });
+      expect(agent.messages.find((m) => m.role === 'tool')).to.deep.include({ content: 'Sunny in Paris' });
+      expect(lastText(agent)).to.equal('get_weather returned: Sunny in Paris');
+      // The next run sends the history back as the client built it: nothing to fork, one more turn.
+      await say(agent, 'What is my name?');
+      expect(lastText(agent)).to.equal("I don't know your name yet.");
+    });
+  }
 
-  for (const kind of ['chat-sqlite', 'responses', 'assistants'] as const) {
+  for (const kind of AGENT_KINDS) {
     it(`${kind}: human in the loop: an approval tool ends the run as an interrupt; resume runs it once, after a server restart too`, async () => {
       const agent = new HttpAgent({ url: `${base}/${kind}` });
       const before = log.deleted.length;
@@ -116,17 +118,19 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     });
   }
 
-  it('human in the loop: a cancelled interrupt declines the call, which never runs', async () => {
-    const agent = new HttpAgent({ url: `${base}/chat-postgres` });
-    const before = log.deleted.length;
-    await say(agent, 'call delete_file {"path":"/etc/passwd"}');
-    const [interrupt] = agent.pendingInterrupts;
-    await runVerified(agent, { resume: [{ interruptId: interrupt!.id, status: 'cancelled' }] });
-    expect(log.deleted.length).to.equal(before);
-    expect(agent.messages.find((m) => m.role === 'tool')).to.deep.include({ content: 'not run: the user rejected this call.' });
-  });
+  for (const kind of AGENT_KINDS) {
+    it(`${kind}: human in the loop: a cancelled interrupt declines the call, which never runs`, async () => {
+      const agent = new HttpAgent({ url: `${base}/${kind}` });
+      const before = log.deleted.length;
+      await say(agent, 'call delete_file {"path":"/etc/passwd"}');
+      const [interrupt] = agent.pendingInterrupts;
+      await runVerified(agent, { resume: [{ interruptId: interrupt!.id, status: 'cancelled' }] });
+      expect(log.deleted.length).to.equal(before);
+      expect(agent.messages.find((m) => m.role === 'tool')).to.deep.include({ content: 'not run: the user rejected this call.' });
+    });
+  }
 
-  for (const kind of ['chat-sqlite', 'responses', 'assistants'] as const) {
+  for (const kind of AGENT_KINDS) {
     it(`${kind}: frontend tools: offered to the model; a call ends the run with its events; the client's result continues it`, async () => {
       const agent = new HttpAgent({ url: `${base}/${kind}` });
       const tools = [{ name: 'change_background', description: 'Changes the page background', parameters: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] } }];
@@ -229,19 +233,45 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
     expect(agent.messages.map((m) => m.content)).to.deep.equal(['My name is Ada.', 'Nice to meet you, Ada!', 'What is my name?', 'Your name is Ada.']);
   });
 
-  it('shared state: state in and out, STATE_DELTA as JSON Patch when a tool changes it, stored with the thread', async () => {
-    const agent = new HttpAgent({ url: `${base}/chat-sqlite`, initialState: { todos: ['milk'], theme: 'dark' } });
-    const { events } = await say(agent, 'Please add todo Bread');
-    const delta = events.find((e) => e.type === 'STATE_DELTA') as { delta?: unknown } | undefined;
-    expect(delta?.delta).to.deep.equal([{ op: 'replace', path: '/todos', value: ['milk', 'Bread'] }]);
-    expect(agent.state).to.deep.equal({ todos: ['milk', 'Bread'], theme: 'dark' });
+  for (const kind of AGENT_KINDS) {
+    it(`${kind}: shared state: state in and out, STATE_DELTA as JSON Patch when a tool changes it, stored with the thread`, async () => {
+      const agent = new HttpAgent({ url: `${base}/${kind}`, initialState: { todos: ['milk'], theme: 'dark' } });
+      const { events } = await say(agent, 'Please add todo Bread');
+      const delta = events.find((e) => e.type === 'STATE_DELTA') as { delta?: unknown } | undefined;
+      expect(delta?.delta).to.deep.equal([{ op: 'replace', path: '/todos', value: ['milk', 'Bread'] }]);
+      expect(agent.state).to.deep.equal({ todos: ['milk', 'Bread'], theme: 'dark' });
 
-    // A new page without state gets the stored state as a snapshot.
-    const page = new HttpAgent({ url: `${base}/chat-sqlite`, threadId: agent.threadId });
-    const read = await runVerified(page);
-    expect(types(read.events)).to.deep.equal(['RUN_STARTED', 'STATE_SNAPSHOT', 'MESSAGES_SNAPSHOT', 'RUN_FINISHED']);
-    expect(page.state).to.deep.equal({ todos: ['milk', 'Bread'], theme: 'dark' });
-  });
+      // A new page without state gets the stored state as a snapshot.
+      const page = new HttpAgent({ url: `${base}/${kind}`, threadId: agent.threadId });
+      const read = await runVerified(page);
+      expect(types(read.events)).to.deep.equal(['RUN_STARTED', 'STATE_SNAPSHOT', 'MESSAGES_SNAPSHOT', 'RUN_FINISHED']);
+      expect(page.state).to.deep.equal({ todos: ['milk', 'Bread'], theme: 'dark' });
+      expect(page.messages.map((m) => m.id)).to.deep.equal(agent.messages.map((m) => m.id));
+    });
+  }
+
+  for (const kind of AGENT_KINDS) {
+    it(`${kind}: shared state goes with a fork: a page without state that edits the history gets the state the kept turns left`, async () => {
+      const agent = new HttpAgent({ url: `${base}/${kind}`, initialState: { todos: ['milk'] } });
+      await say(agent, 'Please add todo Bread');
+      const toolTurn = agent.messages.map((m) => ({ ...m }));
+      expect(toolTurn.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'tool', 'assistant']);
+      await say(agent, 'Please add todo Eggs');
+      expect(agent.state).to.deep.equal({ todos: ['milk', 'Bread', 'Eggs'] });
+      // Another page holds the first turn only and no state; it sends a new message: a fork after the first turn.
+      const page = new HttpAgent({ url: `${base}/${kind}`, threadId: agent.threadId, initialMessages: toolTurn });
+      const { events } = await say(page, 'My name is Bob.');
+      expect(types(events)[1]).to.equal('STATE_SNAPSHOT');
+      const record = (await new FileAgUiThreadStore(path.join(dir, 'ag-ui-threads')).load(agent.threadId))!;
+      expect(record.branches).to.have.length(1);
+      // The state is the thread's as the client that ran the turns last left it.
+      expect(page.state).to.deep.equal({ todos: ['milk', 'Bread', 'Eggs'] });
+      const reload = new HttpAgent({ url: `${base}/${kind}`, threadId: agent.threadId });
+      await runVerified(reload);
+      expect(reload.state).to.deep.equal({ todos: ['milk', 'Bread', 'Eggs'] });
+      expect(reload.messages.map((m) => m.content ?? null).at(-2)).to.equal('My name is Bob.');
+    });
+  }
 
   for (const kind of AGENT_KINDS) {
     it(`${kind}: an edited history forks the thread at the divergence; the original branch is kept`, async () => {
@@ -263,6 +293,35 @@ describe('skein/ag-ui: AgUiServer driven by the official @ag-ui/client HttpAgent
       const page = new HttpAgent({ url: `${base}/${kind}`, threadId: agent.threadId });
       await runVerified(page);
       expect(page.messages.map((m) => m.content)).to.deep.equal(['My name is Ada.', 'Nice to meet you, Ada!', 'What is my name?', 'Your name is Ada.']);
+    });
+  }
+
+  for (const kind of AGENT_KINDS) {
+    it(`${kind}: a client that connects to a forked thread (threadId only) gets one MESSAGES_SNAPSHOT of the branch, with the ids, calls and results it streamed`, async () => {
+      const agent = new HttpAgent({ url: `${base}/${kind}` });
+      await say(agent, 'What is the weather in Paris?');
+      await say(agent, 'My name is Ada.');
+      const toolTurn = agent.messages.slice(0, 4);
+      expect(toolTurn.map((m) => m.role)).to.deep.equal(['user', 'assistant', 'tool', 'assistant']);
+      // Edit-and-retry of the second message: a fork that keeps the tool turn.
+      agent.setMessages(toolTurn);
+      await say(agent, 'My name is Bob.');
+      await say(agent, 'What is my name?');
+      expect(lastText(agent)).to.equal('Your name is Bob.');
+      const record = (await new FileAgUiThreadStore(path.join(dir, 'ag-ui-threads')).load(agent.threadId))!;
+      expect(record.branches).to.have.length(1);
+      const seen = (messages: typeof agent.messages) => messages.map((m) => JSON.stringify({ id: m.id, role: m.role, content: m.content ?? null, toolCalls: m.role === 'assistant' ? (m.toolCalls ?? []) : [], toolCallId: m.role === 'tool' ? m.toolCallId : null }));
+      const page = new HttpAgent({ url: `${base}/${kind}`, threadId: agent.threadId });
+      const { events } = await runVerified(page);
+      expect(types(events)).to.deep.equal(['RUN_STARTED', 'MESSAGES_SNAPSHOT', 'RUN_FINISHED']);
+      expect(seen(page.messages)).to.deep.equal(seen(agent.messages));
+      expect(JSON.stringify(page.messages)).to.not.contain('Ada');
+      // The page continues the branch; the first client, connecting again, gets the page's turn.
+      await say(page, 'What is my name?');
+      expect(lastText(page)).to.equal('Your name is Bob.');
+      const again = await runVerified(agent);
+      expect(types(again.events)).to.deep.equal(['RUN_STARTED', 'MESSAGES_SNAPSHOT', 'RUN_FINISHED']);
+      expect(seen(agent.messages)).to.deep.equal(seen(page.messages));
     });
   }
 

@@ -47,6 +47,28 @@ describe('Emulator: Assistants v2 routes through the openai SDK', () => {
     expect(reply!.role).to.equal('assistant');
   });
 
+  it('streams a tool call as the service does: its id and name, then its arguments in thread.run.step.delta pieces, then requires_action; the SDK\'s snapshot holds the call once', async () => {
+    const assistant = await client.beta.assistants.create({ model: 'm', tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }] });
+    const thread = await client.beta.threads.create();
+    const args = JSON.stringify({ city: 'Paris, in the north of France' });
+    const stream = client.beta.threads.runs.stream(thread.id, { assistant_id: assistant.id, additional_messages: [{ role: 'user', content: `call get_weather ${args}` }] });
+    const pieces: string[] = [];
+    const events: string[] = [];
+    let snapshot: OpenAI.Beta.Threads.Runs.RunStep | undefined;
+    stream.on('event', ({ event }) => void events.push(event));
+    stream.on('toolCallDelta', (delta) => void (delta.type === 'function' && pieces.push(delta.function?.arguments ?? '')));
+    stream.on('runStepDelta', (_delta, step) => void (snapshot = step));
+    const run = await stream.finalRun();
+    expect(run.status).to.equal('requires_action');
+    const [call] = run.required_action!.submit_tool_outputs.tool_calls;
+    expect(events.filter((e) => e === 'thread.run.step.delta').length).to.be.greaterThan(2);
+    expect(events.slice(events.indexOf('thread.run.step.created'))).to.deep.equal(['thread.run.step.created', 'thread.run.step.in_progress', ...events.filter((e) => e === 'thread.run.step.delta'), 'thread.run.requires_action']);
+    expect(pieces.filter((p) => p !== '').length).to.be.greaterThan(2);
+    expect(pieces.join('')).to.equal(args);
+    const details = snapshot!.step_details as OpenAI.Beta.Threads.Runs.ToolCallsStepDetails;
+    expect(details.tool_calls).to.deep.equal([{ index: 0, id: call!.id, type: 'function', function: { name: 'get_weather', arguments: args, output: null } }]);
+  });
+
   it('rejects incomplete tool outputs with a 400 naming the expected call ids', async () => {
     const assistant = await client.beta.assistants.create({
       model: 'm',

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { Observable, lastValueFrom, toArray } from 'rxjs';
 import {
   ChatAgent,
+  type ChatOptions,
+  ConfigurationError,
   type ChatMessage,
   type ChatResponseUpdate,
   DurableEngineUnavailableError,
@@ -43,12 +45,14 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
     const deploy = tool({ name: 'deploy', parameters: z.object({ step: z.number() }), requiresApproval: true, execute: () => (executions.push('deploy'), 'deployed') });
     const factory = new SqliteChatMessageStoreFactory({ path: join(dir.path, 'threads.db') });
     const seen: string[] = [];
+    /** The chat options of each model call of the researcher. */
+    const options: ChatOptions[] = [];
     const agent = new ChatAgent({
       name: 'researcher',
       chatClient: new ScriptedClient(),
       tools: [fetchPage, summarize, deploy],
       chatMessageStoreFactory: factory,
-      middleware: { chatClient: [{ onChatRequest: (ctx, next) => (seen.push(`model ${ctx.messages.length}`), next()) }] },
+      middleware: { chatClient: [{ onChatRequest: (ctx, next) => (seen.push(`model ${ctx.messages.length}`), options.push(ctx.options), next()) }] },
     });
     const runner = new DbosDurableRunner({
       systemDatabaseUrl: DATABASE_URL,
@@ -112,6 +116,7 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
     beforeEach(() => {
       executions.length = 0;
       seen.length = 0;
+      options.length = 0;
       gate = Promise.resolve();
     });
 
@@ -225,6 +230,27 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
       expect(await runner.getWaiting(runId)).to.equal(undefined);
     });
 
+    it("a run's chatOptions and additionalInstructions reach every model call of the run, before and after an approval wait; bad ones are refused before it starts", async () => {
+      const runId = await researcher.start('please deploy', { thread: agent.getNewThread(), chatOptions: { temperature: 0.25, maxOutputTokens: 77 }, additionalInstructions: 'Answer in French.' });
+      let waiting: DurableRunWaiting | undefined;
+      while (!(waiting = await runner.getWaiting(runId))) await new Promise((r) => setTimeout(r, 50));
+      await runner.approve(runId, waiting.approvalRequests[0]!.callId, true);
+      expect((await runner.getRun(runId)).text).to.equal('done ("deployed")');
+      expect(options).to.have.length(2);
+      for (const o of options) {
+        expect(o).to.include({ temperature: 0.25, maxOutputTokens: 77 });
+        expect(o.instructions).to.contain('Answer in French.');
+      }
+      // A run without them has neither.
+      options.length = 0;
+      expect((await researcher.run('hello', { thread: agent.getNewThread() })).text).to.be.a('string');
+      expect(options[0]).to.not.have.property('temperature');
+      expect(options[0]!.instructions ?? '').to.not.contain('Answer in French.');
+      const signal = await researcher.start('hello', { chatOptions: { signal: new AbortController().signal } as never }).then(() => undefined, (e: unknown) => e);
+      expect(signal).to.be.instanceOf(ConfigurationError);
+      expect((signal as Error).message).to.contain('without "signal"');
+    });
+
     it('a denied approval never runs the tool', async () => {
       const runId = await researcher.start('please deploy', { thread: agent.getNewThread() });
       let waiting: DurableRunWaiting | undefined;
@@ -233,6 +259,9 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
       const result = await runner.getRun(runId);
       expect(executions).to.deep.equal([]);
       expect(result.text).to.match(/^done \(/);
+      // A finished run: cancelRun changes nothing and says so.
+      expect(await runner.cancelRun(runId)).to.equal(false);
+      expect((await runner.getRun(runId)).text).to.equal(result.text);
     });
 
     it('cancelRun stops the run at its next step and leaves the thread whole (unchanged here)', async () => {
@@ -241,10 +270,12 @@ withService('durable runs on DBOS', await postgresAvailable(), NEEDS_POSTGRES, (
       const thread = agent.getNewThread();
       const runId = await researcher.start('research', { thread });
       while (executions.length === 0) await new Promise((r) => setTimeout(r, 20));
-      await runner.cancelRun(runId);
+      expect(await runner.cancelRun(runId)).to.equal(true);
       open();
       const error = await runner.getRun(runId).then(() => undefined, (e: unknown) => e);
       expect(error).to.be.instanceOf(DurableRunCancelledError);
+      // It has ended: cancelling again has nothing to stop.
+      expect(await runner.cancelRun(runId)).to.equal(false);
       expect(await agent.getMessages(thread)).to.deep.equal([]);
       expect(executions).to.have.length(1);
     });

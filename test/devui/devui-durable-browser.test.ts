@@ -6,10 +6,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { DATABASE_URL, NEEDS_POSTGRES, RUN_ID, dropSchema, postgresAvailable, withService } from '../dbos/dbos-support.js';
-import { SCRIPTED_ANSWER, startServerProcess, timesDone } from '../dbos/fixtures/server-process.js';
+import { SCRIPTED_ANSWER, timesDone } from '../dbos/fixtures/server-process.js';
+import { startServerProcess } from '../support/server-process.js';
+import { DURABLE_STOPPED_MESSAGE } from '../../src/devui/durable-chat.js';
 import { launchChromium } from '../support/chromium.js';
 
 const SCHEMA = `dbos_${RUN_ID}_devui_page`;
+const STOP_SCHEMA = `dbos_${RUN_ID}_devui_page_stop`;
 const SERVER = path.join(import.meta.dirname, 'fixtures', 'durable-devui.js');
 const TOKEN = 'durable-devui-page-token';
 
@@ -35,6 +38,7 @@ withService('Dev UI page: a durable run survives its server (DBOS on PostgreSQL,
     after(async () => {
       await browser?.close();
       await dropSchema(SCHEMA);
+      await dropSchema(STOP_SCHEMA);
       if (dir) await rm(dir, { recursive: true, force: true });
     });
 
@@ -83,6 +87,48 @@ withService('Dev UI page: a durable run survives its server (DBOS on PostgreSQL,
           await second.exit;
         }
         if (first.child.exitCode === null && first.child.signalCode === null) first.child.kill('SIGKILL');
+      }
+    });
+
+    it('Stop while a durable answer streams: the run is cancelled, the turn ends `stopped` with the page saying so, no thread is listed, and the next message gets the whole answer', async () => {
+      const env = { DATABASE_URL, SCHEMA: STOP_SCHEMA, THREADS_DB: path.join(dir, 'stop-threads.db'), THREADS_DIR: path.join(dir, 'stop-index'), COUNT_FILE: path.join(dir, 'stop-count'), CHUNK_MS: '200', TOKEN };
+      const server = await startServerProcess(SERVER, env);
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      page.setDefaultTimeout(60_000);
+      const lastTurnEnded = () =>
+        page.waitForFunction(() => {
+          const turns = document.querySelectorAll<HTMLElement>('.turn');
+          return turns.length > 0 && turns[turns.length - 1]!.dataset.state !== 'running';
+        });
+      try {
+        await page.goto(`${server.url}/?token=${TOKEN}`);
+        await page.waitForSelector('body[data-ready="true"]');
+        expect(await page.locator('#agent-description').textContent()).to.include('durable: Stop cancels its run');
+        await page.fill('#input', 'Read the pages');
+        await page.click('#send');
+        // The answer streams 3 characters per 200 ms: Stop once its first piece shows.
+        await page.waitForFunction(() => Array.from(document.querySelectorAll('.message[data-role="assistant"] .text')).some((n) => (n.textContent ?? '').startsWith('don')));
+        await page.click('#stop');
+        await lastTurnEnded();
+        expect(await page.locator('.turn').last().getAttribute('data-state')).to.equal('stopped');
+        expect(await page.locator('.turn-note').allTextContents()).to.deep.equal([DURABLE_STOPPED_MESSAGE]);
+        expect(await page.locator('#error').isVisible()).to.equal(false);
+        const shown = (await page.locator('.message[data-role="assistant"] .text').allTextContents()).join('');
+        expect(SCRIPTED_ANSWER.startsWith(shown) && shown.length < SCRIPTED_ANSWER.length, shown).to.equal(true);
+        // The first turn of a new thread was stopped: no thread is listed, as for any agent.
+        expect(await page.locator('#thread-list .thread').count()).to.equal(0);
+        await page.fill('#input', 'Read the pages');
+        await page.click('#send');
+        await page.waitForFunction(() => document.querySelectorAll<HTMLElement>('.turn').length === 2);
+        await lastTurnEnded();
+        expect(await page.locator('.turn').last().getAttribute('data-state')).to.equal('done');
+        expect(await page.locator('.message[data-role="assistant"] .text').allTextContents()).to.include(SCRIPTED_ANSWER);
+        expect(await page.locator('#thread-list .thread').count()).to.equal(1);
+      } finally {
+        await context.close();
+        server.child.kill('SIGTERM');
+        await server.exit;
       }
     });
   }),

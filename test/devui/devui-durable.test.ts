@@ -2,19 +2,23 @@ import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { tool } from 'skein';
+import pg from 'pg';
+import { DurableRunCancelledError, DurableRunner, tool } from 'skein';
 import { dbosPlugin } from 'skein/dbos';
 import { openaiPlugin } from 'skein/openai';
 import { sqliteStorePlugin } from 'skein/store-sqlite';
 import { Emulator } from 'skein/testing';
 import { z } from 'zod';
+import { DURABLE_STOPPED_MESSAGE } from '../../src/devui/durable-chat.js';
 import { startDevUI, type DevUI } from '../../src/devui/index.js';
 import { DATABASE_URL, NEEDS_POSTGRES, RUN_ID, dropSchema, postgresAvailable, withService } from '../dbos/dbos-support.js';
-import { SCRIPTED_ANSWER, startServerProcess, timesDone } from '../dbos/fixtures/server-process.js';
+import { SCRIPTED_ANSWER, timesDone } from '../dbos/fixtures/server-process.js';
+import { startServerProcess } from '../support/server-process.js';
 import { readSse, type SseEvent } from './devui-fixture.js';
 
 const SCHEMA = `dbos_${RUN_ID}_devui`;
 const KILL_SCHEMA = `dbos_${RUN_ID}_devui_kill`;
+const STOP_SCHEMA = `dbos_${RUN_ID}_devui_stop`;
 const SERVER = path.join(import.meta.dirname, 'fixtures', 'durable-devui.js');
 const ANSWER = SCRIPTED_ANSWER;
 const TOKEN = 'durable-devui-test-token';
@@ -60,11 +64,14 @@ withService('Dev UI: a durable agent (DBOS on PostgreSQL)', await postgresAvaila
         },
       });
     });
+    // A test that failed while a tool was held lets it go, so the engine can shut down.
+    afterEach(() => release());
     after(async () => {
       await devui?.close();
       await emulator?.stop();
       await dropSchema(SCHEMA);
       await dropSchema(KILL_SCHEMA);
+      await dropSchema(STOP_SCHEMA);
       await rm(dir, { recursive: true, force: true });
     });
 
@@ -179,6 +186,155 @@ withService('Dev UI: a durable agent (DBOS on PostgreSQL)', await postgresAvaila
       // Answered again (a stale tab): the call waits no more.
       const stale = await post({ threadId, approvals: [{ callId: pending[0]!.callId, approved: true }] });
       expect(stale.status).to.equal(409);
+    });
+
+    const postJson = (route: string, body: object) => api(route, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const stop = async (runId: string) => {
+      const response = await postJson(`/api/runs/${encodeURIComponent(runId)}/stop`, {});
+      expect(response.status).to.equal(200);
+      return (await response.json()) as { stopped: boolean };
+    };
+    const textsOf = async (threadId: string) => {
+      const thread = (await (await api(`/api/threads/${threadId}`)).json()) as { messages: { role: string; contents: { kind: string; text?: string; name?: string }[] }[] };
+      return thread.messages.flatMap((m) => m.contents.map((c) => `${m.role}: ${c.kind === 'text' ? c.text : c.kind === 'function-call' ? `call ${c.name}` : c.kind}`));
+    };
+    const TURN = ['user: call slow_report {}', 'assistant: call slow_report', 'tool: function-result', 'assistant: slow_report returned: report ready'];
+
+    it('Stop mid-run cancels the durable run: {stopped: true}, the stream ends with `stopped`, the run is cancelled, the thread keeps its finished turn once and nothing of the stopped one; the next message works', async () => {
+      gate = Promise.resolve();
+      const first = await readSse(await postJson('/api/chat', { agent: 'helper', text: 'call slow_report {}' }));
+      expect(first.at(-1)?.event).to.equal('done');
+      const { threadId, runId: finishedRun } = first[0]!.data as { threadId: string; runId: string };
+      expect(await textsOf(threadId)).to.deep.equal(TURN);
+      // The second turn's tool is held: the run is in flight when Stop arrives.
+      gate = new Promise<void>((resolve) => (release = resolve));
+      const reportsHeld = reports;
+      let runId = '';
+      let answer: { stopped: boolean } | undefined;
+      const events = await readSse(await postJson('/api/chat', { threadId, text: 'call slow_report {}' }), async (event) => {
+        if (event.event === 'run') runId = event.data.runId as string;
+        if (event.event === 'tool-call') answer = await stop(runId);
+      });
+      expect(answer).to.deep.equal({ stopped: true });
+      // The stream ended while the tool was still held: the way an in-process stop ends it.
+      expect(reportsHeld).to.equal(reports);
+      expect(events.map((e) => e.event)).to.not.include('done');
+      expect(events.at(-1)).to.deep.equal({ event: 'stopped', data: { message: DURABLE_STOPPED_MESSAGE } });
+      const runner = devui.container.get<DurableRunner>(DurableRunner);
+      expect(await runner.getRun(runId).then(() => undefined, (e: unknown) => e)).to.be.instanceOf(DurableRunCancelledError);
+      release();
+      // The thread as before the stopped turn; a reload of the run's stream ends the same way.
+      expect(await textsOf(threadId)).to.deep.equal(TURN);
+      expect((await readSse(await api(`/api/runs/${runId}/events`))).at(-1)?.event).to.equal('stopped');
+      // Stopping again, a finished run, or an id no thread names: nothing to stop.
+      expect(await stop(runId)).to.deep.equal({ stopped: false });
+      expect(await stop(finishedRun)).to.deep.equal({ stopped: false });
+      expect(await stop('no-such-run')).to.deep.equal({ stopped: false });
+      // The next message on the thread runs (no 409 for the cancelled run) and lands once.
+      gate = Promise.resolve();
+      const next = await readSse(await postJson('/api/chat', { threadId, text: 'call slow_report {}' }));
+      expect(next.at(-1)?.event).to.equal('done');
+      expect(await textsOf(threadId)).to.deep.equal([...TURN, ...TURN]);
+    });
+
+    it('Stop in the first turn of a new durable thread: the run is cancelled and, as for a stopped first turn of any agent, no thread is listed', async () => {
+      gate = new Promise<void>((resolve) => (release = resolve));
+      let run: { runId: string; threadId: string } | undefined;
+      let answer: { stopped: boolean } | undefined;
+      const events = await readSse(await postJson('/api/chat', { agent: 'helper', text: 'call slow_report {}' }), async (event) => {
+        if (event.event === 'run') run = event.data as typeof run;
+        if (event.event === 'tool-call') answer = await stop(run!.runId);
+      });
+      expect(answer).to.deep.equal({ stopped: true });
+      expect(events.at(-1)?.event).to.equal('stopped');
+      release();
+      expect((await api(`/api/threads/${run!.threadId}`)).status).to.equal(404);
+      const listed = (await (await api('/api/threads')).json()) as { threads: { id: string }[] };
+      expect(listed.threads.map((t) => t.id)).to.not.include(run!.threadId);
+      expect(await stop(run!.runId)).to.deep.equal({ stopped: false });
+    });
+
+    it('Stop on a run that waits for approval: {stopped: true}; the thread keeps the asking turn with its call pending, and the answer starts a new run that runs the tool once', async () => {
+      const asked = await readSse(await postJson('/api/chat', { agent: 'helper', text: 'call deploy {}' }));
+      const { runId, threadId } = asked[0]!.data as { runId: string; threadId: string };
+      const [call] = asked.at(-1)!.data.pendingApprovals as { callId: string }[];
+      const before = deploys;
+      expect(await stop(runId)).to.deep.equal({ stopped: true });
+      const runner = devui.container.get<DurableRunner>(DurableRunner);
+      expect(await runner.getRun(runId).then(() => undefined, (e: unknown) => e)).to.be.instanceOf(DurableRunCancelledError);
+      const listed = (await (await api(`/api/threads/${threadId}`)).json()) as { pendingApprovals?: { callId: string }[] };
+      expect(listed.pendingApprovals?.map((p) => p.callId)).to.deep.equal([call!.callId]);
+      const rest = await readSse(await postJson('/api/chat', { threadId, approvals: [{ callId: call!.callId, approved: true }] }));
+      expect(rest[0]!.data.runId).to.not.equal(runId);
+      expect(rest.find((e) => e.event === 'tool-result')?.data).to.deep.include({ callId: call!.callId, result: 'deployed' });
+      expect(rest.at(-1)?.event).to.equal('done');
+      expect(deploys).to.equal(before + 1);
+      const texts = await textsOf(threadId);
+      expect(texts.filter((t) => t.startsWith('user: ') || t.startsWith('assistant: deploy'))).to.deep.equal(['user: call deploy {}', 'assistant: deploy returned: deployed']);
+      expect(texts.filter((t) => t === 'tool: function-result')).to.have.length(1);
+    });
+
+    it('Stop reaching another Dev UI process on the same index and system database cancels the run; the page reading it from the first process gets `stopped`', async () => {
+      const env = { DATABASE_URL, SCHEMA: STOP_SCHEMA, THREADS_DB: path.join(dir, 'stop-threads.db'), THREADS_DIR: path.join(dir, 'stop-index'), COUNT_FILE: path.join(dir, 'stop.count'), CHUNK_MS: '200', TOKEN };
+      const headers = { authorization: `Bearer ${TOKEN}` };
+      // Both launch before the run exists, so neither recovers what the other runs.
+      const [reading, stopping] = await Promise.all([startServer(env), startServer(env)]);
+      const database = new pg.Client({ connectionString: DATABASE_URL });
+      await database.connect();
+      try {
+        const chat = (text: string, threadId?: string) => fetch(`${reading.url}/api/chat`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ agent: 'reader', text, threadId }) });
+        const done = await readSse(await chat('Read the pages'));
+        expect(done.at(-1)?.event).to.equal('done');
+        const threadId = done[0]!.data.threadId as string;
+        let runId = '';
+        let answer: { stopped: boolean } | undefined;
+        // The answer streams 3 characters per 200 ms: Stop goes to the other process at its first piece.
+        const events = await readSse(await chat('Read the pages again', threadId), async (event) => {
+          if (event.event === 'run') runId = event.data.runId as string;
+          if (event.event === 'delta' && answer === undefined) answer = (await (await fetch(`${stopping.url}/api/runs/${runId}/stop`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' })).json()) as { stopped: boolean };
+        });
+        expect(answer).to.deep.equal({ stopped: true });
+        expect(events.at(-1)).to.deep.equal({ event: 'stopped', data: { message: DURABLE_STOPPED_MESSAGE } });
+        expect(shownText(events).length).to.be.lessThan(ANSWER.length);
+        const status = await database.query<{ status: string }>(`SELECT status FROM "${STOP_SCHEMA}".workflow_status WHERE workflow_uuid = $1`, [runId]);
+        expect(status.rows.map((r) => r.status)).to.deep.equal(['CANCELLED']);
+        // Either process shows the thread with the first turn only, once.
+        for (const url of [reading.url, stopping.url]) {
+          const thread = (await (await fetch(`${url}/api/threads/${threadId}`, { headers })).json()) as { messages: { role: string; contents: { kind: string; text?: string }[] }[] };
+          const texts = thread.messages.flatMap((m) => m.contents.filter((c) => c.kind === 'text').map((c) => `${m.role}: ${c.text}`));
+          expect(texts).to.deep.equal(['user: Read the pages', `assistant: ${ANSWER}`]);
+        }
+        expect((await (await fetch(`${reading.url}/api/runs/${runId}/stop`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' })).json()) as { stopped: boolean }).to.deep.equal({ stopped: false });
+      } finally {
+        await database.end();
+        for (const server of [reading, stopping]) server.child.kill('SIGTERM');
+        await Promise.all([reading.exit, stopping.exit]);
+      }
+    });
+
+    it('run settings reach every model call of a durable run (kept with the run: after an approval wait too), and only that run', async () => {
+      const sentToModel = () => emulator.requestsTo('/v1/chat/completions').map((r) => r.body as { temperature?: number; max_completion_tokens?: number; max_tokens?: number; messages: { role: string; content: unknown }[] });
+      const before = sentToModel().length;
+      const settings = { temperature: 0.4, maxOutputTokens: 60, instructions: 'Answer in French.' };
+      const asked = await readSse(await postJson('/api/chat', { agent: 'helper', text: 'call deploy {}', settings }));
+      expect(asked[0]!.data).to.deep.include({ durable: true, settings });
+      const { threadId } = asked[0]!.data as { threadId: string };
+      const pending = asked.at(-1)!.data.pendingApprovals as { callId: string }[];
+      const rest = await readSse(await postJson('/api/chat', { threadId, approvals: [{ callId: pending[0]!.callId, approved: true }] }));
+      expect(rest.at(-1)?.event).to.equal('done');
+      const calls = sentToModel().slice(before);
+      expect(calls).to.have.length(2);
+      for (const call of calls) {
+        expect(call.temperature).to.equal(0.4);
+        expect(call.max_completion_tokens ?? call.max_tokens).to.equal(60);
+        expect(JSON.stringify(call.messages.filter((m) => m.role === 'system' || m.role === 'developer'))).to.contain('Answer in French.');
+      }
+      // The next turn without settings has none.
+      const next = await readSse(await postJson('/api/chat', { threadId, text: 'hello' }));
+      expect(next.at(-1)?.event).to.equal('done');
+      const last = sentToModel().at(-1)!;
+      expect(last.temperature).to.equal(undefined);
+      expect(JSON.stringify(last.messages)).to.not.contain('Answer in French.');
     });
 
     it('a Last-Event-ID that is no offset is a 400 saying what it expected; an unknown run a 404', async () => {

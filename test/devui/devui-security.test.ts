@@ -151,6 +151,16 @@ describe('Dev UI: requests no other site can make (DNS rebinding, CSRF, tokens)'
     expectUntouched(1);
   });
 
+  it('a body over 8 MiB is a 413 naming the limit that closes the connection, and runs nothing', async () => {
+    const id = await seedThenWatch();
+    const response = await fetch(`${fx.devui.url}/api/threads/import`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ threadId: id, pad: 'x'.repeat(8 * 1024 * 1024) }) });
+    expect(response.status).to.equal(413);
+    expect(response.headers.get('connection')).to.equal('close');
+    const { error } = (await response.json()) as { error: { name: string; message: string } };
+    expect(error).to.deep.equal({ name: 'RequestBodyTooLargeError', message: `The body is ${8 * 1024 * 1024 + JSON.stringify({ threadId: id, pad: '' }).length} bytes; this server accepts at most ${8 * 1024 * 1024}.` });
+    expectUntouched(1);
+  });
+
   it('answers no CORS preflight and sends no Access-Control header', async () => {
     await seedThenWatch();
     const preflight = await raw(fx.devui.url, {

@@ -140,6 +140,8 @@ describe('Emulator: replies validate against the OpenAI OpenAPI specification', 
     await call('GET', `/threads/${thread.id}/runs/${cancelled.id}`);
     await call('DELETE', `/threads/${thread.id}/messages/${message.id}`);
     await call('POST', '/threads/runs', { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'My name is Ada.' }] }, stream: true });
+    // A streamed tool call: its arguments come in thread.run.step.delta events.
+    await call('POST', '/threads/runs', { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'call get_weather {"city":"Paris"}' }] }, stream: true });
     const created = await json('POST', '/threads/runs', { assistant_id: assistant.id, thread: { messages: [{ role: 'user', content: 'Hello' }] } });
     await call('GET', `/threads/${String(created.thread_id)}/runs/${created.id}`);
     await call('DELETE', `/threads/${thread.id}`);

@@ -100,6 +100,26 @@ describe('history: Assistants v2 threads (real openai SDK against the emulator)'
     expect(texts(await a.getMessages(await a.forkThread(thread)))).to.deep.equal(texts(history.slice(0, 2)));
   });
 
+  it("a fork keeps the thread's other state (an app's, context providers') as a chat agent's fork does, and the assistant; not the origin's uploaded files", async () => {
+    const a = agent();
+    const thread = a.getNewThread();
+    await a.run('My name is Ann.', { thread });
+    thread.state = { ...thread.state, app: { theme: 'dark', notes: ['a'] }, 'ag-ui': { cart: 2 } };
+    const own = thread.state.openaiAssistants as { assistantId?: string };
+    const fork = await a.forkThread(thread);
+    expect(fork.state.app).to.deep.equal({ theme: 'dark', notes: ['a'] });
+    expect(fork.state['ag-ui']).to.deep.equal({ cart: 2 });
+    expect((fork.state.openaiAssistants as { assistantId?: string }).assistantId).to.equal(own.assistantId);
+    expect(fork.state.openaiAssistants).to.not.have.property('uploadedFileIds');
+    // The fork's state is its own: changing it leaves the origin's.
+    (fork.state.app as { theme: string }).theme = 'light';
+    expect((thread.state.app as { theme: string }).theme).to.equal('dark');
+    // It serializes and resumes with that state, and goes on.
+    const resumed = await a.deserializeThread(await fork.serialize());
+    expect(resumed.state.app).to.deep.equal({ theme: 'light', notes: ['a'] });
+    expect(messageText((await a.run("What's my name?", { thread: resumed })).messages.at(-1)!)).to.contain('Ann');
+  });
+
   it('forks by seeding a new service thread with the messages up to the cut; the original is unchanged; the fork resumes in a new container and deletes alone', () =>
     expectSeededFork(agent));
 });

@@ -130,6 +130,19 @@ describe('history: getMessages and forkThread on message-store threads (ChatAgen
       await agent.run('again?', { thread: fork });
     });
 
+    it("a fork copies the thread's other state all the way down: changing one's never changes the other's", async () => {
+      const agent = new ChatAgent({ chatClient: client() });
+      const thread = agent.getNewThread();
+      await agent.run('my name is Ann', { thread });
+      thread.state = { ...thread.state, app: { cart: { items: ['tea'] } } };
+      const fork = await agent.forkThread(thread);
+      expect(fork.state.app).to.deep.equal({ cart: { items: ['tea'] } });
+      ((fork.state.app as { cart: { items: string[] } }).cart.items).push('milk');
+      expect(thread.state.app).to.deep.equal({ cart: { items: ['tea'] } });
+      ((thread.state.app as { cart: { items: string[] } }).cart.items).push('sugar');
+      expect(fork.state.app).to.deep.equal({ cart: { items: ['tea', 'milk'] } });
+    });
+
     it('a fork of a thread waiting for approval ends before that turn and carries no pending approval; the original can still be approved', async () => {
       const deleted: string[] = [];
       const deleteFile = deleteFileTool(deleted);

@@ -212,6 +212,22 @@ describe('skein/mcp: Skein agents served over MCP (McpAgentServer, skein mcp ser
     });
   });
 
+  it('a body over 4 MiB is a 413 JSON-RPC error that closes the connection; the server goes on serving', async () => {
+    const container: Container = await createContainer(configFile);
+    const server = new McpAgentServer({ agents: { helper: container.get<AIAgent>(agentToken('helper')) } });
+    const url = await server.listenHttp();
+    cleanups.push(() => server.close());
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(4 * 1024 * 1024) } });
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: big });
+    expect(res.status).to.equal(413);
+    expect(res.headers.get('connection')).to.equal('close');
+    expect(await res.json()).to.deep.equal({ jsonrpc: '2.0', error: { code: -32600, message: `The body is ${Buffer.byteLength(big)} bytes; this server accepts at most ${4 * 1024 * 1024}.` }, id: null });
+    const client = new Client({ name: 'after-413', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    expect((await client.listTools()).tools.map((t) => t.name)).to.include('ask_helper');
+    await client.close();
+  });
+
   it('calls on one thread at the same time take turns: both turns are kept, in order', async () => {
     const container = createContainer({
       plugins: [openaiPlugin({ apiKey: 'k', baseURL: emu.emulator.openaiBaseURL, maxRetries: 0 })],

@@ -1,11 +1,9 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
-import { AbortError, type AIAgent, type AgentThread, RateLimitError, ServiceError, SkeinError, tool } from 'skein';
-import { Emulator, type Fault } from 'skein/testing';
+import { AbortError, type AgentThread, RateLimitError, ServiceError, SkeinError, tool } from 'skein';
+import type { Fault } from 'skein/testing';
 import { z } from 'zod';
-import { ALL_PROVIDERS, type ProviderHarness, rejection, snapshot, until } from './providers.js';
-
-type Mode = 'run' | 'runStream';
+import { ALL_PROVIDERS, harnessPerTest, rejection, snapshot, turn, until } from './providers.js';
 
 /** A tool that runs until its run is aborted: the abort reaches the tool through its signal. */
 function waitingTool() {
@@ -28,37 +26,10 @@ function waitingTool() {
   return { wait, seen };
 }
 
-/** One turn; `onText` sees each streamed assistant text delta. Resolves with the answer text. */
-function turn(agent: AIAgent, mode: Mode, input: string, thread: AgentThread, signal?: AbortSignal, onText?: (text: string) => void): Promise<string> {
-  if (mode === 'run') return agent.run(input, { thread, signal }).then((r) => r.text);
-  return new Promise<string>((resolve, reject) => {
-    let text = '';
-    agent.runStream(input, { thread, signal }).subscribe({
-      next: (update) => {
-        if (update.role !== 'assistant' || !update.text) return;
-        text += update.text;
-        onText?.(update.text);
-      },
-      error: reject,
-      complete: () => resolve(text),
-    });
-  });
-}
-
 describe('reliability: abort and failure policy', function () {
   this.timeout(20_000);
-  let emulator: Emulator;
-  let harness: ProviderHarness | undefined;
-
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-  });
-  afterEach(async () => {
-    sinon.restore();
-    await harness?.close();
-    harness = undefined;
-    await emulator.stop();
-  });
+  afterEach(() => sinon.restore());
+  const ctx = harnessPerTest();
 
   for (const provider of ALL_PROVIDERS) {
     for (const mode of ['run', 'runStream'] as const) {
@@ -68,15 +39,15 @@ describe('reliability: abort and failure policy', function () {
         /** A harness and a thread holding one landed turn ("My name is Ada."). */
         async function started(options: Parameters<typeof provider.create>[1] = {}) {
           waiting = waitingTool();
-          harness = await provider.create(emulator, { tools: [waiting.wait], ...options });
-          const thread = harness.agent.getNewThread();
-          expect(await turn(harness.agent, mode, 'My name is Ada.', thread)).to.equal('Nice to meet you, Ada!');
-          return { agent: harness.agent, thread, before: await snapshot(thread) };
+          ctx.harness = await provider.create(ctx.emulator, { tools: [waiting.wait], ...options });
+          const thread = ctx.harness.agent.getNewThread();
+          expect(await turn(ctx.harness.agent, mode, 'My name is Ada.', thread)).to.equal('Nice to meet you, Ada!');
+          return { agent: ctx.harness.agent, thread, before: await snapshot(thread) };
         }
 
         const modelRequests = (thread: AgentThread) => {
-          const call = harness!.modelCall(thread);
-          return emulator.requests.filter((r) => r.path === call.path && r.method === call.method).length;
+          const call = ctx.harness!.modelCall(thread);
+          return ctx.emulator.requests.filter((r) => r.path === call.path && r.method === call.method).length;
         };
 
         /**
@@ -87,15 +58,15 @@ describe('reliability: abort and failure policy', function () {
         async function expectUnchangedAndUsable(thread: AgentThread, before: string, runCreated = false) {
           await until(() => !thread.busy);
           expect(await snapshot(thread)).to.equal(before);
-          emulator.clearFaults();
-          const answer = await turn(harness!.agent, mode, "What's my name?", thread);
+          ctx.emulator.clearFaults();
+          const answer = await turn(ctx.harness!.agent, mode, "What's my name?", thread);
           if (provider.serviceMayKeepFailedInput && runCreated) expect(answer).to.be.oneOf(['Your name is Ada.', 'Your name is Bob.']);
           else expect(answer).to.equal('Your name is Ada.');
-          await harness!.assertWellFormed(thread);
+          await ctx.harness!.assertWellFormed(thread);
         }
 
         function inject(thread: AgentThread, fault: Fault) {
-          emulator.injectFault({ ...fault, ...harness!.modelCall(thread) } as Fault);
+          ctx.emulator.injectFault({ ...fault, ...ctx.harness!.modelCall(thread) } as Fault);
         }
 
         it('abort before the run starts: AbortError, nothing sent, thread unchanged', async () => {
@@ -156,7 +127,7 @@ describe('reliability: abort and failure policy', function () {
           expect(timers.getCalls().some((c) => c.args[1] === 1000), 'a 1000 ms wait from retry-after').to.equal(true);
           if (thread.messageStore) expect(await thread.messageStore.listMessages()).to.have.length(4);
           // Landed once: the next turn still sees exactly one exchange about the name.
-          await harness!.assertWellFormed(thread);
+          await ctx.harness!.assertWellFormed(thread);
         });
 
         it('HTTP 429 until the retries run out: a typed rate-limit failure, thread unchanged', async () => {
@@ -220,7 +191,7 @@ describe('reliability: abort and failure policy', function () {
               // The SDK got past the fault (e.g. skipped one unparsable event): the turn landed whole.
               expect(outcome.text).to.equal('Nice to meet you, Bob!');
               expect(await snapshot(thread)).to.not.equal(provider.history === 'message-store' ? before : '');
-              await harness!.assertWellFormed(thread);
+              await ctx.harness!.assertWellFormed(thread);
               return;
             }
             expect(outcome.error).to.be.instanceOf(SkeinError);

@@ -1,25 +1,8 @@
 import { expect } from 'chai';
-import { AbortError, type AIAgent, type AgentRunOptions, type AgentThread, type ChatMessage, ConfigurationError, ConnectionError, SkeinError, agentToken, createContainer, messageText, tool } from 'skein';
+import { AbortError, type AIAgent, type AgentThread, type ChatMessage, ConfigurationError, ConnectionError, SkeinError, agentToken, createContainer, messageText, tool } from 'skein';
 import { openaiPlugin } from 'skein/openai';
-import { Emulator } from 'skein/testing';
 import { z } from 'zod';
-import { type ProviderHarness, assertMessagesWellFormed, openaiChat, openaiResponses, openaiResponsesStateless, rejection, snapshot, until } from './providers.js';
-
-/** A streamed turn; `onText` sees each assistant text delta. Resolves with the answer text. */
-function streamTurn(agent: AIAgent, input: string, options: AgentRunOptions, onText?: (text: string) => void): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
-    let text = '';
-    agent.runStream(input, options).subscribe({
-      next: (update) => {
-        if (update.role !== 'assistant' || !update.text) return;
-        text += update.text;
-        onText?.(update.text);
-      },
-      error: reject,
-      complete: () => resolve(text),
-    });
-  });
-}
+import { assertMessagesWellFormed, harnessPerTest, openaiChat, openaiResponses, openaiResponsesStateless, rejection, snapshot, streamTurn, until } from './providers.js';
 
 async function messagesOf(thread: AgentThread): Promise<ChatMessage[]> {
   return thread.messageStore!.listMessages();
@@ -29,17 +12,7 @@ const isPartial = (m: ChatMessage) => m.additionalProperties?.partial === true;
 
 describe('reliability: keepPartial keeps the assistant text of a failed run, marked partial', function () {
   this.timeout(20_000);
-  let emulator: Emulator;
-  let harness: ProviderHarness | undefined;
-
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-  });
-  afterEach(async () => {
-    await harness?.close();
-    harness = undefined;
-    await emulator.stop();
-  });
+  const ctx = harnessPerTest();
 
   for (const provider of [openaiChat, openaiResponsesStateless]) {
     describe(provider.id, () => {
@@ -48,15 +21,15 @@ describe('reliability: keepPartial keeps the assistant text of a failed run, mar
       const twoWords = provider === openaiChat ? 3 : 6;
       /** A thread holding one landed turn, and the model call path for faults. */
       async function started(tools: Parameters<typeof provider.create>[1] = {}) {
-        harness = await provider.create(emulator, tools);
-        const thread = harness.agent.getNewThread();
-        expect((await harness.agent.run('My name is Ada.', { thread })).text).to.equal('Nice to meet you, Ada!');
-        return { agent: harness.agent, thread, call: harness.modelCall(thread), before: await messagesOf(thread) };
+        ctx.harness = await provider.create(ctx.emulator, tools);
+        const thread = ctx.harness.agent.getNewThread();
+        expect((await ctx.harness.agent.run('My name is Ada.', { thread })).text).to.equal('Nice to meet you, Ada!');
+        return { agent: ctx.harness.agent, thread, call: ctx.harness.modelCall(thread), before: await messagesOf(thread) };
       }
 
       it('runStream aborted mid-stream: AbortError carrying the partial message; the thread holds the input and that text, marked partial', async () => {
         const { agent, thread, call, before } = await started();
-        emulator.injectFault({ kind: 'stall-stream', afterEvents: twoWords, ...call });
+        ctx.emulator.injectFault({ kind: 'stall-stream', afterEvents: twoWords, ...call });
         const controller = new AbortController();
         let streamed = '';
         const error = await rejection(
@@ -85,7 +58,7 @@ describe('reliability: keepPartial keeps the assistant text of a failed run, mar
 
       it('runStream cut mid-stream: ConnectionError carrying the partial message, which the thread recorded', async () => {
         const { agent, thread, call, before } = await started();
-        emulator.injectFault({ kind: 'cut-stream', afterEvents: twoWords, ...call });
+        ctx.emulator.injectFault({ kind: 'cut-stream', afterEvents: twoWords, ...call });
         let streamed = '';
         const error = await rejection(streamTurn(agent, 'My name is Bob.', { thread, keepPartial: true }, (text) => (streamed += text)));
         expect(error).to.be.instanceOf(ConnectionError);
@@ -101,15 +74,15 @@ describe('reliability: keepPartial keeps the assistant text of a failed run, mar
       it('nothing arrived (run cut before its reply, abort before the first token): the thread is unchanged, no partial', async () => {
         const { agent, thread, call } = await started();
         const before = await snapshot(thread);
-        emulator.injectFault({ kind: 'cut-stream', afterEvents: 0, ...call });
+        ctx.emulator.injectFault({ kind: 'cut-stream', afterEvents: 0, ...call });
         const cut = await rejection(agent.run('My name is Bob.', { thread, keepPartial: true }));
         expect(cut).to.be.instanceOf(ConnectionError);
         expect((cut as SkeinError).partial).to.equal(undefined);
-        emulator.injectFault({ kind: 'stall-stream', afterEvents: 0, ...call });
+        ctx.emulator.injectFault({ kind: 'stall-stream', afterEvents: 0, ...call });
         const controller = new AbortController();
-        const sent = emulator.requests.length;
+        const sent = ctx.emulator.requests.length;
         const pending = streamTurn(agent, 'My name is Bob.', { thread, signal: controller.signal, keepPartial: true });
-        await until(() => emulator.requests.length > sent);
+        await until(() => ctx.emulator.requests.length > sent);
         controller.abort();
         expect(await rejection(pending)).to.be.instanceOf(AbortError);
         await until(() => !thread.busy);
@@ -125,15 +98,15 @@ describe('reliability: keepPartial keeps the assistant text of a failed run, mar
           execute: () => {
             executed++;
             // The model call after this tool round streams some text, then stalls.
-            emulator.injectFault({ kind: 'stall-stream', afterEvents: twoWords, ...harness!.modelCall(thread) });
+            ctx.emulator.injectFault({ kind: 'stall-stream', afterEvents: twoWords, ...ctx.harness!.modelCall(thread) });
             return 'Paris';
           },
         });
-        harness = await provider.create(emulator, { tools: [lookup] });
-        const thread = harness.agent.getNewThread();
+        ctx.harness = await provider.create(ctx.emulator, { tools: [lookup] });
+        const thread = ctx.harness.agent.getNewThread();
         const controller = new AbortController();
         const error = await rejection(
-          streamTurn(harness.agent, 'call lookup_city {}', { thread, signal: controller.signal, keepPartial: true }, () => controller.abort()),
+          streamTurn(ctx.harness.agent, 'call lookup_city {}', { thread, signal: controller.signal, keepPartial: true }, () => controller.abort()),
         );
         expect(error).to.be.instanceOf(AbortError);
         expect(executed).to.equal(1);
@@ -176,17 +149,17 @@ describe('reliability: keepPartial keeps the assistant text of a failed run, mar
 
   it('agent config `keepPartial: true` is the default for its runs; a run can turn it off', async () => {
     const container = await createContainer({
-      plugins: [openaiPlugin({ apiKey: 'test', baseURL: emulator.openaiBaseURL, maxRetries: 0 })],
+      plugins: [openaiPlugin({ apiKey: 'test', baseURL: ctx.emulator.openaiBaseURL, maxRetries: 0 })],
       agents: { support: { client: 'openai-chat', model: 'gpt-test', keepPartial: true } },
     });
     const agent = container.get<AIAgent>(agentToken('support'));
     const thread = agent.getNewThread();
-    emulator.injectFault({ kind: 'cut-stream', afterEvents: 4, path: '/v1/chat/completions' });
+    ctx.emulator.injectFault({ kind: 'cut-stream', afterEvents: 4, path: '/v1/chat/completions' });
     const error = await rejection(streamTurn(agent, 'My name is Bob.', { thread }));
     expect((error as SkeinError).partial?.additionalProperties).to.deep.equal({ partial: true });
     expect(await messagesOf(thread)).to.have.length(2);
     const before = await snapshot(thread);
-    emulator.injectFault({ kind: 'cut-stream', afterEvents: 4, path: '/v1/chat/completions' });
+    ctx.emulator.injectFault({ kind: 'cut-stream', afterEvents: 4, path: '/v1/chat/completions' });
     const off = await rejection(streamTurn(agent, 'My name is Cy.', { thread, keepPartial: false }));
     expect(off).to.be.instanceOf(ConnectionError);
     expect((off as SkeinError).partial).to.equal(undefined);
@@ -197,7 +170,7 @@ describe('reliability: keepPartial keeps the assistant text of a failed run, mar
     const error = await rejection(
       (async () =>
         createContainer({
-          plugins: [openaiPlugin({ apiKey: 'test', baseURL: emulator.openaiBaseURL })],
+          plugins: [openaiPlugin({ apiKey: 'test', baseURL: ctx.emulator.openaiBaseURL })],
           agents: { support: { client: 'openai-chat', keepPartial: 'yes' as unknown as boolean } },
         }))(),
     );
@@ -206,12 +179,12 @@ describe('reliability: keepPartial keeps the assistant text of a failed run, mar
   });
 
   it('openai-responses (service thread): the service decides; nothing changes locally even with keepPartial', async () => {
-    harness = await openaiResponses.create(emulator);
-    const { agent } = harness;
+    ctx.harness = await openaiResponses.create(ctx.emulator);
+    const { agent } = ctx.harness;
     const thread = agent.getNewThread();
     await agent.run('My name is Ada.', { thread });
     const before = await snapshot(thread);
-    emulator.injectFault({ kind: 'cut-stream', afterEvents: 6, ...harness.modelCall(thread) });
+    ctx.emulator.injectFault({ kind: 'cut-stream', afterEvents: 6, ...ctx.harness.modelCall(thread) });
     let streamed = '';
     const error = await rejection(streamTurn(agent, 'My name is Bob.', { thread, keepPartial: true }, (t) => (streamed += t)));
     expect(error).to.be.instanceOf(ConnectionError);

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import { lastValueFrom, toArray } from 'rxjs';
 import { type AgentThread, type ChatMessage, SkeinError, AbortError } from 'skein';
-import { Emulator } from 'skein/testing';
-import { type ProviderCase, type ProviderHarness, a2a, assertMessagesWellFormed, openaiChat, openaiResponses, openaiResponsesStateless } from './providers.js';
+import { type ProviderCase, a2a, harnessPerTest, assertMessagesWellFormed, openaiChat, openaiResponses, openaiResponsesStateless } from './providers.js';
 
 const text = (m: ChatMessage) => m.contents.map((c) => (c.kind === 'text' ? c.text : '')).join('');
 
@@ -14,23 +13,13 @@ function random(seed: number): () => number {
 
 describe('reliability: load', function () {
   this.timeout(60_000);
-  let emulator: Emulator;
-  let harness: ProviderHarness | undefined;
-
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-  });
-  afterEach(async () => {
-    await harness?.close();
-    harness = undefined;
-    await emulator.stop();
-  });
+  const ctx = harnessPerTest();
 
   const CONVERSATIONS = 40;
   for (const provider of [openaiChat, openaiResponses, openaiResponsesStateless, a2a] as ProviderCase[]) {
     it(`${provider.id}: ${CONVERSATIONS} concurrent conversations on one agent, run and runStream mixed, no cross-talk`, async () => {
-      harness = await provider.create(emulator);
-      const { agent } = harness;
+      ctx.harness = await provider.create(ctx.emulator);
+      const { agent } = ctx.harness;
       const threads = Array.from({ length: CONVERSATIONS }, () => agent.getNewThread());
       const say = (i: number, input: string) =>
         i % 2 === 0
@@ -42,13 +31,13 @@ describe('reliability: load', function () {
         expect(hello).to.equal(`Nice to meet you, User${i}!`);
         expect(name).to.equal(`Your name is User${i}.`);
       });
-      for (const thread of threads) await harness.assertWellFormed(thread);
+      for (const thread of threads) await ctx.harness.assertWellFormed(thread);
     });
   }
 
   it('openai-chat: a flood of 60 runs on one thread lands in submission order, each once', async () => {
-    harness = await openaiChat.create(emulator);
-    const { agent } = harness;
+    ctx.harness = await openaiChat.create(ctx.emulator);
+    const { agent } = ctx.harness;
     const thread = agent.getNewThread();
     const runs = Array.from({ length: 60 }, (_, i) => agent.run(`message ${i}`, { thread }));
     await Promise.all(runs);
@@ -61,8 +50,8 @@ describe('reliability: load', function () {
   });
 
   it('soak: 30 conversations x 4 turns under random faults; every thread holds exactly its acknowledged turns', async () => {
-    harness = await openaiChat.create(emulator, { maxRetries: 0 });
-    const { agent } = harness;
+    ctx.harness = await openaiChat.create(ctx.emulator, { maxRetries: 0 });
+    const { agent } = ctx.harness;
     const next = random(20240601);
     const kinds = ['status-500', 'status-429', 'cut-stream', 'garbage-json', 'malformed-sse'] as const;
     const threads: AgentThread[] = Array.from({ length: 30 }, () => agent.getNewThread());
@@ -72,10 +61,10 @@ describe('reliability: load', function () {
         for (let turn = 0; turn < 4; turn++) {
           if (next() < 0.35) {
             const kind = kinds[Math.floor(next() * kinds.length)]!;
-            if (kind === 'status-500') emulator.injectFault({ kind: 'status', status: 500 });
-            else if (kind === 'status-429') emulator.injectFault({ kind: 'status', status: 429, retryAfterSeconds: 0 });
-            else if (kind === 'cut-stream') emulator.injectFault({ kind: 'cut-stream', afterEvents: 2 });
-            else emulator.injectFault({ kind });
+            if (kind === 'status-500') ctx.emulator.injectFault({ kind: 'status', status: 500 });
+            else if (kind === 'status-429') ctx.emulator.injectFault({ kind: 'status', status: 429, retryAfterSeconds: 0 });
+            else if (kind === 'cut-stream') ctx.emulator.injectFault({ kind: 'cut-stream', afterEvents: 2 });
+            else ctx.emulator.injectFault({ kind });
           }
           const input = `conversation ${t} turn ${turn}`;
           const streamed = next() < 0.5;
@@ -90,7 +79,7 @@ describe('reliability: load', function () {
         }
       }),
     );
-    emulator.clearFaults();
+    ctx.emulator.clearFaults();
     let failures = 0;
     for (const [t, thread] of threads.entries()) {
       const messages = thread.messageStore ? await thread.messageStore.listMessages() : [];

@@ -1,12 +1,15 @@
 import 'reflect-metadata';
 import type { AgentsClient } from '@azure/ai-agents';
 import { expect } from 'chai';
+import { inspect } from 'node:util';
 import OpenAI from 'openai';
-import { type AIAgent, type AITool, type AgentThread, type ChatMessage, ChatAgent, type ThreadConcurrency } from 'skein';
+import sinon from 'sinon';
+import { type AIAgent, type AITool, type AgentRunOptions, type AgentThread, type ChatMessage, ChatAgent, type ThreadConcurrency } from 'skein';
 import { A2AAgent, A2AServer } from 'skein/a2a';
 import { AzureAIAgent, createEmulatorAgentsClient } from 'skein/azure-ai-agents';
 import { OpenAIAssistantAgent, OpenAIChatClient, OpenAIResponsesClient } from 'skein/openai';
 import type { Emulator } from 'skein/testing';
+import { emulatorPerTest } from '../support/emulator.js';
 
 /** Credentials a harness configures; the secrets test searches everything for them. */
 export interface HarnessSecrets {
@@ -253,4 +256,60 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
 /** Waits (without a deadline) until `check` holds; the test's own timeout bounds it. */
 export async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((resolve) => setTimeout(resolve, 2));
+}
+
+export type Mode = 'run' | 'runStream';
+
+/** A streamed turn; `onText` sees each assistant text delta. Resolves with the answer text. */
+export function streamTurn(agent: AIAgent, input: string, options: AgentRunOptions, onText?: (text: string) => void): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let text = '';
+    agent.runStream(input, options).subscribe({
+      next: (update) => {
+        if (update.role !== 'assistant' || !update.text) return;
+        text += update.text;
+        onText?.(update.text);
+      },
+      error: reject,
+      complete: () => resolve(text),
+    });
+  });
+}
+
+/** One turn by `run` or `runStream`; `onText` sees each streamed assistant text delta. Resolves with the answer text. */
+export function turn(agent: AIAgent, mode: Mode, input: string, thread: AgentThread, signal?: AbortSignal, onText?: (text: string) => void): Promise<string> {
+  if (mode === 'run') return agent.run(input, { thread, signal }).then((r) => r.text);
+  return streamTurn(agent, input, { thread, signal }, onText);
+}
+
+/** What each test of a suite works on: a fresh emulator, and the harness the test made on it. */
+export interface HarnessPerTest {
+  readonly emulator: Emulator;
+  harness: ProviderHarness | undefined;
+}
+
+/** For the enclosing describe: `emulatorPerTest`, and the test's harness closed after it, before its emulator stops. */
+export function harnessPerTest(): HarnessPerTest {
+  const slot = {
+    harness: undefined as ProviderHarness | undefined,
+    get emulator() {
+      return access.emulator;
+    },
+  };
+  const access = emulatorPerTest({}, {
+    beforeStop: async () => {
+      await slot.harness?.close();
+      slot.harness = undefined;
+    },
+  });
+  return slot;
+}
+
+/** Stubs the console for the test; returns the array every line it would have printed goes to (sinon.restore() ends it). */
+export function captureConsole(): string[] {
+  const logged: string[] = [];
+  for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
+    sinon.stub(console, method).callsFake((...args: unknown[]) => void logged.push(args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: 8 }))).join(' ')));
+  }
+  return logged;
 }

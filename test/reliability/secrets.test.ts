@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import sinon from 'sinon';
 import { type AIAgent, ConfigurationError, createContainer } from 'skein';
-import { Emulator } from 'skein/testing';
-import { ALL_PROVIDERS, type HarnessSecrets, type ProviderHarness, rejection, snapshot } from './providers.js';
+import { ALL_PROVIDERS, type HarnessSecrets, captureConsole, harnessPerTest, rejection, snapshot } from './providers.js';
 
 const SECRETS: HarnessSecrets = {
   apiKey: 'sk-SECRET-openai-7f3a9c2e',
@@ -29,42 +28,32 @@ function expectClean(text: string, where: string): void {
 
 describe('reliability: secrets never leak into threads, errors or logs', function () {
   this.timeout(20_000);
-  let emulator: Emulator;
-  let harness: ProviderHarness | undefined;
+  afterEach(() => sinon.restore());
+  const ctx = harnessPerTest();
   let logged: string[];
 
-  beforeEach(async () => {
-    emulator = await Emulator.start();
-    logged = [];
-    for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-      sinon.stub(console, method).callsFake((...args: unknown[]) => void logged.push(args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: 8 }))).join(' ')));
-    }
-  });
-  afterEach(async () => {
-    sinon.restore();
-    await harness?.close();
-    harness = undefined;
-    await emulator.stop();
+  beforeEach(() => {
+    logged = captureConsole();
   });
 
   for (const provider of ALL_PROVIDERS) {
     it(`${provider.id}: serialized threads, failures (5xx, 401, cut stream) and logs hold none of the configured secrets`, async () => {
-      harness = await provider.create(emulator, { secrets: SECRETS });
-      const agent: AIAgent = harness.agent;
+      ctx.harness = await provider.create(ctx.emulator, { secrets: SECRETS });
+      const agent: AIAgent = ctx.harness.agent;
       const thread = agent.getNewThread();
       await agent.run('My name is Ada.', { thread });
       // The secrets were really in use: the services received them.
-      const sent = emulator.requests.map((r) => JSON.stringify(r.headers)).join('\n');
+      const sent = ctx.emulator.requests.map((r) => JSON.stringify(r.headers)).join('\n');
       if (provider.id.startsWith('openai') || provider.id === 'a2a') expect(sent).to.include(SECRETS.apiKey);
       if (provider.id === 'azure-ai-agents') expect(sent).to.include(SECRETS.azureToken);
       expectClean(await snapshot(thread), 'the serialized thread');
 
       const errors: unknown[] = [];
-      emulator.injectFault({ kind: 'status', status: 500, times: 1, ...harness.modelCall(thread) });
+      ctx.emulator.injectFault({ kind: 'status', status: 500, times: 1, ...ctx.harness.modelCall(thread) });
       errors.push(await rejection(agent.run('My name is Bob.', { thread })));
-      emulator.injectFault({ kind: 'status', status: 401, times: 1, message: 'Incorrect API key provided.', ...harness.modelCall(thread) });
+      ctx.emulator.injectFault({ kind: 'status', status: 401, times: 1, message: 'Incorrect API key provided.', ...ctx.harness.modelCall(thread) });
       errors.push(await rejection(agent.run('My name is Bob.', { thread })));
-      emulator.injectFault({ kind: 'cut-stream', afterEvents: 2, ...harness.modelCall(thread) });
+      ctx.emulator.injectFault({ kind: 'cut-stream', afterEvents: 2, ...ctx.harness.modelCall(thread) });
       errors.push(await rejection(new Promise((resolve, reject) => agent.runStream('My name is Bob.', { thread }).subscribe({ error: reject, complete: () => resolve(undefined) }))));
       for (const [i, error] of errors.entries()) expectClean(errorText(error), `error ${i}`);
       expectClean(await snapshot(thread), 'the serialized thread after failures');

@@ -17,7 +17,6 @@ import sinon from 'sinon';
 import {
   AbortError,
   type AIAgent,
-  type AgentThread,
   type ChatMessage,
   ConnectionError,
   RateLimitError,
@@ -40,7 +39,7 @@ import { closedPort } from '../stores/fault-proxy.js';
 import { redisServerInstalled, startPrivateRedis } from '../stores/private-redis.js';
 import { DATABASE_URL, REDIS_URL, RUN_ID, dropSchema, postgresAvailable, redisAvailable, tempDir, withService } from '../stores/services.js';
 import { openRawSqlite } from '../stores/raw-sqlite.js';
-import { rejection, until } from './providers.js';
+import { type Mode, captureConsole, rejection, turn, until } from './providers.js';
 
 const WORKER = join(fileURLToPath(new URL('.', import.meta.url)), 'fixtures', 'store-agent-worker.js');
 const CHAT = { path: '/v1/chat/completions', method: 'POST' };
@@ -139,25 +138,6 @@ function postgresCase(): StoreCase {
       ),
     close: (c) => c.get(PostgresChatMessageStoreFactory).close(),
   };
-}
-
-type Mode = 'run' | 'runStream';
-
-/** One turn; `onText` sees each streamed text delta. Resolves with the answer text. */
-function turn(agent: AIAgent, mode: Mode, input: string, thread: AgentThread, signal?: AbortSignal, onText?: () => void): Promise<string> {
-  if (mode === 'run') return agent.run(input, { thread, signal }).then((r) => r.text);
-  return new Promise<string>((resolve, reject) => {
-    let text = '';
-    agent.runStream(input, { thread, signal }).subscribe({
-      next: (update) => {
-        if (update.role !== 'assistant' || !update.text) return;
-        text += update.text;
-        onText?.();
-      },
-      error: reject,
-      complete: () => resolve(text),
-    });
-  });
 }
 
 function keyOf(state: SerializedThread): string {
@@ -387,10 +367,7 @@ describe('reliability with a durable store: a password in the connection URL nev
 
   beforeEach(async () => {
     emulator = await Emulator.start();
-    logged = [];
-    for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-      sinon.stub(console, method).callsFake((...args: unknown[]) => void logged.push(args.map((a) => (typeof a === 'string' ? a : inspect(a, { depth: 8 }))).join(' ')));
-    }
+    logged = captureConsole();
   });
   afterEach(async () => {
     sinon.restore();

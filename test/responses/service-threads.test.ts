@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { lastValueFrom, toArray } from 'rxjs';
-import { AbortError, ChatAgent, NotFoundError, tool } from 'skein';
+import { AbortError, ChatAgent, NotFoundError } from 'skein';
 import { INTERRUPTED_CALL_OUTPUT } from 'skein/openai';
 import { emulatorPerTest } from '../support/emulator.js';
-import { z } from 'zod';
 import { agentFor, rawClient, responseBodies, serializedMidToolExchange, viaJson, weather } from './fixture.js';
 
 describe('Responses: service threads (store: true)', () => {
@@ -202,18 +201,7 @@ describe('Responses: service threads (store: true)', () => {
       const agent = agentFor(running.emulator, { conversation: true });
       const thread = agent.getNewThread();
       await agent.run('My name is Lin.', { thread });
-      const controller = new AbortController();
-      let saved: unknown;
-      const interrupting = tool({
-        name: 'get_weather',
-        parameters: z.object({ city: z.string() }),
-        execute: async (_args, context) => {
-          saved = viaJson(await context.thread!.serialize());
-          controller.abort();
-          return 'never delivered';
-        },
-      });
-      await agent.run('call get_weather {"city":"Oslo"}', { thread, tools: [interrupting], signal: controller.signal }).catch(() => undefined);
+      const { saved } = await serializedMidToolExchange(agent, thread);
 
       const other = agentFor(running.emulator);
       const resumed = await other.deserializeThread(saved);

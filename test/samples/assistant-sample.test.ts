@@ -1,16 +1,9 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { runSample } from '../support/run-sample.js';
 
 describe('samples/assistant', () => {
   it('runs the assistant lifecycle and a cited file-search answer on the emulator', async () => {
-    const sample = fileURLToPath(new URL('../../samples/assistant.js', import.meta.url));
-    const env = { ...process.env };
-    delete env.OPENAI_API_KEY;
-    const { stdout } = await run(process.execPath, [sample], { env });
+    const stdout = await runSample('assistant.js');
     expect(stdout).to.contain('get_weather returned: sunny, 21°C in Lisbon');
     expect(stdout).to.contain('streamed: Your name is Ada.');
     expect(stdout).to.contain('[image: https://upload.wikimedia.org/wikipedia/commons/3/3f/JPEG_example_flower.jpg]');

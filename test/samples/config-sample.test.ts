@@ -1,18 +1,9 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { runSample } from '../support/run-sample.js';
 
 describe('samples/config/run-config (a YAML config wiring two agents)', () => {
   it('loads the config against the emulator and holds a conversation with both agents, across a resume', async () => {
-    const sample = fileURLToPath(new URL('../../samples/config/run-config.js', import.meta.url));
-    const env = { ...process.env };
-    delete env.OPENAI_API_KEY;
-    delete env.OPENAI_BASE_URL;
-    delete env.OPENAI_MODEL;
-    const { stdout } = await run(process.execPath, [sample], { env });
+    const stdout = await runSample('config/run-config.js', { unset: ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL'] });
     expect(stdout).to.contain('using the local emulator');
     expect(stdout).to.match(/Loaded .*samples[/\\]config[/\\]skein\.yaml/);
     const [, assistant, researcher] = stdout.split(/== \w+ ==/);

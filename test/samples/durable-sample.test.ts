@@ -1,10 +1,6 @@
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { DATABASE_URL, RUN_ID, dropSchema, postgresAvailable, withService } from '../stores/services.js';
-
-const run = promisify(execFile);
+import { runSample } from '../support/run-sample.js';
 
 withService('samples/durable', await postgresAvailable(), 'start PostgreSQL on 127.0.0.1:5432 (database "test") or set DATABASE_URL', () => {
   const schema = `sample_dbos_${RUN_ID}`;
@@ -12,8 +8,7 @@ withService('samples/durable', await postgresAvailable(), 'start PostgreSQL on 1
 
   it('kills a long tool loop and resumes it without re-reading finished pages, and approves a waiting run from another process', async function () {
     this.timeout(120_000);
-    const sample = fileURLToPath(new URL('../../samples/durable/durable.js', import.meta.url));
-    const { stdout } = await run(process.execPath, [sample], { env: { ...process.env, DATABASE_URL, SAMPLE_SCHEMA: schema } });
+    const stdout = await runSample('durable/durable.js', { env: { DATABASE_URL, SAMPLE_SCHEMA: schema }, unset: [] });
     const lines = stdout.split('\n');
     const read = (who: string) => lines.filter((l) => l.startsWith(`  [${who}] reading page`)).map((l) => Number(/page (\d+)/.exec(l)![1]));
     expect(read('crash')).to.deep.equal([1, 2, 3]);

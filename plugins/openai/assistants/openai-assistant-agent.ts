@@ -14,6 +14,7 @@ import {
   type ChatMessage,
   type ForkThreadOptions,
   forkCount,
+  forkedThreadState,
   type GetMessagesOptions,
   pageMessages,
   type SerializationRegistry,
@@ -34,6 +35,7 @@ import {
   type OpenAIThreadCreationOptions,
   parseExecutionOptions,
   readThreadState,
+  THREAD_STATE_KEY,
   threadExecutionOptions,
   updateThreadState,
 } from './openai-assistant-definition.js';
@@ -358,6 +360,9 @@ export class OpenAIAssistantAgent extends AIAgent {
       if (count > 0 && thread.serviceThreadId !== undefined) count = Math.min(count, await this.#threads.finishedCount(thread.serviceThreadId, messages, options.signal));
       const { executionOptions, assistantId } = readThreadState(thread.state);
       const fork = await this.#threads.create({ messages: collapseToToolResultsNotes(messages.slice(0, count)) }, options.signal, assistantId ?? this.#definition.id);
+      // Other state (an app's, context providers') goes with the fork as with any agent's; of this agent's own, the run defaults only (uploaded files stay the origin's).
+      const { [THREAD_STATE_KEY]: _own, ...others } = forkedThreadState(thread.state, count);
+      fork.state = { ...others, ...fork.state };
       if (executionOptions) updateThreadState(fork, { executionOptions });
       return fork;
     } finally {

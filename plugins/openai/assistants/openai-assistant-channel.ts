@@ -1,4 +1,4 @@
-import { AgentThread, AgentThreadChannel, type AgentThreadChannelState, type AgentChannel, type AIAgent, type ChannelProvider, type ChannelRestoreContext, type SerializedChannel, withAttribution, withoutAttribution } from 'skein';
+import { type AgentThread, AgentThreadChannelProviderBase, type AgentThreadChannelOptions, type AIAgent, authorsInText, sharedServiceThread } from 'skein';
 import { openAIServiceIdentity } from '../openai-channel-key.js';
 import { OPENAI_ASSISTANTS_CLIENT_ID, OpenAIAssistantAgent } from './openai-assistant-agent.js';
 
@@ -9,40 +9,22 @@ export const OPENAI_ASSISTANT_CHANNEL_TYPE = 'openai-assistant-channel';
  * API key identity) shares one assistant thread; other agents' messages are added to it with
  * the next run, as user messages that name their author (`[writer]: ...`).
  */
-export class OpenAIAssistantChannelProvider implements ChannelProvider {
-  readonly channelTypes = [OPENAI_ASSISTANT_CHANNEL_TYPE];
-
-  supports(agent: AIAgent): boolean {
-    return agent instanceof OpenAIAssistantAgent;
+export class OpenAIAssistantChannelProvider extends AgentThreadChannelProviderBase<OpenAIAssistantAgent> {
+  constructor() {
+    super(OPENAI_ASSISTANT_CHANNEL_TYPE, OpenAIAssistantAgent);
   }
 
   channelKey(agent: AIAgent): string {
     return `${OPENAI_ASSISTANTS_CLIENT_ID}:${openAIServiceIdentity((agent as OpenAIAssistantAgent).client)}`;
   }
 
-  createChannel(agent: AIAgent): AgentChannel {
-    return this.#channel(agent as OpenAIAssistantAgent, this.channelKey(agent), { thread: sharedThread() });
+  /** No agent name in the origin: every assistant of the key runs on it. */
+  protected override newThread(): AgentThread {
+    return sharedServiceThread(OPENAI_ASSISTANTS_CLIENT_ID);
   }
 
-  async restoreChannel(serialized: SerializedChannel, agent: AIAgent, context: ChannelRestoreContext): Promise<AgentChannel> {
-    return this.#channel(agent as OpenAIAssistantAgent, serialized.key, await AgentThreadChannel.readState(serialized, agent, context));
+  // Thread messages have no author field: other participants' words name their author in the text.
+  protected override channelOptions(agent: OpenAIAssistantAgent): Pick<AgentThreadChannelOptions, 'readHistory' | 'toInput'> {
+    return authorsInText((thread, signal) => agent.getThreadMessages(thread, signal));
   }
-
-  #channel(agent: OpenAIAssistantAgent, key: string, state: AgentThreadChannelState): AgentChannel {
-    return new AgentThreadChannel({
-      type: OPENAI_ASSISTANT_CHANNEL_TYPE,
-      key,
-      owner: agent,
-      newThread: sharedThread,
-      // Thread messages have no author field: other participants' words name their author in the text.
-      toInput: (messages) => messages.map(withAttribution),
-      readHistory: async (thread, signal) => (await agent.getThreadMessages(thread, signal)).map(withoutAttribution),
-      ...state,
-    });
-  }
-}
-
-/** No agent name in the origin: every assistant of the key runs on it. */
-function sharedThread(): AgentThread {
-  return new AgentThread({ origin: { provider: OPENAI_ASSISTANTS_CLIENT_ID } });
 }

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { loadAgent } from '../agent-loader.js';
 import { UsageError } from '../cli-error.js';
 import type { CliCommand } from '../cli-command.js';
-import { writeLine, type CliIO } from '../cli-io.js';
+import { printedHelp, writeLine, type CliIO } from '../cli-io.js';
 import { CHAT_COMMANDS_HELP, ChatSession } from '../chat-session.js';
 import { parseCommandArgs, requireOption } from '../parse-command-args.js';
 import { DEFAULT_THREADS_DIR, ThreadRegistry } from '../thread-registry.js';
@@ -44,10 +44,7 @@ export const chatCommand: CliCommand = {
         help: { type: 'boolean', short: 'h' },
       },
     });
-    if (values.help) {
-      writeLine(io.stdout, HELP);
-      return 0;
-    }
+    if (printedHelp(values, io, HELP)) return 0;
     const configFile = requireOption('chat', 'config', values.config);
     const agentName = requireOption('chat', 'agent', values.agent);
     const registry = new ThreadRegistry(path.resolve(io.cwd, values['threads-dir'] ?? DEFAULT_THREADS_DIR));

@@ -2,7 +2,7 @@ import { parsePort } from '../../testing/emulator/cli.js';
 import { DEVUI_ARGS, serveDevUIUntilStopped } from '../../devui/serve-dev-ui.js';
 import { UsageError } from '../cli-error.js';
 import type { CliCommand } from '../cli-command.js';
-import { writeLine, type CliIO } from '../cli-io.js';
+import { printedHelp, writeLine, type CliIO } from '../cli-io.js';
 import { parseCommandArgs } from '../parse-command-args.js';
 
 const HELP = `Usage: skein devui --config <file> [--port <n>] [--host <addr> [--expose]]
@@ -34,10 +34,7 @@ export const devuiCommand: CliCommand = {
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
     const { values } = parseCommandArgs('devui', { args, options: DEVUI_ARGS });
-    if (values.help) {
-      writeLine(io.stdout, HELP);
-      return 0;
-    }
+    if (printedHelp(values, io, HELP)) return 0;
     if (!values.config) throw new UsageError('--config <file> is required', 'devui');
     let port: number;
     try {

@@ -2,7 +2,7 @@ import { ConfigurationError, SkeinError } from '../../errors/skein-error.js';
 import { parsePort, serveEmulator } from '../../testing/emulator/cli.js';
 import { UsageError } from '../cli-error.js';
 import type { CliCommand } from '../cli-command.js';
-import { writeLine, type CliIO } from '../cli-io.js';
+import { printedHelp, writeLine, type CliIO } from '../cli-io.js';
 import { parseCommandArgs } from '../parse-command-args.js';
 
 const HELP = `Usage: skein emulator [--port <n>] [--api-key <key>] [--allowed-host <host>]...
@@ -35,10 +35,7 @@ export const emulatorCommand: CliCommand = {
       args,
       options: { port: { type: 'string' }, 'api-key': { type: 'string' }, 'allowed-host': { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } },
     });
-    if (values.help) {
-      writeLine(io.stdout, HELP);
-      return 0;
-    }
+    if (printedHelp(values, io, HELP)) return 0;
     let port: number;
     try {
       port = parsePort(values.port ?? process.env.PORT ?? '4010');

@@ -7,7 +7,7 @@ import { type DurableAgent, DurableRunner } from '../../durable/durable-runner.j
 import { ConfigurationError } from '../../errors/skein-error.js';
 import { parsePort } from '../../testing/emulator/cli.js';
 import { UsageError } from '../cli-error.js';
-import { writeLine, type CliIO } from '../cli-io.js';
+import { printedHelp, type CliIO } from '../cli-io.js';
 
 /** The options every `skein <protocol> serve` command takes: the config, its agents, where to listen, the threads. */
 export const SERVE_OPTIONS = {
@@ -27,10 +27,7 @@ export const SERVE_OPTIONS = {
  */
 export function serveArgs<V extends { help?: boolean; config?: string }>(command: string, help: string, io: CliIO, parsed: { values: V; positionals: string[] }): (V & { config: string }) | undefined {
   const { values, positionals } = parsed;
-  if (values.help) {
-    writeLine(io.stdout, help);
-    return undefined;
-  }
+  if (printedHelp(values, io, help)) return undefined;
   if (positionals[0] !== 'serve' || positionals.length > 1) throw new UsageError(`expected "skein ${command} serve ...", found "skein ${command} ${positionals.join(' ')}"`, command);
   if (!values.config) throw new UsageError('--config <file> is required', command);
   return { ...values, config: values.config };

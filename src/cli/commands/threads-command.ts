@@ -9,7 +9,7 @@ import { SERVICE_THREAD_TYPE, UNSTARTED_THREAD_TYPE, type AgentThread, type Seri
 import { loadAgent } from '../agent-loader.js';
 import { ExitCode, UsageError } from '../cli-error.js';
 import type { CliCommand } from '../cli-command.js';
-import { writeLine, type CliIO } from '../cli-io.js';
+import { printedHelp, writeLine, type CliIO } from '../cli-io.js';
 import { formatMessage, toolNamesByCallId } from '../message-format.js';
 import { parseCommandArgs } from '../parse-command-args.js';
 import { DEFAULT_THREADS_DIR, ThreadRegistry, type ThreadRecord } from '../thread-registry.js';
@@ -66,10 +66,7 @@ export const threadsCommand: CliCommand = {
         help: { type: 'boolean', short: 'h' },
       },
     });
-    if (values.help) {
-      writeLine(io.stdout, HELP);
-      return ExitCode.ok;
-    }
+    if (printedHelp(values, io, HELP)) return ExitCode.ok;
     const registry = new ThreadRegistry(path.resolve(io.cwd, values['threads-dir'] ?? DEFAULT_THREADS_DIR));
     const [action, id, ...extra] = positionals;
     if (extra.length) throw new UsageError(`unexpected argument ${extra[0]}`, 'threads');

@@ -30,5 +30,7 @@ export async function loadAgents(): Promise<void> {
 export function describeAgent(): void {
   void loadTools().catch(showError);
   const agent = page.agents.find((a) => a.name === agentSelect.value);
-  agentDescription.textContent = agent ? `${agent.client}${agent.description ? ` — ${agent.description}` : ''}` : '';
+  // Said up front: the server refuses run settings for a durable agent.
+  const durable = agent?.durable ? ' (durable: Stop cancels its run)' : '';
+  agentDescription.textContent = agent ? `${agent.client}${durable}${agent.description ? ` — ${agent.description}` : ''}` : '';
 }

@@ -7,6 +7,7 @@ import type { RouteContext, RouteHandler, RouteRegistry, RouteReply, RouteReques
 import { fileSearchAnswer, stepsAsAsked } from './run-file-search.js';
 import {
   ACTIVE_RUN_STATUSES,
+  argumentFragments,
   expireRunIfDue,
   isRecord,
   type Json,
@@ -507,9 +508,22 @@ class AssistantsRunWire implements RunWireStrategy<EmulatedThread, EmulatedRun, 
   async streamTurn(_thread: EmulatedThread, run: EmulatedRun, settled: SettledTurn<Json>, send: SendEvent, _context: RouteContext, created: boolean): Promise<boolean> {
     const status = run.object.status as string;
     if (status === 'requires_action') {
-      const step = run.steps[0];
-      if (!(await send('thread.run.step.created', step))) return false;
-      if (!(await send('thread.run.step.in_progress', step))) return false;
+      // The step opens with no calls; each call's id and name, then its arguments, stream as
+      // `thread.run.step.delta` (OpenAPI: it "occurs when parts of a run step are being streamed";
+      // a function tool call delta carries `function.arguments`). The SDK's AssistantStream
+      // appends every delta to the step's snapshot by `index`, so nothing is sent twice.
+      const step = run.steps[0]!;
+      const opening = { ...step, step_details: { type: 'tool_calls', tool_calls: [] } };
+      if (!(await send('thread.run.step.created', opening))) return false;
+      if (!(await send('thread.run.step.in_progress', opening))) return false;
+      const calls = (step.step_details as { tool_calls: { id: string; function: { name: string; arguments: string } }[] }).tool_calls;
+      for (const [index, call] of calls.entries()) {
+        const first = { index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '', output: null } };
+        const pieces = [first, ...argumentFragments(call.function.arguments).filter((piece) => piece !== '').map((piece) => ({ index, type: 'function', function: { arguments: piece } }))];
+        for (const toolCall of pieces) {
+          if (!(await send('thread.run.step.delta', { id: step.id, object: 'thread.run.step.delta', delta: { step_details: { type: 'tool_calls', tool_calls: [toolCall] } } }))) return false;
+        }
+      }
       return send('thread.run.requires_action', run.object);
     }
     const result = settled.message;

@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LocalRequestGuard } from '../../http/local-request-guard.js';
+import { RequestBodyTooLargeError, readRequestBody } from '../../http/request-body.js';
 import { registerAssistantsRoutes } from './assistants-routes.js';
 import { registerChatCompletionsRoutes } from './chat-completions-routes.js';
 import { registerConversationsRoutes } from './conversations-routes.js';
@@ -334,15 +335,12 @@ function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
 
 /** The body's bytes, or undefined when it is too large. */
 async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > MAX_BODY_BYTES) return undefined;
-    chunks.push(buffer);
+  try {
+    return await readRequestBody(request, MAX_BODY_BYTES);
+  } catch (error) {
+    if (error instanceof RequestBodyTooLargeError) return undefined;
+    throw error;
   }
-  return Buffer.concat(chunks);
 }
 
 function isMultipart(contentType: string | undefined): boolean {

@@ -4,6 +4,7 @@ import { listPage } from './list-page.js';
 import type { RouteContext, RouteHandler, RouteRegistry, RouteReply, RouteRequest } from './router.js';
 import {
   ACTIVE_RUN_STATUSES,
+  argumentFragments,
   expireRunIfDue,
   isRecord,
   messageText,
@@ -39,7 +40,6 @@ export function foundryProjectEndpoint(emulatorUrl: string, project = FOUNDRY_DE
 }
 
 const DIRECTIVE = /\[run:(failed|expired|cancelled|incomplete|hold)\]/i;
-const ARGUMENT_FRAGMENT_LENGTH = 8;
 
 export function registerFoundryRoutes(registry: RouteRegistry): void {
   const state = new FoundryState();
@@ -441,7 +441,7 @@ async function streamTurn(_thread: ThreadState, run: RunState, settled: SettledT
     const pending = settled.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: '', output: null } }));
     if (!(await send('thread.run.step.created', step('tool_calls', { tool_calls: pending }, 'in_progress')))) return false;
     for (const [index, call] of settled.calls.entries()) {
-      const pieces = fragments(call.function.arguments);
+      const pieces = argumentFragments(call.function.arguments);
       for (const [i, piece] of pieces.entries()) {
         const toolCall = i === 0
           ? { index, id: call.id, type: 'function', function: { name: call.function.name, arguments: piece, output: null } }
@@ -508,13 +508,6 @@ function addUsage(a: WireRun['usage'], b: NonNullable<WireRun['usage']>): NonNul
 
 function splitWords(text: string): string[] {
   return text.split(/(?<=\s)(?=\S)/).filter((word) => word.length > 0);
-}
-
-function fragments(text: string): string[] {
-  if (text.length === 0) return [''];
-  const pieces: string[] = [];
-  for (let i = 0; i < text.length; i += ARGUMENT_FRAGMENT_LENGTH) pieces.push(text.slice(i, i + ARGUMENT_FRAGMENT_LENGTH));
-  return pieces;
 }
 
 function record(value: unknown, param = 'body'): Record<string, unknown> {

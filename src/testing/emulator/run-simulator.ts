@@ -261,6 +261,17 @@ export function messageText(message: { content?: unknown }): string {
   return (message.content as { type: string; text?: { value: string } }[]).map((c) => (c.type === 'text' ? (c.text?.value ?? '') : '')).join('');
 }
 
+/** How many characters of a tool call's arguments one streamed delta carries (as the other wires stream them). */
+const ARGUMENT_FRAGMENT_LENGTH = 8;
+
+/** A tool call's arguments in the pieces a stream sends them in; no arguments are one empty piece. */
+export function argumentFragments(text: string): string[] {
+  if (text.length === 0) return [''];
+  const pieces: string[] = [];
+  for (let i = 0; i < text.length; i += ARGUMENT_FRAGMENT_LENGTH) pieces.push(text.slice(i, i + ARGUMENT_FRAGMENT_LENGTH));
+  return pieces;
+}
+
 /** The events of an answer message, from its step's creation to the run's ending event. */
 export interface AnswerEvents {
   stepCreated: Json;
