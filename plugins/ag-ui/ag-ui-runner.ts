@@ -135,7 +135,7 @@ export class AgUiRunner {
         const at = plan.forkAt ?? (await this.#serviceForkIndex(thread, plan.forkAfterInputs!, forkSignal));
         const shared = agUiStateOf(thread);
         thread = at < 0 ? this.agent.getNewThread() : await this.agent.forkThread(thread, { at, signal: forkSignal });
-        // The shared state goes with the branch, as with a message-store fork (an Assistants fork keeps only its own options).
+        // A cut before any message is a new thread here (not agent.forkThread): the shared state goes with it, as forkThread keeps it.
         if (shared !== undefined && agUiStateOf(thread) === undefined) setAgUiState(thread, shared);
         branches = [...(branches ?? []), before];
       }
