@@ -21,6 +21,7 @@ import {
 } from './chat-completions-mapping.js';
 import { toSkeinError } from './openai-errors.js';
 import { createAzureOpenAISdkClient, createOpenAISdkClient } from './openai-sdk-client.js';
+import { streamedEvents } from './sse-json-events.js';
 import { streamFromAsyncIterable } from './stream-observable.js';
 
 export const OPENAI_CHAT_CLIENT_ID = 'openai-chat';
@@ -73,7 +74,7 @@ export class OpenAIChatClient implements ChatClient {
         const request = this.#request(messages, options) as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming;
         request.stream = true;
         request.stream_options = { include_usage: true };
-        return this.client.chat.completions.create(request, { signal });
+        return streamedEvents(this.client.chat.completions.create(request, { signal }));
       },
       translate: () => new ChunkTranslator(this.providerId),
       toError: (error, signal) => toSkeinError(this.providerId, error, signal),

@@ -28,6 +28,7 @@ import {
   toResponsesTools,
 } from './responses-mapping.js';
 import { chainForkPoint, conversationItems, conversationWithItems, copiedItems, messagesFromItems, readResponseChain } from './responses-history.js';
+import { streamedEvents } from './sse-json-events.js';
 import { streamFromAsyncIterable } from './stream-observable.js';
 
 export const OPENAI_RESPONSES_CLIENT_ID = 'openai-responses';
@@ -120,7 +121,7 @@ export class OpenAIResponsesClient implements ChatClient {
           signal.addEventListener('abort', () => this.#discard(state), { once: true });
           const body = await this.#prepare(messages, options, state, signal);
           return this.#sendRepairing(body, signal, (b): Promise<AsyncIterable<OpenAI.Responses.ResponseStreamEvent>> =>
-            this.client.responses.create({ ...b, stream: true }, { signal }),
+            streamedEvents(this.client.responses.create({ ...b, stream: true }, { signal })),
           );
         },
         translate: () => new ResponsesEventTranslator(this.providerId, () => (state.completed = true)),

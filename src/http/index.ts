@@ -10,3 +10,4 @@ export {
 } from './local-request-guard.js';
 export { ALLOWED_HOSTS_ENV, allowedHostsFromEnv } from './allowed-hosts-env.js';
 export { RequestBodyTooLargeError, readRequestBody } from './request-body.js';
+export { ServerSentEventParser, type ServerSentEvent } from './server-sent-events.js';
