@@ -21,7 +21,7 @@ import {
 } from './chat-completions-mapping.js';
 import { toSkeinError } from './openai-errors.js';
 import { createAzureOpenAISdkClient, createOpenAISdkClient } from './openai-sdk-client.js';
-import { streamedEvents } from './sse-json-events.js';
+import { parsedReply, streamedEvents } from './raw-reply.js';
 import { streamFromAsyncIterable } from './stream-observable.js';
 
 export const OPENAI_CHAT_CLIENT_ID = 'openai-chat';
@@ -60,7 +60,7 @@ export class OpenAIChatClient implements ChatClient {
       const request = this.#request(messages, options) as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
       request.stream = false;
       // No signal, no request option: the SDK would otherwise hang an abort listener on it.
-      const completion = await this.client.chat.completions.create(request, options.signal ? { signal: options.signal } : undefined);
+      const completion = await parsedReply(this.client.chat.completions.create(request, options.signal ? { signal: options.signal } : undefined));
       return fromChatCompletion(completion);
     } catch (error) {
       throw toSkeinError(this.providerId, error, options.signal);

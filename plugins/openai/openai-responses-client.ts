@@ -28,7 +28,7 @@ import {
   toResponsesTools,
 } from './responses-mapping.js';
 import { chainForkPoint, conversationItems, conversationWithItems, copiedItems, messagesFromItems, readResponseChain } from './responses-history.js';
-import { streamedEvents } from './sse-json-events.js';
+import { streamedEvents } from './raw-reply.js';
 import { streamFromAsyncIterable } from './stream-observable.js';
 
 export const OPENAI_RESPONSES_CLIENT_ID = 'openai-responses';

@@ -5,13 +5,15 @@ import OpenAI from 'openai';
 import { lastValueFrom, toArray } from 'rxjs';
 import { ChatAgent, ConnectionError, ServiceError, responseFromUpdates, responseText, type ChatResponseUpdate } from 'skein';
 import { OpenAIChatClient, OpenAIResponsesClient } from 'skein/openai';
-import { sseJsonEvents } from '../../plugins/openai/sse-json-events.js';
+import { sseJsonEvents } from '../../plugins/openai/raw-reply.js';
 
 /** A reply body, written in these pieces with a pause between them, so the client reads them apart. */
 interface Scripted {
   pieces: string[];
   /** Keep the response open after the pieces (the client must end it). */
   hold?: boolean;
+  /** `text/event-stream` unless set. */
+  contentType?: string;
 }
 
 /** A loopback server answering every POST with the next scripted event stream. */
@@ -40,7 +42,7 @@ class ScriptedServer {
       return;
     }
     res.on('close', () => this.closed++);
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.writeHead(200, { 'content-type': next.contentType ?? 'text/event-stream' });
     res.flushHeaders();
     for (const piece of next.pieces) {
       if (res.destroyed) return;
@@ -69,7 +71,7 @@ function chatStream(texts: string[], eol = '\n', size = 0): string[] {
   return pieces;
 }
 
-describe('OpenAI plugin: streamed replies read from the raw response (sseJsonEvents)', () => {
+describe('OpenAI plugin: replies read from the raw response (raw-reply.ts)', () => {
   const server = new ScriptedServer();
   let sdk: OpenAI;
   before(async () => {
@@ -182,6 +184,20 @@ describe('OpenAI plugin: streamed replies read from the raw response (sseJsonEve
       expect(textOf(updates)).to.equal('again');
     });
 
+    it('a whole (non-streamed) reply is read from the raw response: text and usage; a 200 that is not JSON is a ConnectionError', async () => {
+      const completion = { id: 'chatcmpl-2', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'Whole reply.', refusal: null }, finish_reason: 'stop', logprobs: null }], usage: { prompt_tokens: 2, completion_tokens: 3, total_tokens: 5 } };
+      const body = JSON.stringify(completion);
+      server.script.push({ pieces: [body.slice(0, 40), body.slice(40)], contentType: 'application/json' });
+      const reply = await client().getResponse([{ role: 'user', contents: [{ kind: 'text', text: 'q' }] }]);
+      expect(responseText(reply)).to.equal('Whole reply.');
+      expect(reply.usage?.totalTokens).to.equal(5);
+
+      server.script.push({ pieces: ['<html>Bad gateway page of a proxy</html>'], contentType: 'text/html' });
+      const failure = await client().getResponse([{ role: 'user', contents: [{ kind: 'text', text: 'q' }] }]).then(() => undefined, (e: unknown) => e);
+      expect(failure).to.be.instanceOf(ConnectionError);
+      expect((failure as Error).message).to.match(/not valid JSON/);
+    });
+
     it('a stand-in SDK client (a test double whose create resolves to chunks) still streams', async () => {
       const chunks = [
         { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: 'from ' }, finish_reason: null }] },
@@ -201,6 +217,13 @@ describe('OpenAI plugin: streamed replies read from the raw response (sseJsonEve
       } as unknown as OpenAI;
       const updates = await lastValueFrom(new OpenAIChatClient({ client: double, model: 'm' }).getStreamingResponse([{ role: 'user', contents: [{ kind: 'text', text: 'q' }] }]).pipe(toArray()));
       expect(textOf(updates)).to.equal('from a double');
+    });
+
+    it('a stand-in SDK client whose create resolves to a completion still answers getResponse', async () => {
+      const completion = { id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'double says hi', refusal: null }, finish_reason: 'stop', logprobs: null }] };
+      const double = { chat: { completions: { create: () => Promise.resolve(completion) } } } as unknown as OpenAI;
+      const reply = await new OpenAIChatClient({ client: double, model: 'm' }).getResponse([{ role: 'user', contents: [{ kind: 'text', text: 'q' }] }]);
+      expect(responseText(reply)).to.equal('double says hi');
     });
   });
 

@@ -56,3 +56,12 @@ export async function streamedEvents<T>(call: Promise<AsyncIterable<T>>): Promis
   const raw = (call as { asResponse?: () => Promise<Response> }).asResponse;
   return typeof raw === 'function' ? sseJsonEvents<T>(await raw.call(call)) : call;
 }
+
+/**
+ * `create(...)`'s JSON body, parsed from the raw Response: the SDK's own parse step formats its
+ * debug log details for every reply, logged or not. A stand-in client's value is taken as it is.
+ */
+export async function parsedReply<T>(call: Promise<T>): Promise<T> {
+  const raw = (call as { asResponse?: () => Promise<Response> }).asResponse;
+  return typeof raw === 'function' ? ((await (await raw.call(call)).json()) as T) : call;
+}
