@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { ServerSentEventParser, type ServerSentEvent } from 'skein';
 import { OpenApiSpec, type SpecOperation } from './openapi-spec.js';
 import { useEmulator } from '../support/emulator.js';
 
@@ -229,17 +230,11 @@ function knownSpecDefects(operation: SpecOperation, body: unknown): unknown {
   return { ...list, data: list.data.map((m) => ({ refusal: null, ...m, role: 'assistant' })) };
 }
 
-function parseSse(text: string): { event: string | undefined; data: string }[] {
-  return text
-    .split(/\n\n+/)
-    .filter((block) => block.trim().length > 0)
-    .map((block) => {
-      const lines = block.split('\n');
-      const event = lines.find((l) => l.startsWith('event: '))?.slice(7);
-      const data = lines
-        .filter((l) => l.startsWith('data: '))
-        .map((l) => l.slice(6))
-        .join('\n');
-      return { event, data };
-    });
+/** The events of a whole event-stream body, read by the parser the OpenAI plugin reads replies with. */
+function parseSse(text: string): ServerSentEvent[] {
+  const events: ServerSentEvent[] = [];
+  const parser = new ServerSentEventParser();
+  parser.pushText(text, (event) => events.push(event));
+  parser.end();
+  return events;
 }
