@@ -284,7 +284,8 @@ export class ChatAgent extends AIAgent {
         return steps ? steps.invokeTool(call, tool, invoke) : invoke();
       });
 
-    const { turnInput, settled } = await this.#settleApprovals(thread, input, tools, invokeTool, emit);
+    // Nearly every turn has no approval to settle: no async call (and its promise) for those.
+    const { turnInput, settled } = hasApprovalWork(thread, input) ? await this.#settleApprovals(thread, input, tools, invokeTool, emit) : { turnInput: input, settled: undefined };
     const stored = thread.messageStore ? await thread.messageStore.listMessages() : [];
     const history = this.#reducer && stored.length > 0 ? await this.#reducer.reduce(stored, { thread, chatClient: this.chatClient, chatOptions: this.#chatOptions, signal: abort?.callerSignal }) : stored;
     const contexts = this.#contextProviders.length ? await this.#gatherContext(thread, turnInput) : NO_CONTEXT;
@@ -371,7 +372,6 @@ export class ChatAgent extends AIAgent {
     emit?: (update: ChatResponseUpdate) => void,
   ): Promise<{ turnInput: ChatMessage[]; settled?: ChatMessage }> {
     const pending = pendingApprovalsOf(thread);
-    if (pending.length === 0 && !hasApprovalAnswers(input)) return { turnInput: input };
     // Answers to requests the chat client surfaced go to the client, in the turn's input.
     const { forClient, rest: localInput } = takeSurfacedAnswers(input, surfacedApprovalsOf(thread));
     const clientInput = forClient ? [forClient] : [];
@@ -521,6 +521,11 @@ function stamp(input: AgentInput): ChatMessage[] {
   const now = new Date().toISOString();
   if (typeof input === 'string') return [{ role: 'user', contents: [{ kind: 'text', text: input }], createdAt: now }];
   return toMessages(input).map((m) => (m.createdAt ? m : withField(m, 'createdAt', now)));
+}
+
+/** Calls wait for approval on the thread, or the input answers some. */
+function hasApprovalWork(thread: AgentThread, input: readonly ChatMessage[]): boolean {
+  return pendingApprovalsOf(thread).length > 0 || hasApprovalAnswers(input);
 }
 
 function hasApprovalAnswers(input: readonly ChatMessage[]): boolean {

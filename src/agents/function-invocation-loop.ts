@@ -105,9 +105,17 @@ export async function runFunctionLoop(request: FunctionLoopRequest): Promise<Fun
 
 /** Replies keep when they were made, like the user's input and tool results; a client that knows the service's time sets it first. */
 function stampCreatedAt(response: ChatResponse): ChatResponse {
-  if (response.messages.every((m) => m.createdAt)) return response;
-  const now = new Date().toISOString();
-  return { ...response, messages: response.messages.map((m) => (m.createdAt ? m : withField(m, 'createdAt', now))) };
+  // A loop, not every + map: this runs on every model call.
+  const messages = response.messages;
+  let stamped: ChatMessage[] | undefined;
+  let now: string | undefined;
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    if (message.createdAt) continue;
+    stamped ??= messages.slice();
+    stamped[i] = withField(message, 'createdAt', (now ??= new Date().toISOString()));
+  }
+  return stamped ? { ...response, messages: stamped } : response;
 }
 
 function absorb(result: FunctionLoopResult, response: ChatResponse): void {
