@@ -8,6 +8,7 @@ import { type ChatResponse, ChatResponseFolder, type ChatResponseUpdate } from '
 import { AbortError, SkeinError, ThreadCompatibilityError } from '../errors/skein-error.js';
 import { type AgentInput, type ChatMessage, toMessages } from '../messages/chat-message.js';
 import { withField } from '../messages/message-copy.js';
+import { mapPacked } from '../messages/packed-map.js';
 import type { FunctionCallContent, FunctionResultContent } from '../messages/content.js';
 import type { JsonObject } from '../serialization/json.js';
 import { type SerializationRegistry, defaultSerializationRegistry } from '../serialization/serialization-registry.js';
@@ -501,7 +502,7 @@ export class ChatAgent extends AIAgent {
   #authored(messages: ChatMessage[]): ChatMessage[] {
     if (this.name === undefined) return messages;
     const name = this.name;
-    return messages.map((m) => (m.role === 'assistant' && m.authorName === undefined ? withField(m, 'authorName', name) : m));
+    return mapPacked(messages, (m) => (m.role === 'assistant' && m.authorName === undefined ? withField(m, 'authorName', name) : m));
   }
 }
 
@@ -520,7 +521,7 @@ const NO_CONTEXT: Required<AIContext> = Object.freeze({ instructions: '', messag
 function stamp(input: AgentInput): ChatMessage[] {
   const now = new Date().toISOString();
   if (typeof input === 'string') return [{ role: 'user', contents: [{ kind: 'text', text: input }], createdAt: now }];
-  return toMessages(input).map((m) => (m.createdAt ? m : withField(m, 'createdAt', now)));
+  return mapPacked(toMessages(input), (m) => (m.createdAt ? m : withField(m, 'createdAt', now)));
 }
 
 /** Calls wait for approval on the thread, or the input answers some. */

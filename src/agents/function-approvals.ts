@@ -4,6 +4,7 @@ import type { FunctionApprovalRequestContent, FunctionApprovalResponseContent, F
 import type { JsonObject, JsonValue } from '../serialization/json.js';
 import type { AgentThread } from '../threads/agent-thread.js';
 import type { AITool } from '../tools/ai-tool.js';
+import { mapPacked } from '../messages/packed-map.js';
 import { namingCall, notRun, settledCallOf } from './call-result.js';
 import { rejected, runToolCall } from './tool-approval-gate.js';
 
@@ -34,7 +35,8 @@ export function withPendingApprovals(state: JsonObject, calls: readonly Function
 }
 
 export function approvalRequestsFor(calls: readonly FunctionCallContent[] | undefined): FunctionApprovalRequestContent[] {
-  return (calls ?? []).map((c) => ({ kind: 'function-approval-request', callId: c.callId, name: c.name, arguments: c.arguments }));
+  // Every turn asks, nearly always with none: a packed empty array (see mapPacked).
+  return calls?.length ? mapPacked(calls, (c) => ({ kind: 'function-approval-request', callId: c.callId, name: c.name, arguments: c.arguments })) : [];
 }
 
 /** The input split into the user's approval answers and everything else (answers removed). */

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../messages/chat-message.js';
 import { packMessage, type StoredMessage, unpackMessage } from './packed-message.js';
+import { mapPacked } from '../messages/packed-map.js';
 import type { JsonObject, JsonValue } from '../serialization/json.js';
 import { SerializationError } from '../errors/skein-error.js';
 import type {
@@ -25,7 +26,7 @@ export class InMemoryChatMessageStore implements ChatMessageStore {
   }
 
   constructor(messages: readonly ChatMessage[] = []) {
-    this.#messages = messages.map(packMessage);
+    this.#messages = mapPacked(messages, packMessage);
   }
 
   async listMessages(options: ListMessagesOptions = {}): Promise<ChatMessage[]> {
@@ -37,7 +38,7 @@ export class InMemoryChatMessageStore implements ChatMessageStore {
     // A short history gets a new array of the exact size: one grown by push keeps up to 16 spare
     // slots, a visible share of a small idle thread. A long one is pushed to: its spare slots
     // are noise next to its messages, and copying it every turn is not.
-    const packed = messages.map(packMessage);
+    const packed = mapPacked(messages, packMessage);
     if (this.#messages.length < EXACT_UP_TO) this.#messages = this.#messages.concat(packed);
     else for (const m of packed) this.#messages.push(m);
   }
