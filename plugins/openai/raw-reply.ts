@@ -51,10 +51,16 @@ export async function* sseJsonEvents<T>(response: Response): AsyncGenerator<T, v
   }
 }
 
+/** The SDK's `APIPromise.asResponse`, bound; undefined for a stand-in client's plain promise. */
+function rawResponseOf(call: Promise<unknown>): (() => Promise<Response>) | undefined {
+  const raw = (call as { asResponse?: () => Promise<Response> }).asResponse;
+  return typeof raw === 'function' ? () => raw.call(call) : undefined;
+}
+
 /** `create(...)`'s raw Response when the client is the SDK's; a stand-in client's own stream otherwise. */
 export async function streamedEvents<T>(call: Promise<AsyncIterable<T>>): Promise<AsyncIterable<T>> {
-  const raw = (call as { asResponse?: () => Promise<Response> }).asResponse;
-  return typeof raw === 'function' ? sseJsonEvents<T>(await raw.call(call)) : call;
+  const raw = rawResponseOf(call);
+  return raw ? sseJsonEvents<T>(await raw()) : call;
 }
 
 /**
@@ -62,6 +68,6 @@ export async function streamedEvents<T>(call: Promise<AsyncIterable<T>>): Promis
  * debug log details for every reply, logged or not. A stand-in client's value is taken as it is.
  */
 export async function parsedReply<T>(call: Promise<T>): Promise<T> {
-  const raw = (call as { asResponse?: () => Promise<Response> }).asResponse;
-  return typeof raw === 'function' ? ((await (await raw.call(call)).json()) as T) : call;
+  const raw = rawResponseOf(call);
+  return raw ? ((await (await raw()).json()) as T) : call;
 }

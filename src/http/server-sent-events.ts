@@ -28,6 +28,8 @@ export class ServerSentEventParser {
 
   pushText(piece: string, onEvent: (event: ServerSentEvent) => void): void {
     let start = 0;
+    // An empty piece (a split UTF-8 character) says nothing about what follows a CR.
+    if (piece === '') return;
     // After a CR the rest is empty: the CR ended the last line of that piece.
     if (this.#afterCR) {
       this.#afterCR = false;
@@ -36,6 +38,9 @@ export class ServerSentEventParser {
     const text = this.#rest === '' ? piece : this.#rest + piece;
     // Most services end lines with LF alone: then one indexOf per line finds every end.
     const crFree = text.indexOf('\r', start) === -1;
+    // Where the next LF and CR are; found again only once passed, so a piece is scanned once.
+    let lf = -1;
+    let cr = -1;
     for (;;) {
       let end: number;
       let next: number;
@@ -44,10 +49,10 @@ export class ServerSentEventParser {
         if (end === -1) break;
         next = end + 1;
       } else {
-        const lf = text.indexOf('\n', start);
-        const cr = text.indexOf('\r', start);
-        if (lf === -1 && cr === -1) break;
-        end = cr === -1 || (lf !== -1 && lf < cr) ? lf : cr;
+        if (lf < start) lf = indexOrInfinity(text, '\n', start);
+        if (cr < start) cr = indexOrInfinity(text, '\r', start);
+        if (lf === Infinity && cr === Infinity) break;
+        end = Math.min(lf, cr);
         next = end + 1;
         if (end === cr) {
           if (next === text.length) this.#afterCR = true;
@@ -90,4 +95,10 @@ export class ServerSentEventParser {
       this.#event = text.slice(valueStart, end);
     }
   }
+}
+
+/** The index of `char` in `text` from `from`; Infinity when there is none (so Math.min picks the other). */
+function indexOrInfinity(text: string, char: string, from: number): number {
+  const at = text.indexOf(char, from);
+  return at === -1 ? Infinity : at;
 }

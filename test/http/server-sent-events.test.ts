@@ -55,6 +55,32 @@ describe('ServerSentEventParser (text/event-stream, WHATWG event stream interpre
     expect(parse(crlf, [at])).to.deep.equal(expected);
   });
 
+  it('an empty piece between a CR and its LF (a UTF-8 character split there) does not split the line end', () => {
+    const bytes = (text: string) => new TextEncoder().encode(text);
+    const parser = new ServerSentEventParser();
+    const seen: ServerSentEvent[] = [];
+    parser.push(bytes('data: x\r'), (e) => seen.push(e));
+    parser.push(new Uint8Array([0xc3]), (e) => seen.push(e)); // half of "é": decodes to ''
+    parser.push(new Uint8Array([0xa9]), (e) => seen.push(e)); // the other half: "é"
+    parser.push(bytes('\n\n'), (e) => seen.push(e));
+    parser.pushText('data: y\r', (e) => seen.push(e));
+    parser.pushText('', (e) => seen.push(e));
+    parser.pushText('\ndata: z\n\n', (e) => seen.push(e));
+    // "é" after the CR is a line of its own (a field named "é", read past); the LF after the
+    // empty piece belongs to the CR before it, so y and z are one event.
+    expect(seen).to.deep.equal([
+      { event: undefined, data: 'x' },
+      { event: undefined, data: 'y\nz' },
+    ]);
+  });
+
+  it('reads a long CR-only body in one piece', () => {
+    const body = Array.from({ length: 2000 }, (_, i) => `data: ${i}\r\r`).join('');
+    const events = parse(body);
+    expect(events).to.have.length(2000);
+    expect(events[1999]).to.deep.equal({ event: undefined, data: '1999' });
+  });
+
   it('joins data lines with \\n, drops one space after the colon, keeps a value without one', () => {
     expect(parse('data: first\ndata:second\ndata:  two spaces\n\n')).to.deep.equal([{ event: undefined, data: 'first\nsecond\n two spaces' }]);
     expect(parse('data\n\n')).to.deep.equal([{ event: undefined, data: '' }]);
