@@ -33,7 +33,9 @@ export function toChatCompletionMessages(messages: readonly ChatMessage[], instr
         break;
     }
   }
-  return out;
+  // An exact-size copy: an array grown by push keeps spare slots (16 for a short history), and
+  // the SDK holds the request, and this array, until the reply has arrived.
+  return out.slice();
 }
 
 /** The largest `name` the API takes, and the characters kept (others become `_`). */

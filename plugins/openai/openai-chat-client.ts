@@ -22,7 +22,7 @@ import {
 import { toSkeinError } from './openai-errors.js';
 import { createAzureOpenAISdkClient, createOpenAISdkClient } from './openai-sdk-client.js';
 import { parsedReply, streamedEvents } from './raw-reply.js';
-import { streamFromAsyncIterable } from './stream-observable.js';
+import { type StreamSource, streamFromAsyncIterable } from './stream-observable.js';
 
 export const OPENAI_CHAT_CLIENT_ID = 'openai-chat';
 
@@ -68,38 +68,73 @@ export class OpenAIChatClient implements ChatClient {
   }
 
   getStreamingResponse(messages: readonly ChatMessage[], options: ChatOptions = {}): Observable<ChatResponseUpdate> {
-    return streamFromAsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk, ChatResponseUpdate>({
-      signal: options.signal,
-      open: (signal) => {
-        const request = this.#request(messages, options) as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming;
-        request.stream = true;
-        request.stream_options = { include_usage: true };
-        return streamedEvents(this.client.chat.completions.create(request, { signal }));
-      },
-      translate: () => new ChunkTranslator(this.providerId),
-      toError: (error, signal) => toSkeinError(this.providerId, error, signal),
-    });
+    return streamFromAsyncIterable(new CompletionsStreamSource(this, messages, options));
   }
 
   #request(messages: readonly ChatMessage[], options: ChatOptions): OpenAI.Chat.Completions.ChatCompletionCreateParams {
-    const model = options.model ?? this.model;
-    if (!model) {
-      throw new ConfigurationError(`No model for ${this.providerId}: set \`model\` on the client, the agent config, or the run's chatOptions.`);
-    }
-    // Only the options that are set: the SDK walks every key of the body, and the JSON is the
-    // same (undefined keys are left out either way), in the same key order.
-    const request: OpenAI.Chat.Completions.ChatCompletionCreateParams = { model, messages: toChatCompletionMessages(messages, options.instructions) };
-    const tools = toChatCompletionTools(options);
-    if (tools !== undefined) request.tools = tools;
-    if (options.tools?.length && options.toolChoice !== undefined) request.tool_choice = options.toolChoice;
-    if (options.temperature !== undefined) request.temperature = options.temperature;
-    if (options.topP !== undefined) request.top_p = options.topP;
-    if (options.maxOutputTokens !== undefined) request.max_completion_tokens = options.maxOutputTokens;
-    if (options.stop !== undefined) request.stop = options.stop;
-    if (options.seed !== undefined) request.seed = options.seed;
-    const user = options.additionalProperties?.user;
-    if (typeof user === 'string') request.user = user;
-    return request;
+    return chatCompletionsRequest(this.providerId, options.model ?? this.model, messages, options);
+  }
+}
+
+function chatCompletionsRequest(
+  providerId: string,
+  model: string | undefined,
+  messages: readonly ChatMessage[],
+  options: ChatOptions,
+): OpenAI.Chat.Completions.ChatCompletionCreateParams {
+  if (!model) {
+    throw new ConfigurationError(`No model for ${providerId}: set \`model\` on the client, the agent config, or the run's chatOptions.`);
+  }
+  // Only the options that are set: the SDK walks every key of the body, and the JSON is the
+  // same (undefined keys are left out either way), in the same key order.
+  const request: OpenAI.Chat.Completions.ChatCompletionCreateParams = { model, messages: toChatCompletionMessages(messages, options.instructions) };
+  const tools = toChatCompletionTools(options);
+  if (tools !== undefined) request.tools = tools;
+  if (options.tools?.length && options.toolChoice !== undefined) request.tool_choice = options.toolChoice;
+  if (options.temperature !== undefined) request.temperature = options.temperature;
+  if (options.topP !== undefined) request.top_p = options.topP;
+  if (options.maxOutputTokens !== undefined) request.max_completion_tokens = options.maxOutputTokens;
+  if (options.stop !== undefined) request.stop = options.stop;
+  if (options.seed !== undefined) request.seed = options.seed;
+  const user = options.additionalProperties?.user;
+  if (typeof user === 'string') request.user = user;
+  return request;
+}
+
+/**
+ * One streamed call's source, as one object with methods: a stream waiting for its reply holds
+ * it, not three closures and their context (bytes per concurrent stream, docs/performance.md).
+ */
+class CompletionsStreamSource implements StreamSource<OpenAI.Chat.Completions.ChatCompletionChunk, ChatResponseUpdate> {
+  readonly #client: OpenAIChatClient;
+  readonly #messages: readonly ChatMessage[];
+  readonly #options: ChatOptions;
+
+  constructor(client: OpenAIChatClient, messages: readonly ChatMessage[], options: ChatOptions) {
+    this.#client = client;
+    this.#messages = messages;
+    this.#options = options;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.#options.signal;
+  }
+
+  open(signal: AbortSignal): Promise<AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>> {
+    const client = this.#client;
+    const options = this.#options;
+    const request = chatCompletionsRequest(client.providerId, options.model ?? client.model, this.#messages, options) as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming;
+    request.stream = true;
+    request.stream_options = { include_usage: true };
+    return streamedEvents(client.client.chat.completions.create(request, { signal }));
+  }
+
+  translate(): ChunkTranslator {
+    return new ChunkTranslator(this.#client.providerId);
+  }
+
+  toError(error: unknown, signal: AbortSignal): Error {
+    return toSkeinError(this.#client.providerId, error, signal);
   }
 }
 

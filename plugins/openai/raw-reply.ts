@@ -51,16 +51,20 @@ export async function* sseJsonEvents<T>(response: Response): AsyncGenerator<T, v
   }
 }
 
-/** The SDK's `APIPromise.asResponse`, bound; undefined for a stand-in client's plain promise. */
-function rawResponseOf(call: Promise<unknown>): (() => Promise<Response>) | undefined {
-  const raw = (call as { asResponse?: () => Promise<Response> }).asResponse;
-  return typeof raw === 'function' ? () => raw.call(call) : undefined;
+/** The SDK's `APIPromise.asResponse` (call it on `call`); undefined for a stand-in client's plain promise. */
+function asResponseOf(call: Promise<unknown>): ((this: Promise<unknown>) => Promise<Response>) | undefined {
+  const raw = (call as { asResponse?: (this: Promise<unknown>) => Promise<Response> }).asResponse;
+  return typeof raw === 'function' ? raw : undefined;
 }
 
-/** `create(...)`'s raw Response when the client is the SDK's; a stand-in client's own stream otherwise. */
-export async function streamedEvents<T>(call: Promise<AsyncIterable<T>>): Promise<AsyncIterable<T>> {
-  const raw = rawResponseOf(call);
-  return raw ? sseJsonEvents<T>(await raw()) : call;
+/**
+ * `create(...)`'s raw Response when the client is the SDK's; a stand-in client's own stream otherwise.
+ * Not an async function: a suspended one keeps its frame alive while the request is in flight,
+ * bytes per concurrent stream (docs/performance.md, RSS per active run).
+ */
+export function streamedEvents<T>(call: Promise<AsyncIterable<T>>): Promise<AsyncIterable<T>> {
+  const asResponse = asResponseOf(call);
+  return asResponse ? asResponse.call(call).then(sseJsonEvents<T>) : call;
 }
 
 /**
@@ -68,6 +72,6 @@ export async function streamedEvents<T>(call: Promise<AsyncIterable<T>>): Promis
  * debug log details for every reply, logged or not. A stand-in client's value is taken as it is.
  */
 export async function parsedReply<T>(call: Promise<T>): Promise<T> {
-  const raw = rawResponseOf(call);
-  return raw ? ((await (await raw()).json()) as T) : call;
+  const asResponse = asResponseOf(call);
+  return asResponse ? ((await (await asResponse.call(call)).json()) as T) : call;
 }

@@ -1,7 +1,7 @@
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
 // The declarations name rxjs's public Observable type; the class comes from its own module.
 import { getEventListeners } from 'node:events';
-import type { Observable } from 'rxjs';
+import type { Observable, Subscriber, Unsubscribable } from 'rxjs';
 import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import { whenAborted } from 'skein';
 
@@ -54,38 +54,79 @@ function reuseLater(controller: AbortController): void {
  * `from(asyncIterable)`: that has no teardown.
  */
 export function streamFromAsyncIterable<TChunk, TUpdate>(source: StreamSource<TChunk, TUpdate>): Observable<TUpdate> {
-  return new RxObservable<TUpdate>((subscriber) => {
-    const controller = takeController();
-    const outer = source.signal;
-    const unlink = whenAborted(outer, () => controller.abort(outer?.reason));
+  return new RxObservable<TUpdate>((subscriber) => new StreamPump(source, subscriber).start());
+}
 
-    // Set once the stream ended: teardown then has nothing to abort, and aborting anyway costs a
-    // DOMException and an abort event per stream. Completed: the request is over, its
-    // controller can serve another.
-    let ended = false;
-    let completed = false;
-    (async () => {
-      const translator = source.translate();
-      const stream = await source.open(controller.signal);
+/**
+ * One subscription's request and its teardown (RxJS calls `unsubscribe`). Until the reply
+ * arrives, a stream holds this object and one promise callback: no suspended async function,
+ * whose frame would be kept for every stream in flight (docs/performance.md, RSS per active run).
+ */
+class StreamPump<TChunk, TUpdate> implements Unsubscribable {
+  readonly #source: StreamSource<TChunk, TUpdate>;
+  readonly #subscriber: Subscriber<TUpdate>;
+  readonly #controller = takeController();
+  #unlink: () => void = nothing;
+  // Set once the stream ended: teardown then has nothing to abort, and aborting anyway costs a
+  // DOMException and an abort event per stream. Completed: the request is over, its
+  // controller can serve another.
+  #ended = false;
+  #completed = false;
+
+  constructor(source: StreamSource<TChunk, TUpdate>, subscriber: Subscriber<TUpdate>) {
+    this.#source = source;
+    this.#subscriber = subscriber;
+  }
+
+  start(): this {
+    const outer = this.#source.signal;
+    if (outer) {
+      const controller = this.#controller;
+      this.#unlink = whenAborted(outer, () => controller.abort(outer.reason));
+    }
+    let opened: ReturnType<StreamSource<TChunk, TUpdate>['open']>;
+    try {
+      opened = this.#source.open(this.#controller.signal);
+    } catch (error) {
+      this.#fail(error);
+      return this;
+    }
+    Promise.resolve(opened).then(
+      (stream) => this.#pump(stream),
+      (error: unknown) => this.#fail(error),
+    );
+    return this;
+  }
+
+  async #pump(stream: AsyncIterable<TChunk>): Promise<void> {
+    const subscriber = this.#subscriber;
+    try {
+      const translator = this.#source.translate();
       for await (const chunk of stream) {
         if (subscriber.closed) return;
         for (const update of translator.next(chunk)) subscriber.next(update);
       }
       if (subscriber.closed) return;
       for (const update of translator.complete()) subscriber.next(update);
-      ended = true;
-      completed = true;
+      this.#ended = true;
+      this.#completed = true;
       subscriber.complete();
-    })().catch((error: unknown) => {
-      if (subscriber.closed) return;
-      ended = true;
-      subscriber.error(source.toError(error, controller.signal));
-    });
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
 
-    return () => {
-      unlink();
-      if (!ended) controller.abort();
-      else if (completed) reuseLater(controller);
-    };
-  });
+  #fail(error: unknown): void {
+    if (this.#subscriber.closed) return;
+    this.#ended = true;
+    this.#subscriber.error(this.#source.toError(error, this.#controller.signal));
+  }
+
+  unsubscribe(): void {
+    this.#unlink();
+    if (!this.#ended) this.#controller.abort();
+    else if (this.#completed) reuseLater(this.#controller);
+  }
 }
+
+function nothing(): void {}

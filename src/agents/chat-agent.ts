@@ -1,6 +1,6 @@
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
 // The declarations name rxjs's public Observable type; the class comes from its own module.
-import type { Observable } from 'rxjs';
+import type { Observable, Observer, Unsubscribable } from 'rxjs';
 import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import type { ChatClient, ThreadKind } from '../clients/chat-client.js';
 import { type ChatOptions, type ToolDeclaration, mergeChatOptions } from '../clients/chat-options.js';
@@ -38,9 +38,9 @@ import {
 } from './function-approvals.js';
 import { deleteThreadHistory, forkThread, threadHistory } from './fork-thread.js';
 import { type AgentMiddleware, MiddlewarePipeline } from './middleware.js';
-import { type CallModel, type FunctionLoopResult, runFunctionLoop, throwIfAborted } from './function-invocation-loop.js';
+import { type CallModel, type FunctionLoopRequest, type FunctionLoopResult, runFunctionLoop, throwIfAborted } from './function-invocation-loop.js';
 import { PartialTurn } from './partial-turn.js';
-import { RunAbort } from './run-abort.js';
+import { RunAbort, type RunAbortListener } from './run-abort.js';
 import type { RunSteps } from './run-steps.js';
 
 export interface ChatAgentOptions {
@@ -251,11 +251,9 @@ export class ChatAgent extends AIAgent {
     try {
       throwIfAborted(abort);
       const messages = stamp(input);
-      if (!this.#middleware.hasAgentRun) return await this.#executeTurn(thread, messages, options, abort, callModel, emit);
-      const context = { agent: this, thread, messages, options, streaming: emit !== undefined };
-      const { response, ran } = await this.#middleware.runAgent(context, (input) => this.#executeTurn(thread, input, options, abort, callModel, emit));
-      if (!ran) await this.#commitShortCircuit(thread, context.messages, response, emit);
-      return response;
+      return await (this.#middleware.hasAgentRun
+        ? this.#executeWithMiddleware(thread, messages, options, abort, callModel, emit)
+        : this.#executeTurn(thread, messages, options, abort, callModel, emit));
     } catch (error) {
       if (abort?.aborted && !(error instanceof AbortError)) throw new AbortError(undefined, { cause: error });
       throw error;
@@ -264,7 +262,28 @@ export class ChatAgent extends AIAgent {
     }
   }
 
-  /** One turn: settle approvals, gather context, run the tool loop, commit once. */
+  // Apart from #runOnThread: its closure would make every run allocate a context while it waits.
+  async #executeWithMiddleware(
+    thread: AgentThread,
+    messages: ChatMessage[],
+    options: AgentRunOptions,
+    abort: RunAbort | undefined,
+    callModel: CallModel,
+    emit?: (update: ChatResponseUpdate) => void,
+  ): Promise<AgentRunResponse> {
+    const context = { agent: this, thread, messages, options, streaming: emit !== undefined };
+    const { response, ran } = await this.#middleware.runAgent(context, (input) => this.#executeTurn(thread, input, options, abort, callModel, emit));
+    if (!ran) await this.#commitShortCircuit(thread, context.messages, response, emit);
+    return response;
+  }
+
+  /**
+   * One turn: settle approvals, gather context, run the tool loop, commit once. While the model
+   * call is in flight this frame is all the turn keeps suspended, so it stays small: preparing and
+   * finishing are their own functions (a suspended async function holds every register it has),
+   * and it makes no closure (its context would be kept too). Bytes per concurrent run,
+   * docs/performance.md.
+   */
   async #executeTurn(
     thread: AgentThread,
     input: ChatMessage[],
@@ -273,20 +292,36 @@ export class ChatAgent extends AIAgent {
     callModel: CallModel,
     emit?: (update: ChatResponseUpdate) => void,
   ): Promise<AgentRunResponse> {
+    const turn = await this.#prepareTurn(thread, input, options, abort, callModel, emit);
+    let result: FunctionLoopResult;
+    try {
+      result = await runFunctionLoop(turn.loop);
+      throwIfAborted(abort);
+    } catch (error) {
+      throw await this.#turnFailed(thread, turn, options, abort, error);
+    }
+    return this.#finishTurn(thread, turn, result, options, emit);
+  }
+
+  /** Settles approvals, reads the history, gathers context: the tool loop's request. */
+  async #prepareTurn(
+    thread: AgentThread,
+    input: ChatMessage[],
+    options: AgentRunOptions,
+    abort: RunAbort | undefined,
+    callModel: CallModel,
+    emit: ((update: ChatResponseUpdate) => void) | undefined,
+  ): Promise<PreparedTurn> {
     // The agent's own map is shared until the run or a context provider adds tools (copy on write).
     let tools: Map<string, AITool> | ReadonlyMap<string, AITool> = options.tools?.length ? new Map([...this.#tools, ...toolMap(options.tools)]) : this.#tools;
     // Tool sets are listed before approvals are settled, so an approved call finds its tool.
     if (this.#toolSets.length) tools = await this.#withToolSets(tools, abort?.signal);
-    // Tools always get a signal: the run's, or one that never aborts when the caller gave none.
     const steps = options.steps;
-    const invokeTool = (call: FunctionCallContent, tool: AITool) =>
-      this.#middleware.callTool({ agent: this, thread, call, tool }, () => {
-        const invoke = (idempotencyKey?: string) => tool.invoke({ call, signal: abort ? abort.signal : new AbortController().signal, thread, idempotencyKey });
-        return steps ? steps.invokeTool(call, tool, invoke) : invoke();
-      });
-
     // Nearly every turn has no approval to settle: no async call (and its promise) for those.
-    const { turnInput, settled } = hasApprovalWork(thread, input) ? await this.#settleApprovals(thread, input, tools, invokeTool, emit) : { turnInput: input, settled: undefined };
+    const approvalWork = hasApprovalWork(thread, input);
+    // A turn with no tool to run needs no invoker (the loop answers a call of an unknown tool itself).
+    const invokeTool = approvalWork || tools.size || this.#contextProviders.length ? this.#toolInvoker(thread, abort, steps) : undefined;
+    const { turnInput, settled } = approvalWork ? await this.#settleApprovals(thread, input, tools, invokeTool!, emit) : { turnInput: input, settled: undefined };
     const stored = thread.messageStore ? await thread.messageStore.listMessages() : [];
     const history = this.#reducer && stored.length > 0 ? await this.#reducer.reduce(stored, { thread, chatClient: this.chatClient, chatOptions: this.#chatOptions, signal: abort?.callerSignal }) : stored;
     const contexts = this.#contextProviders.length ? await this.#gatherContext(thread, turnInput) : NO_CONTEXT;
@@ -298,45 +333,44 @@ export class ChatAgent extends AIAgent {
 
     // Only store threads keep partial turns: a service thread's history is the service's to decide.
     const partial = (options.keepPartial ?? this.#keepPartial) && (thread.messageStore !== undefined || this.threadKind === 'message-store') ? new PartialTurn() : undefined;
-    const clientCall: CallModel = steps ? (messages, chatOptions, onUpdate) => steps.callModel(() => callModel(messages, chatOptions, onUpdate)) : callModel;
-    const modelCall: CallModel =
-      !this.#middleware.hasChatClient
-        ? partial
-          ? (messages, chatOptions) => clientCall(messages, chatOptions, partial.onUpdate)
-          : clientCall
-        : (messages, chatOptions) =>
-            // A copy per call: middleware may change its context's options in place.
-            this.#middleware.callModel({ agent: this, messages, options: { ...chatOptions }, streaming: emit !== undefined }, (ctx) =>
-              clientCall(ctx.messages, ctx.options, partial?.onUpdate),
-            );
-    let result: FunctionLoopResult;
-    try {
-      result = await runFunctionLoop({
-        callModel: modelCall,
-        history,
-        contextMessages: contexts.messages,
-        input: turnInput,
-        // The model call gets the caller's signal; runStream's own abort unsubscribes the stream
-        // instead (collectStream). Chat-client middleware may read the signal: it gets the run's.
-        options: this.#chatOptionsFor(thread, options, this.#middleware.hasChatClient ? abort?.signal : abort?.callerSignal, tools, joinInstructions(contexts.instructions, options.additionalInstructions)),
-        serviceManaged: thread.messageStore === undefined && this.threadKind !== 'message-store',
-        tools,
-        maxIterations: options.maxToolIterations ?? this.#maxToolIterations,
-        signal: abort,
-        thread,
-        invokeTool,
-        onMessages: (messages, fromModel) => {
-          partial?.completed(messages);
-          if (!fromModel) emit?.({ role: 'tool', contents: messages[0]!.contents });
-        },
-      });
-      throwIfAborted(abort);
-    } catch (error) {
-      if (this.#contextProviders.length) await this.#notifyProviders(thread, turnInput, undefined, error);
-      const kept = partial ? await this.#recordPartial(thread, turnInput, partial, abort?.aborted ? toAbortError(error) : error, options.steps) : { error, committed: false };
-      if (settled) await this.#keepSettledApprovals(thread, settled, kept.committed);
-      throw kept.error;
-    }
+    const modelCall = steps || partial || this.#middleware.hasChatClient ? this.#modelCaller(callModel, steps, partial, emit !== undefined) : callModel;
+    const loop: FunctionLoopRequest = {
+      callModel: modelCall,
+      history,
+      contextMessages: contexts.messages,
+      input: turnInput,
+      // The model call gets the caller's signal; runStream's own abort unsubscribes the stream
+      // instead (collectStream). Chat-client middleware may read the signal: it gets the run's.
+      options: this.#chatOptionsFor(thread, options, this.#middleware.hasChatClient ? abort?.signal : abort?.callerSignal, tools, joinInstructions(contexts.instructions, options.additionalInstructions)),
+      serviceManaged: thread.messageStore === undefined && this.threadKind !== 'message-store',
+      tools,
+      maxIterations: options.maxToolIterations ?? this.#maxToolIterations,
+      signal: abort,
+      thread,
+      invokeTool,
+      onMessages: partial || emit ? messagesListener(partial, emit) : undefined,
+    };
+    return { turnInput, settled, partial, loop };
+  }
+
+  /** The turn failed: providers are told, a partial turn and settled approvals are kept; the error to throw. */
+  async #turnFailed(thread: AgentThread, turn: PreparedTurn, options: AgentRunOptions, abort: RunAbort | undefined, error: unknown): Promise<unknown> {
+    const { turnInput, partial, settled } = turn;
+    if (this.#contextProviders.length) await this.#notifyProviders(thread, turnInput, undefined, error);
+    const kept = partial ? await this.#recordPartial(thread, turnInput, partial, abort?.aborted ? toAbortError(error) : error, options.steps) : { error, committed: false };
+    if (settled) await this.#keepSettledApprovals(thread, settled, kept.committed);
+    return kept.error;
+  }
+
+  /** Commits the turn once and answers it. */
+  async #finishTurn(
+    thread: AgentThread,
+    turn: PreparedTurn,
+    result: FunctionLoopResult,
+    options: AgentRunOptions,
+    emit: ((update: ChatResponseUpdate) => void) | undefined,
+  ): Promise<AgentRunResponse> {
+    const turnInput = turn.turnInput;
     const produced = this.#authored(result.messages);
     const localRequests = approvalRequestsFor(result.pendingApprovals);
     if (localRequests.length) emit?.({ role: 'assistant', contents: localRequests });
@@ -356,6 +390,24 @@ export class ChatAgent extends AIAgent {
       agentName: this.name,
       approvalRequests,
     });
+  }
+
+  /** Runs one tool call through function-call middleware and durable steps. Tools always get a signal: the run's, or one that never aborts when the caller gave none. */
+  #toolInvoker(thread: AgentThread, abort: RunAbort | undefined, steps: AgentRunOptions['steps']): (call: FunctionCallContent, tool: AITool) => Promise<FunctionResultContent> {
+    return (call, tool) =>
+      this.#middleware.callTool({ agent: this, thread, call, tool }, () => {
+        const invoke = (idempotencyKey?: string) => tool.invoke({ call, signal: abort ? abort.signal : new AbortController().signal, thread, idempotencyKey });
+        return steps ? steps.invokeTool(call, tool, invoke) : invoke();
+      });
+  }
+
+  /** The model call with durable steps, partial-turn recording and chat-client middleware around it. */
+  #modelCaller(callModel: CallModel, steps: AgentRunOptions['steps'], partial: PartialTurn | undefined, streaming: boolean): CallModel {
+    const clientCall: CallModel = steps ? (messages, chatOptions, onUpdate) => steps.callModel(() => callModel(messages, chatOptions, onUpdate)) : callModel;
+    if (!this.#middleware.hasChatClient) return partial ? (messages, chatOptions) => clientCall(messages, chatOptions, partial.onUpdate) : clientCall;
+    return (messages, chatOptions) =>
+      // A copy per call: middleware may change its context's options in place.
+      this.#middleware.callModel({ agent: this, messages, options: { ...chatOptions }, streaming }, (ctx) => clientCall(ctx.messages, ctx.options, partial?.onUpdate));
   }
 
   async #withToolSets(tools: ReadonlyMap<string, AITool>, signal: AbortSignal | undefined): Promise<Map<string, AITool>> {
@@ -517,6 +569,23 @@ function joinInstructions(fromProviders: string, forThisRun: string | undefined)
 
 const NO_CONTEXT: Required<AIContext> = Object.freeze({ instructions: '', messages: [], tools: [] });
 
+/** A turn ready for its tool loop, and what a failure or the commit needs of it. */
+interface PreparedTurn {
+  turnInput: ChatMessage[];
+  /** The tool message of approvals settled before the loop, if any. */
+  settled: ChatMessage | undefined;
+  partial: PartialTurn | undefined;
+  loop: FunctionLoopRequest;
+}
+
+/** What the tool loop reports of each finished message: kept for a partial turn, tool results streamed. */
+function messagesListener(partial: PartialTurn | undefined, emit: ((update: ChatResponseUpdate) => void) | undefined): (messages: readonly ChatMessage[], fromModel: boolean) => void {
+  return (messages, fromModel) => {
+    partial?.completed(messages);
+    if (!fromModel) emit?.({ role: 'tool', contents: messages[0]!.contents });
+  };
+}
+
 /** The run's input as messages, each with a creation time (the caller's, when given). */
 function stamp(input: AgentInput): ChatMessage[] {
   const now = new Date().toISOString();
@@ -551,44 +620,77 @@ export function linkSignal(signal: AbortSignal | undefined, controller: AbortCon
  * response. The run's abort unsubscribes it (which aborts the request).
  */
 function collectStream(stream: Observable<ChatResponseUpdate>, onUpdate: (update: ChatResponseUpdate) => void, abort: RunAbort): Promise<ChatResponse> {
-  return new Promise<ChatResponse>((resolve, reject) => {
-    // Folded as they arrive: no list of updates kept, no second pass at the end.
-    const folder = new ChatResponseFolder();
-    const caller = abort.callerSignal;
-    let settled = false;
-    // Undefined while subscribe() runs: an abort then (a consumer unsubscribing from inside a
-    // synchronous emission) is applied once subscribe() returns.
-    let subscription: { unsubscribe(): void } | undefined = undefined;
-    const done = () => {
-      settled = true;
-      unregister();
-      caller?.removeEventListener('abort', onAbort);
-    };
-    const onAbort = () => {
-      if (settled) return;
-      done();
-      subscription?.unsubscribe();
-      reject(new AbortError(undefined, { cause: abort.reason }));
-    };
-    const unregister = abort.onAbort(onAbort);
-    caller?.addEventListener('abort', onAbort, { once: true });
-    subscription = stream.subscribe({
-      next: (update) => {
-        folder.add(update);
-        onUpdate(update);
-      },
-      error: (error: unknown) => {
-        if (settled) return;
-        done();
-        reject(error);
-      },
-      complete: () => {
-        if (settled) return;
-        done();
-        resolve(folder.response());
-      },
-    });
-    if (settled && abort.aborted) subscription.unsubscribe();
-    else if (abort.aborted) onAbort();
-  });
+  return new StreamCollector(onUpdate, abort).collect(stream);
 }
+
+/**
+ * collectStream's state. One object is the stream's observer and the abort listener (of the run
+ * and of the caller's signal): a stream waiting for its reply holds it alone, not five closures
+ * and their context (bytes per concurrent stream, docs/performance.md).
+ */
+class StreamCollector implements Observer<ChatResponseUpdate>, RunAbortListener {
+  // Folded as they arrive: no list of updates kept, no second pass at the end. Made with the
+  // first update: a stream waiting for its reply holds nothing of it.
+  #folder: ChatResponseFolder | undefined;
+  readonly #onUpdate: (update: ChatResponseUpdate) => void;
+  readonly #abort: RunAbort;
+  #settled = false;
+  // Undefined while subscribe() runs: an abort then (a consumer unsubscribing from inside a
+  // synchronous emission) is applied once subscribe() returns.
+  #subscription: Unsubscribable | undefined = undefined;
+  #resolve: (response: ChatResponse) => void = noop;
+  #reject: (error: unknown) => void = noop;
+
+  constructor(onUpdate: (update: ChatResponseUpdate) => void, abort: RunAbort) {
+    this.#onUpdate = onUpdate;
+    this.#abort = abort;
+  }
+
+  collect(stream: Observable<ChatResponseUpdate>): Promise<ChatResponse> {
+    const promise = new Promise<ChatResponse>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    const abort = this.#abort;
+    abort.onAbort(this);
+    abort.callerSignal?.addEventListener('abort', this, { once: true });
+    const subscription = stream.subscribe(this);
+    this.#subscription = subscription;
+    if (this.#settled && abort.aborted) subscription.unsubscribe();
+    else if (abort.aborted) this.handleEvent();
+    return promise;
+  }
+
+  next(update: ChatResponseUpdate): void {
+    (this.#folder ??= new ChatResponseFolder()).add(update);
+    this.#onUpdate(update);
+  }
+
+  error(error: unknown): void {
+    if (this.#settled) return;
+    this.#done();
+    this.#reject(error);
+  }
+
+  complete(): void {
+    if (this.#settled) return;
+    this.#done();
+    this.#resolve((this.#folder ?? new ChatResponseFolder()).response());
+  }
+
+  /** The run or the caller's signal aborted. */
+  handleEvent(): void {
+    if (this.#settled) return;
+    this.#done();
+    this.#subscription?.unsubscribe();
+    this.#reject(new AbortError(undefined, { cause: this.#abort.reason }));
+  }
+
+  #done(): void {
+    this.#settled = true;
+    this.#abort.offAbort(this);
+    this.#abort.callerSignal?.removeEventListener('abort', this);
+  }
+}
+
+function noop(): void {}

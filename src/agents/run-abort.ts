@@ -1,5 +1,10 @@
 import { whenAborted } from '../concurrency/when-aborted.js';
 
+/** Told when a run aborts; the shape of a DOM EventListenerObject, so it can listen on an AbortSignal as well. */
+export interface RunAbortListener {
+  handleEvent(): void;
+}
+
 /**
  * What can abort one run: the caller's signal, and for `runStream` also the consumer
  * unsubscribing. An AbortController is not free (its signal is a transferable platform object
@@ -11,7 +16,7 @@ export class RunAbort {
   #controller: AbortController | undefined;
   #aborted = false;
   #reason: unknown;
-  #onAbort: (() => void) | undefined;
+  #onAbort: RunAbortListener | undefined;
   #unlink: (() => void) | undefined;
 
   /**
@@ -51,17 +56,22 @@ export class RunAbort {
     this.#aborted = true;
     this.#reason = reason;
     this.#controller?.abort(reason);
-    const cancel = this.#onAbort;
+    const listener = this.#onAbort;
     this.#onAbort = undefined;
-    cancel?.();
+    listener?.handleEvent();
   }
 
-  /** `cancel` runs once if `abort()` is called before the returned unregister (one model call is in flight at a time). */
-  onAbort(cancel: () => void): () => void {
-    this.#onAbort = cancel;
-    return () => {
-      if (this.#onAbort === cancel) this.#onAbort = undefined;
-    };
+  /**
+   * `listener.handleEvent()` runs once if `abort()` is called before `offAbort(listener)` (one
+   * model call is in flight at a time). An object, not a closure: the same one can listen on the
+   * caller's AbortSignal too, and a stream in flight holds one object instead of two functions.
+   */
+  onAbort(listener: RunAbortListener): void {
+    this.#onAbort = listener;
+  }
+
+  offAbort(listener: RunAbortListener): void {
+    if (this.#onAbort === listener) this.#onAbort = undefined;
   }
 
   /** Drops the listener on the caller's signal (the run is over). */
