@@ -41,7 +41,10 @@ export interface BenchOptions {
 export const FULL: Omit<BenchOptions, 'peers' | 'log'> = {
   turns: 50,
   runs: 20,
-  warmupRuns: 4,
+  // Past V8's warm-up: a process's cost per turn falls from ~2,000 to ~850 us over its first 40-60
+  // conversations (docs/performance.md, round 12); measured on that slope, a contender whose code is
+  // still being compiled reads its last turns cheaper than its first, and flatness reads the JIT.
+  warmupRuns: 60,
   serializationMessages: 10_000,
   serializationIterations: 20,
   conversations: 1000,
@@ -302,6 +305,13 @@ async function main(): Promise<void> {
     peers: args.includes('--peers'),
     log: (line) => console.error(`bench: ${line}`),
   };
+  // The turns part's sizes, for reading the noise or the warm-up (the targets are read on the defaults).
+  const flag = (name: string) => {
+    const at = args.indexOf(name);
+    return at >= 0 ? Number(args[at + 1]) : undefined;
+  };
+  options.warmupRuns = flag('--warmup') ?? options.warmupRuns;
+  options.runs = flag('--runs') ?? options.runs;
   if (!(globalThis as { gc?: unknown }).gc) console.error('bench: run with --expose-gc to measure heap per thread');
   if (onlyAt >= 0) {
     console.log(formatTable(await runPart(args[onlyAt + 1] ?? '', options)));

@@ -251,9 +251,10 @@ export class ChatAgent extends AIAgent {
     try {
       throwIfAborted(abort);
       const messages = stamp(input);
-      return await (this.#middleware.hasAgentRun
-        ? this.#executeWithMiddleware(thread, messages, options, abort, callModel, emit)
-        : this.#executeTurn(thread, messages, options, abort, callModel, emit));
+      if (this.#middleware.hasAgentRun) return await this.#executeWithMiddleware(thread, messages, options, abort, callModel, emit);
+      // #executeTurn's steps, not a call to it: one suspended async function less per run in flight.
+      const turn = await this.#prepareTurn(thread, messages, options, abort, callModel, emit);
+      return await this.#finishTurn(thread, turn, await this.#runTurnLoop(thread, turn, options, abort), options, emit);
     } catch (error) {
       if (abort?.aborted && !(error instanceof AbortError)) throw new AbortError(undefined, { cause: error });
       throw error;
@@ -278,11 +279,11 @@ export class ChatAgent extends AIAgent {
   }
 
   /**
-   * One turn: settle approvals, gather context, run the tool loop, commit once. While the model
-   * call is in flight this frame is all the turn keeps suspended, so it stays small: preparing and
-   * finishing are their own functions (a suspended async function holds every register it has),
-   * and it makes no closure (its context would be kept too). Bytes per concurrent run,
-   * docs/performance.md.
+   * One turn: settle approvals, gather context, run the tool loop, commit once (#runOnThread runs
+   * the same steps itself when no agent middleware wraps the turn). Preparing and finishing are
+   * their own functions and nothing here makes a closure: while the model call is in flight a run
+   * keeps its suspended frames, every register and context of them (bytes per concurrent run,
+   * docs/performance.md).
    */
   async #executeTurn(
     thread: AgentThread,
@@ -293,14 +294,17 @@ export class ChatAgent extends AIAgent {
     emit?: (update: ChatResponseUpdate) => void,
   ): Promise<AgentRunResponse> {
     const turn = await this.#prepareTurn(thread, input, options, abort, callModel, emit);
-    let result: FunctionLoopResult;
-    try {
-      result = await runFunctionLoop(turn.loop);
-      throwIfAborted(abort);
-    } catch (error) {
-      throw await this.#turnFailed(thread, turn, options, abort, error);
-    }
-    return this.#finishTurn(thread, turn, result, options, emit);
+    return this.#finishTurn(thread, turn, await this.#runTurnLoop(thread, turn, options, abort), options, emit);
+  }
+
+  /**
+   * The prepared turn's tool loop. When it fails, or the run was aborted by the time it ends, the
+   * turn is recorded (#turnFailed) and that error thrown. Promise callbacks, not an async function:
+   * they are what a run keeps while the model call is in flight, fewer bytes than a suspended frame.
+   */
+  #runTurnLoop(thread: AgentThread, turn: PreparedTurn, options: AgentRunOptions, abort: RunAbort | undefined): Promise<FunctionLoopResult> {
+    const fail = (error: unknown): Promise<never> => this.#turnFailed(thread, turn, options, abort, error).then(rethrow);
+    return runFunctionLoop(turn.loop).then((result) => (abort?.aborted ? fail(new AbortError(undefined, { cause: abort.reason })) : result), fail);
   }
 
   /** Settles approvals, reads the history, gathers context: the tool loop's request. */
@@ -694,3 +698,7 @@ class StreamCollector implements Observer<ChatResponseUpdate>, RunAbortListener 
 }
 
 function noop(): void {}
+
+function rethrow(error: unknown): never {
+  throw error;
+}
