@@ -57,7 +57,7 @@ export class OpenAIChatClient implements ChatClient {
 
   async getResponse(messages: readonly ChatMessage[], options: ChatOptions = {}): Promise<ChatResponse> {
     try {
-      const request = this.#request(messages, options) as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
+      const request = chatCompletionsRequest(this, messages, options) as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
       request.stream = false;
       // No signal, no request option: the SDK would otherwise hang an abort listener on it.
       const completion = await parsedReply(this.client.chat.completions.create(request, options.signal ? { signal: options.signal } : undefined));
@@ -70,20 +70,13 @@ export class OpenAIChatClient implements ChatClient {
   getStreamingResponse(messages: readonly ChatMessage[], options: ChatOptions = {}): Observable<ChatResponseUpdate> {
     return streamFromAsyncIterable(new CompletionsStreamSource(this, messages, options));
   }
-
-  #request(messages: readonly ChatMessage[], options: ChatOptions): OpenAI.Chat.Completions.ChatCompletionCreateParams {
-    return chatCompletionsRequest(this.providerId, options.model ?? this.model, messages, options);
-  }
 }
 
-function chatCompletionsRequest(
-  providerId: string,
-  model: string | undefined,
-  messages: readonly ChatMessage[],
-  options: ChatOptions,
-): OpenAI.Chat.Completions.ChatCompletionCreateParams {
+/** The Chat Completions request body for `messages` and the run's options. */
+function chatCompletionsRequest(client: OpenAIChatClient, messages: readonly ChatMessage[], options: ChatOptions): OpenAI.Chat.Completions.ChatCompletionCreateParams {
+  const model = options.model ?? client.model;
   if (!model) {
-    throw new ConfigurationError(`No model for ${providerId}: set \`model\` on the client, the agent config, or the run's chatOptions.`);
+    throw new ConfigurationError(`No model for ${client.providerId}: set \`model\` on the client, the agent config, or the run's chatOptions.`);
   }
   // Only the options that are set: the SDK walks every key of the body, and the JSON is the
   // same (undefined keys are left out either way), in the same key order.
@@ -121,12 +114,10 @@ class CompletionsStreamSource implements StreamSource<OpenAI.Chat.Completions.Ch
   }
 
   open(signal: AbortSignal): Promise<AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>> {
-    const client = this.#client;
-    const options = this.#options;
-    const request = chatCompletionsRequest(client.providerId, options.model ?? client.model, this.#messages, options) as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming;
+    const request = chatCompletionsRequest(this.#client, this.#messages, this.#options) as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming;
     request.stream = true;
     request.stream_options = { include_usage: true };
-    return streamedEvents(client.client.chat.completions.create(request, { signal }));
+    return streamedEvents(this.#client.client.chat.completions.create(request, { signal }));
   }
 
   translate(): ChunkTranslator {

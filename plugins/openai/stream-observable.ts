@@ -66,7 +66,7 @@ class StreamPump<TChunk, TUpdate> implements Unsubscribable {
   readonly #source: StreamSource<TChunk, TUpdate>;
   readonly #subscriber: Subscriber<TUpdate>;
   readonly #controller = takeController();
-  #unlink: () => void = nothing;
+  #unlink: (() => void) | undefined;
   // Set once the stream ended: teardown then has nothing to abort, and aborting anyway costs a
   // DOMException and an abort event per stream. Completed: the request is over, its
   // controller can serve another.
@@ -123,10 +123,8 @@ class StreamPump<TChunk, TUpdate> implements Unsubscribable {
   }
 
   unsubscribe(): void {
-    this.#unlink();
+    this.#unlink?.();
     if (!this.#ended) this.#controller.abort();
     else if (this.#completed) reuseLater(this.#controller);
   }
 }
-
-function nothing(): void {}

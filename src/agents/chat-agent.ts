@@ -642,8 +642,9 @@ class StreamCollector implements Observer<ChatResponseUpdate>, RunAbortListener 
   // Undefined while subscribe() runs: an abort then (a consumer unsubscribing from inside a
   // synchronous emission) is applied once subscribe() returns.
   #subscription: Unsubscribable | undefined = undefined;
-  #resolve: (response: ChatResponse) => void = noop;
-  #reject: (error: unknown) => void = noop;
+  // Set by collect(), before anything can settle it.
+  #resolve!: (response: ChatResponse) => void;
+  #reject!: (error: unknown) => void;
 
   constructor(onUpdate: (update: ChatResponseUpdate) => void, abort: RunAbort) {
     this.#onUpdate = onUpdate;
@@ -696,8 +697,6 @@ class StreamCollector implements Observer<ChatResponseUpdate>, RunAbortListener 
     this.#abort.callerSignal?.removeEventListener('abort', this);
   }
 }
-
-function noop(): void {}
 
 function rethrow(error: unknown): never {
   throw error;
