@@ -1,6 +1,10 @@
 import { getEventListeners } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { lastValueFrom } from 'rxjs';
+import { ChatAgent, ConfigurationError } from 'skein';
+import { OpenAIChatClient } from 'skein/openai';
 import { streamFromAsyncIterable } from '../../plugins/openai/stream-observable.js';
 
 /**
@@ -70,5 +74,56 @@ describe('streamFromAsyncIterable (the OpenAI plugin\'s SDK stream)', () => {
     expect(opened).to.have.length(3);
     expect(opened[2]).to.not.equal(opened[0]);
     expect(opened[2]).to.not.equal(opened[1]);
+  });
+
+  it('a request that cannot even be built (open throws) errors the stream through toError, and its signal is neither aborted nor reused', async () => {
+    const opened: AbortSignal[] = [];
+    const stream = streamFromAsyncIterable<number, number>({
+      open: (signal) => {
+        opened.push(signal);
+        throw new Error('no model');
+      },
+      translate: () => ({ next: (chunk) => [chunk], complete: () => [] }),
+      toError: (error) => new Error(`mapped: ${(error as Error).message}`),
+    });
+    await lastValueFrom(stream).then(
+      () => expect.fail('expected an error'),
+      (e: Error) => expect(e.message).to.equal('mapped: no model'),
+    );
+    expect(opened[0]!.aborted).to.equal(false);
+    await lastValueFrom(source(opened));
+    expect(opened[1]).to.not.equal(opened[0]);
+  });
+
+  it('runStream and run with no model: a ConfigurationError, no request sent, the thread unchanged and usable once a model is given', async () => {
+    let requests = 0;
+    const server = createServer((_req, res) => {
+      requests++;
+      res.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      const agent = new ChatAgent({ chatClient: new OpenAIChatClient({ apiKey: 'k', baseURL, maxRetries: 0 }) });
+      const thread = agent.getNewThread();
+      await lastValueFrom(agent.runStream('hello', { thread })).then(
+        () => expect.fail('expected an error'),
+        (e: unknown) => {
+          expect(e).to.be.instanceOf(ConfigurationError);
+          expect((e as Error).message).to.match(/No model for openai-chat/);
+        },
+      );
+      await agent.run('hello', { thread }).then(
+        () => expect.fail('expected an error'),
+        (e: unknown) => expect(e).to.be.instanceOf(ConfigurationError),
+      );
+      expect(requests).to.equal(0);
+      expect(await agent.getMessages(thread)).to.deep.equal([]);
+      // The thread was released both times: a run with a model reaches the server.
+      await agent.run('hello', { thread, chatOptions: { model: 'm' } }).catch(() => undefined);
+      expect(requests).to.equal(1);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
