@@ -6,6 +6,7 @@ export * from './messages/chat-message.js';
 export * from './clients/chat-client.js';
 export * from './clients/chat-options.js';
 export * from './clients/chat-response.js';
+export * from './clients/direct-stream.js';
 export * from './serialization/json.js';
 export * from './serialization/untrusted-json.js';
 export * from './serialization/shape.js';

@@ -1,9 +1,9 @@
 // Observable alone: the rxjs index loads every operator (megabytes of RSS); same class either way.
 // The declarations name rxjs's public Observable type; the class comes from its own module.
 import { getEventListeners } from 'node:events';
-import type { Observable, Subscriber, Unsubscribable } from 'rxjs';
+import type { Observable, Observer, Unsubscribable } from 'rxjs';
 import { Observable as RxObservable } from 'rxjs/internal/Observable';
-import { whenAborted } from 'skein';
+import { DirectStream, whenAborted } from 'skein';
 
 export interface StreamTranslator<TChunk, TUpdate> {
   next(chunk: TChunk): TUpdate[];
@@ -51,31 +51,49 @@ function reuseLater(controller: AbortController): void {
  * A cold Observable over an SDK stream, after RxJS's `fromFetch`: one request per subscription,
  * an AbortController per subscription (the caller's signal chained in; reused once a stream has
  * ended on its own, see idleControllers), and unsubscribe aborts the request. Not
- * `from(asyncIterable)`: that has no teardown.
+ * `from(asyncIterable)`: that has no teardown. The agent runs it directly (DirectStream).
  */
 export function streamFromAsyncIterable<TChunk, TUpdate>(source: StreamSource<TChunk, TUpdate>): Observable<TUpdate> {
-  return new RxObservable<TUpdate>((subscriber) => new StreamPump(source, subscriber).start());
+  return new SourceObservable(source);
+}
+
+class SourceObservable<TChunk, TUpdate> extends RxObservable<TUpdate> implements DirectStream<TUpdate> {
+  readonly #source: StreamSource<TChunk, TUpdate>;
+
+  constructor(source: StreamSource<TChunk, TUpdate>) {
+    super((subscriber) => new StreamPump(source, subscriber).start());
+    this.#source = source;
+  }
+
+  [DirectStream](observer: Observer<TUpdate>): Unsubscribable {
+    return new StreamPump(this.#source, observer).start();
+  }
 }
 
 /**
- * One subscription's request and its teardown (RxJS calls `unsubscribe`). Until the reply
- * arrives, a stream holds this object and one promise callback: no suspended async function,
- * whose frame would be kept for every stream in flight (docs/performance.md, RSS per active run).
+ * One run of the stream (a subscription, or a direct run) and its teardown: RxJS calls
+ * `unsubscribe`, as does a direct runner. Until the reply arrives, a stream holds this object and
+ * one promise callback: no suspended async function, whose frame would be kept for every stream
+ * in flight (docs/performance.md, RSS per active run). Nothing reaches the observer once it has
+ * errored, completed or been unsubscribed.
  */
 class StreamPump<TChunk, TUpdate> implements Unsubscribable {
   readonly #source: StreamSource<TChunk, TUpdate>;
-  readonly #subscriber: Subscriber<TUpdate>;
+  readonly #observer: Observer<TUpdate>;
   readonly #controller = takeController();
   #unlink: (() => void) | undefined;
+  // Closed: the observer has had its last event, or was unsubscribed.
+  #closed = false;
   // Set once the stream ended: teardown then has nothing to abort, and aborting anyway costs a
   // DOMException and an abort event per stream. Completed: the request is over, its
   // controller can serve another.
   #ended = false;
   #completed = false;
+  #released = false;
 
-  constructor(source: StreamSource<TChunk, TUpdate>, subscriber: Subscriber<TUpdate>) {
+  constructor(source: StreamSource<TChunk, TUpdate>, observer: Observer<TUpdate>) {
     this.#source = source;
-    this.#subscriber = subscriber;
+    this.#observer = observer;
   }
 
   start(): this {
@@ -99,30 +117,44 @@ class StreamPump<TChunk, TUpdate> implements Unsubscribable {
   }
 
   async #pump(stream: AsyncIterable<TChunk>): Promise<void> {
-    const subscriber = this.#subscriber;
+    const observer = this.#observer;
     try {
       const translator = this.#source.translate();
       for await (const chunk of stream) {
-        if (subscriber.closed) return;
-        for (const update of translator.next(chunk)) subscriber.next(update);
+        if (this.#closed) return;
+        for (const update of translator.next(chunk)) {
+          observer.next(update);
+          if (this.#closed) return;
+        }
       }
-      if (subscriber.closed) return;
-      for (const update of translator.complete()) subscriber.next(update);
+      if (this.#closed) return;
+      for (const update of translator.complete()) {
+        observer.next(update);
+        if (this.#closed) return;
+      }
       this.#ended = true;
       this.#completed = true;
-      subscriber.complete();
+      this.#closed = true;
+      observer.complete();
+      this.unsubscribe(); // a direct run has no Subscriber to tear it down
     } catch (error) {
       this.#fail(error);
     }
   }
 
   #fail(error: unknown): void {
-    if (this.#subscriber.closed) return;
+    if (this.#closed) return;
     this.#ended = true;
-    this.#subscriber.error(this.#source.toError(error, this.#controller.signal));
+    this.#closed = true;
+    this.#observer.error(this.#source.toError(error, this.#controller.signal));
+    this.unsubscribe();
   }
 
+  /** Once: a subscription's teardown also runs when the observer has had its last event. */
   unsubscribe(): void {
+    this.#closed = true;
+    if (this.#released) return;
+    this.#released = true;
     this.#unlink?.();
     if (!this.#ended) this.#controller.abort();
     else if (this.#completed) reuseLater(this.#controller);

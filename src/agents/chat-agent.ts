@@ -5,6 +5,7 @@ import { Observable as RxObservable } from 'rxjs/internal/Observable';
 import type { ChatClient, ThreadKind } from '../clients/chat-client.js';
 import { type ChatOptions, type ToolDeclaration, mergeChatOptions } from '../clients/chat-options.js';
 import { type ChatResponse, ChatResponseFolder, type ChatResponseUpdate } from '../clients/chat-response.js';
+import { runStreamFor } from '../clients/direct-stream.js';
 import { AbortError, SkeinError, ThreadCompatibilityError } from '../errors/skein-error.js';
 import { type AgentInput, type ChatMessage, toMessages } from '../messages/chat-message.js';
 import { withField } from '../messages/message-copy.js';
@@ -659,7 +660,7 @@ class StreamCollector implements Observer<ChatResponseUpdate>, RunAbortListener 
     const abort = this.#abort;
     abort.onAbort(this);
     abort.callerSignal?.addEventListener('abort', this, { once: true });
-    const subscription = stream.subscribe(this);
+    const subscription = runStreamFor(stream, this);
     this.#subscription = subscription;
     if (this.#settled && abort.aborted) subscription.unsubscribe();
     else if (abort.aborted) this.handleEvent();

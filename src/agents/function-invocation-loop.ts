@@ -58,36 +58,84 @@ export interface FunctionLoopResult {
  * On the limit, the pending calls get error results and the model is asked once more with tool
  * choice `none`, so the turn never ends on a call without a result.
  */
-export async function runFunctionLoop(request: FunctionLoopRequest): Promise<FunctionLoopResult> {
-  const result: FunctionLoopResult = { messages: [] };
-  const context = request.contextMessages ?? [];
-  let pending: readonly ChatMessage[] | undefined;
-  let options = request.options;
-  for (let round = 0; ; round++) {
+export function runFunctionLoop(request: FunctionLoopRequest): Promise<FunctionLoopResult> {
+  return new FunctionLoop(request).start();
+}
+
+/**
+ * The loop's state between model calls. A promise chain, not an async function: while the model
+ * call is in flight a run keeps this object and one callback, not a suspended frame with every
+ * register of it (bytes per concurrent run, docs/performance.md item 13).
+ */
+const NO_MESSAGES: readonly ChatMessage[] = [];
+
+class FunctionLoop {
+  readonly #request: FunctionLoopRequest;
+  readonly #result: FunctionLoopResult = { messages: [] };
+  #pending: readonly ChatMessage[] | undefined;
+  #options: ChatOptions;
+  #round = 0;
+
+  constructor(request: FunctionLoopRequest) {
+    this.#request = request;
+    this.#options = request.options;
+  }
+
+  /** Like an async function: what the first round throws is the promise's rejection. */
+  start(): Promise<FunctionLoopResult> {
+    try {
+      return this.#callModel();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #callModel(): Promise<FunctionLoopResult> {
+    const request = this.#request;
+    const result = this.#result;
     throwIfAborted(request.signal);
+    const context = request.contextMessages;
     const toSend = request.serviceManaged
-      ? (pending ?? (context.length ? [...context, ...request.input] : request.input))
-      : request.history.concat(context, request.input, result.messages);
+      ? (this.#pending ?? (context?.length ? [...context, ...request.input] : request.input))
+      : request.history.concat(context ?? NO_MESSAGES, request.input, result.messages);
     // The options object is the run's own; a copy is needed only once the service named a conversation.
-    const callOptions = result.conversationId === undefined ? options : { ...options, conversationId: result.conversationId };
-    const response = stampCreatedAt(await request.callModel(toSend, callOptions));
-    absorb(result, response);
-    request.onMessages?.(response.messages, true);
+    const callOptions = result.conversationId === undefined ? this.#options : { ...this.#options, conversationId: result.conversationId };
+    return Promise.resolve(request.callModel(toSend, callOptions)).then(this.#answered);
+  }
 
-    const allCalls = functionCallsOf(response.messages);
+  // One callback per loop, made once: the model's answer of every round comes here.
+  readonly #answered = (response: ChatResponse): FunctionLoopResult | Promise<FunctionLoopResult> => {
+    const request = this.#request;
+    const result = this.#result;
+    const stamped = stampCreatedAt(response);
+    absorb(result, stamped);
+    request.onMessages?.(stamped.messages, true);
+
+    const allCalls = functionCallsOf(stamped.messages);
     if (allCalls.length === 0) return result;
+    if (this.#round >= request.maxIterations) {
+      // At the limit none runs at all: every call gets its error result.
+      const notRunAtLimit = allCalls.map((call) => notRun(call, `not run: the limit of ${request.maxIterations} tool rounds for one run was reached.`));
+      return this.#afterTools(allCalls, [], notRunAtLimit, true);
+    }
+    // The approval gate decides which calls wait for the user.
+    const { runNow, awaitApproval } = partitionByApproval(allCalls, request.tools);
+    return invokeAll(runNow, request).then((results) => this.#afterTools(runNow, awaitApproval, results, false));
+  };
 
-    const limitReached = round >= request.maxIterations;
-    // The approval gate decides which calls wait for the user; at the limit none runs at all.
-    const { runNow: calls, awaitApproval: needApproval } = limitReached ? { runNow: allCalls, awaitApproval: [] } : partitionByApproval(allCalls, request.tools);
-    const results = limitReached
-      ? calls.map((call) => notRun(call, `not run: the limit of ${request.maxIterations} tool rounds for one run was reached.`))
-      : await invokeAll(calls, request);
+  #afterTools(
+    calls: readonly FunctionCallContent[],
+    needApproval: FunctionCallContent[],
+    results: FunctionResultContent[],
+    limitReached: boolean,
+  ): FunctionLoopResult | Promise<FunctionLoopResult> {
+    const request = this.#request;
+    const result = this.#result;
     if (results.length) {
       const toolMessage: ChatMessage = { role: 'tool', contents: results, createdAt: new Date().toISOString() };
       result.messages.push(toolMessage);
       request.onMessages?.([toolMessage], false);
-      pending = [toolMessage];
+      this.#pending = [toolMessage];
     }
     if (needApproval.length) {
       // Stop and ask: these calls stay open until the user answers in the next run.
@@ -95,11 +143,12 @@ export async function runFunctionLoop(request: FunctionLoopRequest): Promise<Fun
       if (results.length) result.heldResults = results.map((r) => namingCall(r, calls.find((c) => c.callId === r.callId)!));
       return result;
     }
-
     if (limitReached) {
-      if (options.toolChoice === 'none') return result; // the model ignored tool choice none: stop here, calls answered
-      options = { ...options, toolChoice: 'none' };
+      if (this.#options.toolChoice === 'none') return result; // the model ignored tool choice none: stop here, calls answered
+      this.#options = { ...this.#options, toolChoice: 'none' };
     }
+    this.#round++;
+    return this.#callModel();
   }
 }
 
