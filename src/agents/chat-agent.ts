@@ -239,29 +239,59 @@ export class ChatAgent extends AIAgent {
     }
   }
 
-  async #runOnThread(
+  /**
+   * The run on `options.thread` (or a new thread) once it is acquired. Promise callbacks, not an
+   * async function, here and down to the model call: while the call is in flight a run keeps
+   * these callbacks, fewer bytes than suspended frames with all their registers (bytes per
+   * concurrent run, docs/performance.md item 13).
+   */
+  #runOnThread(
     input: AgentInput,
     options: AgentRunOptions,
     abort: RunAbort | undefined,
     callModel: CallModel,
     emit?: (update: ChatResponseUpdate) => void,
   ): Promise<AgentRunResponse> {
-    const thread = options.thread ?? this.getNewThread();
-    this.assertCompatible(thread);
-    const release = await thread.acquire(options.concurrency ?? this.#concurrency);
+    let thread: AgentThread;
+    try {
+      thread = options.thread ?? this.getNewThread();
+      this.assertCompatible(thread);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return thread.acquire(options.concurrency ?? this.#concurrency).then((release) => this.#runHeld(thread, release, input, options, abort, callModel, emit));
+  }
+
+  /** The turn on an acquired thread, released however the turn ends; an error after an abort is an AbortError. */
+  #runHeld(
+    thread: AgentThread,
+    release: () => void,
+    input: AgentInput,
+    options: AgentRunOptions,
+    abort: RunAbort | undefined,
+    callModel: CallModel,
+    emit: ((update: ChatResponseUpdate) => void) | undefined,
+  ): Promise<AgentRunResponse> {
+    let turn: Promise<AgentRunResponse>;
     try {
       throwIfAborted(abort);
       const messages = stamp(input);
-      if (this.#middleware.hasAgentRun) return await this.#executeWithMiddleware(thread, messages, options, abort, callModel, emit);
-      // #executeTurn's steps, not a call to it: one suspended async function less per run in flight.
-      const turn = await this.#prepareTurn(thread, messages, options, abort, callModel, emit);
-      return await this.#finishTurn(thread, turn, await this.#runTurnLoop(thread, turn, options, abort), options, emit);
+      turn = this.#middleware.hasAgentRun
+        ? this.#executeWithMiddleware(thread, messages, options, abort, callModel, emit)
+        : this.#executeTurn(thread, messages, options, abort, callModel, emit);
     } catch (error) {
-      if (abort?.aborted && !(error instanceof AbortError)) throw new AbortError(undefined, { cause: error });
-      throw error;
-    } finally {
-      release();
+      turn = Promise.reject(error);
     }
+    return turn.then(
+      (response) => {
+        release();
+        return response;
+      },
+      (error: unknown) => {
+        release();
+        throw abort?.aborted && !(error instanceof AbortError) ? new AbortError(undefined, { cause: error }) : error;
+      },
+    );
   }
 
   // Apart from #runOnThread: its closure would make every run allocate a context while it waits.
@@ -279,14 +309,8 @@ export class ChatAgent extends AIAgent {
     return response;
   }
 
-  /**
-   * One turn: settle approvals, gather context, run the tool loop, commit once (#runOnThread runs
-   * the same steps itself when no agent middleware wraps the turn). Preparing and finishing are
-   * their own functions and nothing here makes a closure: while the model call is in flight a run
-   * keeps its suspended frames, every register and context of them (bytes per concurrent run,
-   * docs/performance.md).
-   */
-  async #executeTurn(
+  /** One turn: settle approvals, gather context, run the tool loop, commit once. */
+  #executeTurn(
     thread: AgentThread,
     input: ChatMessage[],
     options: AgentRunOptions,
@@ -294,18 +318,25 @@ export class ChatAgent extends AIAgent {
     callModel: CallModel,
     emit?: (update: ChatResponseUpdate) => void,
   ): Promise<AgentRunResponse> {
-    const turn = await this.#prepareTurn(thread, input, options, abort, callModel, emit);
-    return this.#finishTurn(thread, turn, await this.#runTurnLoop(thread, turn, options, abort), options, emit);
+    return this.#prepareTurn(thread, input, options, abort, callModel, emit).then((turn) => this.#runTurn(thread, turn, options, abort, emit));
   }
 
   /**
-   * The prepared turn's tool loop. When it fails, or the run was aborted by the time it ends, the
-   * turn is recorded (#turnFailed) and that error thrown. Promise callbacks, not an async function:
-   * they are what a run keeps while the model call is in flight, fewer bytes than a suspended frame.
+   * The prepared turn's tool loop, then its commit (#finishTurn). When the loop fails, or the run
+   * was aborted by the time it ends, the turn is recorded (#turnFailed) and that error thrown.
    */
-  #runTurnLoop(thread: AgentThread, turn: PreparedTurn, options: AgentRunOptions, abort: RunAbort | undefined): Promise<FunctionLoopResult> {
+  #runTurn(
+    thread: AgentThread,
+    turn: PreparedTurn,
+    options: AgentRunOptions,
+    abort: RunAbort | undefined,
+    emit: ((update: ChatResponseUpdate) => void) | undefined,
+  ): Promise<AgentRunResponse> {
     const fail = (error: unknown): Promise<never> => this.#turnFailed(thread, turn, options, abort, error).then(rethrow);
-    return runFunctionLoop(turn.loop).then((result) => (abort?.aborted ? fail(new AbortError(undefined, { cause: abort.reason })) : result), fail);
+    return runFunctionLoop(turn.loop).then(
+      (result) => (abort?.aborted ? fail(new AbortError(undefined, { cause: abort.reason })) : this.#finishTurn(thread, turn, result, options, emit)),
+      fail,
+    );
   }
 
   /** Settles approvals, reads the history, gathers context: the tool loop's request. */
