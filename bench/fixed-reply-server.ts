@@ -48,18 +48,37 @@ export function replyTo(body: Buffer): { body: Buffer; contentType: string } {
   return streaming ? { body: stream, contentType: 'text/event-stream' } : { body: completion, contentType: 'application/json' };
 }
 
+// Held replies: the scale bench measures what runs waiting for their replies hold.
+let holding = false;
+const held: (() => void)[] = [];
+
+/** `/bench/hold` holds replies from now on, `/bench/held` counts them, `/bench/release` sends them and stops holding. */
+function control(url: string): number {
+  if (url === '/bench/hold') holding = true;
+  if (url === '/bench/release') {
+    holding = false;
+    for (const send of held.splice(0)) send();
+  }
+  return held.length;
+}
+
 function serve(): Promise<number> {
   const server = createServer((request, response) => {
     const parts: Buffer[] = [];
     request.on('data', (part: Buffer) => parts.push(part));
     request.on('end', () => {
+      if (request.url?.startsWith('/bench/')) {
+        response.end(String(control(request.url)));
+        return;
+      }
       if (!request.url?.endsWith('/chat/completions')) {
         response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found","type":"invalid_request_error"}}');
         return;
       }
       const { body, contentType } = replyTo(Buffer.concat(parts));
-      response.writeHead(200, { 'content-type': contentType, 'content-length': body.length });
-      response.end(body);
+      const send = () => response.writeHead(200, { 'content-type': contentType, 'content-length': body.length }).end(body);
+      if (holding) held.push(send);
+      else send();
     });
   });
   server.keepAliveTimeout = 60_000;
@@ -69,6 +88,12 @@ function serve(): Promise<number> {
 export interface FixedReplyServer {
   baseURL: string;
   stop(): Promise<void>;
+}
+
+/** Sends a control command to the server at `baseURL` (as returned by startFixedReplyServer). */
+export async function serverControl(baseURL: string, command: 'hold' | 'held' | 'release'): Promise<number> {
+  const response = await fetch(new URL(`/bench/${command}`, baseURL), { method: 'POST' });
+  return Number(await response.text());
 }
 
 /** Forks the server and resolves once it listens. */

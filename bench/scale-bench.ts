@@ -6,13 +6,15 @@
  * Per contender: RSS and heap per idle thread (conversations run ten at a time, then held idle:
  * after forced GCs, over before them), then all conversations at once: turns per second, CPU per
  * turn, event-loop delay (perf_hooks.monitorEventLoopDelay, p50/p99/max over that phase), RSS and
- * heap per active run (peak while they run, over the idle reading).
+ * heap per active run (peak while they run, over the idle reading). Last, one more turn of each of
+ * those conversations with the server holding its replies: heap per run in flight (after forced
+ * GCs, over before them), the live state of a run waiting for its reply with no garbage in it.
  */
 import { execFile } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { FIXED_REPLY_TEXT, startFixedReplyServer } from './fixed-reply-server.js';
+import { FIXED_REPLY_TEXT, serverControl, startFixedReplyServer } from './fixed-reply-server.js';
 import { type Check, check, formatTable } from './report.js';
 import { median } from './stats.js';
 import { isEntryPoint, runMain } from './bench-main.js';
@@ -31,6 +33,8 @@ export interface ScaleResult {
   /** RSS / heap with the idle threads held (after forced GCs), over before them, per thread. */
   rssBytesPerIdleThread: number;
   heapBytesPerIdleThread: number;
+  /** Heap with every conversation's next turn waiting for its reply (after forced GCs), over before, per run. */
+  heapBytesPerRunInFlight: number;
 }
 
 const CONTENDERS: Record<string, (baseURL: string) => Contender> = {
@@ -92,12 +96,13 @@ export async function measureScale(name: string, baseURL: string, conversations:
   delay.enable();
   const cpu = process.cpuUsage();
   const start = performance.now();
-  await converse(contender, conversations, turns);
+  const active = await converse(contender, conversations, turns);
   const seconds = (performance.now() - start) / 1000;
   const used = process.cpuUsage(cpu);
   delay.disable();
   clearInterval(sampler);
   sample();
+  const inFlight = await heldTurns(contender, active, turns, baseURL);
   // Checked after the readings, so the idle threads are held through all of them.
   if (idleThreads.length !== conversations) throw new Error(`scale-bench.js: ${idleThreads.length} idle threads, expected ${conversations}`);
   return {
@@ -111,7 +116,26 @@ export async function measureScale(name: string, baseURL: string, conversations:
     heapBytesPerActiveRun: (peak.heap - idle.heap) / conversations,
     rssBytesPerIdleThread: (idle.rss - before.rss) / conversations,
     heapBytesPerIdleThread: (idle.heap - before.heap) / conversations,
+    heapBytesPerRunInFlight: inFlight,
   };
+}
+
+/**
+ * One more turn of every conversation, all waiting at once for replies the server holds: the
+ * heap they hold (after forced GCs, over before them) per run. Unlike the peak, no garbage and
+ * no collection timing is in it.
+ */
+async function heldTurns(contender: Contender, conversations: ReturnType<Contender['newConversation']>[], turn: number, baseURL: string): Promise<number> {
+  const before = await settled();
+  await serverControl(baseURL, 'hold');
+  const replies = conversations.map((conversation) => conversation.turn(userText(turn)));
+  while ((await serverControl(baseURL, 'held')) < conversations.length) await new Promise((resolve) => setTimeout(resolve, 20));
+  const waiting = await settled();
+  await serverControl(baseURL, 'release');
+  for (const reply of await Promise.all(replies)) {
+    if (reply !== FIXED_REPLY_TEXT) throw new Error(`${contender.name}: a held turn got ${JSON.stringify(reply)}`);
+  }
+  return (waiting.heap - before.heap) / conversations.length;
 }
 
 export interface ScaleOptions {
@@ -170,6 +194,7 @@ function scaleChecks(rounds: ScaleResult[][]): Check[] {
     row('event-loop delay max / SDK', (r) => r.eventLoopDelayMs.max, undefined, 'ms', 1),
     row('RSS per active run / SDK', (r) => r.rssBytesPerActiveRun, 1.2, 'B'),
     row('heap per active run / SDK', (r) => r.heapBytesPerActiveRun, undefined, 'B'),
+    row('heap per run in flight (live) / SDK', (r) => r.heapBytesPerRunInFlight, undefined, 'B'),
     row('RSS per idle thread / SDK', (r) => r.rssBytesPerIdleThread, 1.2, 'B'),
     row('heap per idle thread / SDK', (r) => r.heapBytesPerIdleThread, undefined, 'B'),
   ];

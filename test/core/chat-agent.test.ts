@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
-import { ChatAgent, ThreadBusyError, tool, type ChatResponse } from 'skein';
+import { ChatAgent, ThreadBusyError, runFunctionLoop, tool, type ChatResponse } from 'skein';
 import { FakeChatClient } from 'skein/testing';
 
 const callReply = (callId: string, name: string, args: string): ChatResponse => ({
@@ -109,6 +109,64 @@ describe('ChatAgent (unit, FakeChatClient)', () => {
     expect(updates.map((u) => u.role)).to.deep.equal(['assistant', 'tool', 'assistant']);
     expect(updates[2]!.authorName).to.equal('Bot');
     expect((await thread.messageStore!.listMessages()).map((m) => m.role)).to.deep.equal(['user', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('a model call that throws at once (first round or after tools) fails the run as a rejection, the thread untouched and released', async () => {
+    for (const round of [0, 1]) {
+      let calls = 0;
+      const agent = new ChatAgent({
+        chatClient: new FakeChatClient(),
+        tools: [echo],
+      });
+      // A chat client whose call throws instead of returning a rejected promise.
+      (agent.chatClient as FakeChatClient).getResponse = () => {
+        if (calls++ === round) throw new Error(`thrown in round ${round}`);
+        return Promise.resolve(callReply('c1', 'echo', '{"text":"x"}'));
+      };
+      const thread = agent.getNewThread();
+      const pending = agent.run('go', { thread });
+      expect(pending).to.be.instanceOf(Promise);
+      await pending.then(
+        () => expect.fail('expected failure'),
+        (e: Error) => expect(e.message).to.equal(`thrown in round ${round}`),
+      );
+      expect(await thread.messageStore!.listMessages()).to.deep.equal([]);
+      // Released: the next run on the thread gets through.
+      (agent.chatClient as FakeChatClient).getResponse = () => Promise.resolve({ messages: [{ role: 'assistant', contents: [{ kind: 'text', text: 'ok' }] }] });
+      expect((await agent.run('again', { thread })).text).to.equal('ok');
+    }
+  });
+
+  it('runFunctionLoop returns a rejected promise, never throws, when the run is already aborted or the model call throws', async () => {
+    const aborted = runFunctionLoop({
+      callModel: () => Promise.reject(new Error('not called')),
+      history: [],
+      input: [{ role: 'user', contents: [{ kind: 'text', text: 'x' }] }],
+      options: {},
+      serviceManaged: false,
+      tools: new Map(),
+      maxIterations: 3,
+      signal: { aborted: true, reason: 'stop' },
+    });
+    await aborted.then(
+      () => expect.fail('expected an AbortError'),
+      (e: Error) => expect(e.name).to.equal('AbortError'),
+    );
+    const thrown = runFunctionLoop({
+      callModel: () => {
+        throw new TypeError('bad call');
+      },
+      history: [],
+      input: [],
+      options: {},
+      serviceManaged: true,
+      tools: new Map(),
+      maxIterations: 3,
+    });
+    await thrown.then(
+      () => expect.fail('expected the error'),
+      (e: Error) => expect(e).to.be.instanceOf(TypeError),
+    );
   });
 
   it('requires a chat client', () => {

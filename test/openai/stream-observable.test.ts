@@ -3,7 +3,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { lastValueFrom } from 'rxjs';
-import { ChatAgent, ConfigurationError } from 'skein';
+import { ChatAgent, ConfigurationError, DirectStream, runStreamFor } from 'skein';
+import { Observable } from 'rxjs';
 import { OpenAIChatClient } from 'skein/openai';
 import { streamFromAsyncIterable } from '../../plugins/openai/stream-observable.js';
 
@@ -125,5 +126,96 @@ describe('streamFromAsyncIterable (the OpenAI plugin\'s SDK stream)', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe('DirectStream: the agent runs the OpenAI stream for one observer, without a Subscriber', () => {
+  /** Runs `stream` directly, recording every event. */
+  function runDirect(stream: Observable<number>) {
+    const events: string[] = [];
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    const handle = runStreamFor(stream, {
+      next: (n) => events.push(`next ${n}`),
+      error: (e: Error) => (events.push(`error ${e.message}`), settle()),
+      complete: () => (events.push('complete'), settle()),
+    });
+    return { events, settled, handle };
+  }
+
+  it('gives the same events as subscribing, and a stream without the method is subscribed', async () => {
+    const opened: AbortSignal[] = [];
+    const stream = source(opened);
+    expect(typeof (stream as unknown as Partial<DirectStream<number>>)[DirectStream]).to.equal('function');
+    const direct = runDirect(stream);
+    await direct.settled;
+    const subscribed: string[] = [];
+    await new Promise<void>((resolve) => stream.subscribe({ next: (n) => subscribed.push(`next ${n}`), complete: () => (subscribed.push('complete'), resolve()) }));
+    expect(direct.events).to.deep.equal(['next 10', 'next 20', 'complete']);
+    expect(direct.events).to.deep.equal(subscribed);
+    // A plain Observable has no direct run: runStreamFor subscribes to it.
+    const plain = runDirect(new Observable<number>((s) => (s.next(7), s.complete())));
+    await plain.settled;
+    expect(plain.events).to.deep.equal(['next 7', 'complete']);
+  });
+
+  it("tears itself down after its last event: the caller's signal keeps no listener and the stream's signal is reused", async () => {
+    const caller = new AbortController();
+    const opened: AbortSignal[] = [];
+    const make = () =>
+      streamFromAsyncIterable<number, number>({
+        signal: caller.signal,
+        open: (signal) => {
+          opened.push(signal);
+          return (async function* () {
+            yield 1;
+          })();
+        },
+        translate: () => ({ next: (chunk) => [chunk], complete: () => [] }),
+        toError: (error) => error as Error,
+      });
+    for (let i = 0; i < 3; i++) await runDirect(make()).settled;
+    expect(getEventListeners(caller.signal, 'abort')).to.have.length(0);
+    expect(opened[1]).to.equal(opened[0]);
+    // A failed direct run also lets go of the caller's signal.
+    const failed = streamFromAsyncIterable<number, number>({
+      signal: caller.signal,
+      open: () => Promise.reject(new Error('HTTP 500')),
+      translate: () => ({ next: (chunk) => [chunk], complete: () => [] }),
+      toError: (error) => error as Error,
+    });
+    const run = runDirect(failed);
+    await run.settled;
+    expect(run.events).to.deep.equal(['error HTTP 500']);
+    expect(getEventListeners(caller.signal, 'abort')).to.have.length(0);
+  });
+
+  it('unsubscribing aborts a request whose headers have not arrived, and nothing reaches the observer after', async () => {
+    const opened: AbortSignal[] = [];
+    const run = runDirect(source(opened, { hold: true }));
+    await Promise.resolve();
+    expect(opened).to.have.length(1);
+    run.handle.unsubscribe();
+    expect(opened[0]!.aborted).to.equal(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(run.events).to.deep.equal([]);
+  });
+
+  it('an observer that unsubscribes from inside next gets no further update', async () => {
+    const events: number[] = [];
+    const opened: AbortSignal[] = [];
+    const handle: { unsubscribe?: () => void } = {};
+    const subscription = runStreamFor(source(opened), {
+      next: (n) => {
+        events.push(n);
+        handle.unsubscribe?.();
+      },
+      error: () => expect.fail('no error after unsubscribe'),
+      complete: () => expect.fail('no completion after unsubscribe'),
+    });
+    handle.unsubscribe = () => subscription.unsubscribe();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events).to.deep.equal([10]);
+    expect(opened[0]!.aborted).to.equal(true);
   });
 });
