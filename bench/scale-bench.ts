@@ -37,7 +37,7 @@ export interface ScaleResult {
   heapBytesPerRunInFlight: number;
 }
 
-const CONTENDERS: Record<string, (baseURL: string) => Contender> = {
+export const CONTENDERS: Record<string, (baseURL: string) => Contender> = {
   'openai SDK stream': (baseURL) => sdkStreamContender(baseURL),
   'Skein runStream': (baseURL) => skeinStreamContender(baseURL),
 };
@@ -57,7 +57,7 @@ async function settled(): Promise<{ rss: number; heap: number }> {
 }
 
 /** `conversations` conversations of `turns` turns, `atOnce` of them running at a time. */
-async function converse(contender: Contender, conversations: number, turns: number, atOnce = conversations): Promise<ReturnType<Contender['newConversation']>[]> {
+export async function converse(contender: Contender, conversations: number, turns: number, atOnce = conversations): Promise<ReturnType<Contender['newConversation']>[]> {
   const all = Array.from({ length: conversations }, () => contender.newConversation());
   for (let from = 0; from < conversations; from += atOnce) {
     await Promise.all(
