@@ -243,7 +243,7 @@ export class ChatAgent extends AIAgent {
    * The run on `options.thread` (or a new thread) once it is acquired. Promise callbacks, not an
    * async function, here and down to the model call: while the call is in flight a run keeps
    * these callbacks, fewer bytes than suspended frames with all their registers (bytes per
-   * concurrent run, docs/performance.md item 13).
+   * concurrent run, docs/performance.md item 14).
    */
   #runOnThread(
     input: AgentInput,

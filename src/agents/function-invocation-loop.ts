@@ -62,13 +62,13 @@ export function runFunctionLoop(request: FunctionLoopRequest): Promise<FunctionL
   return new FunctionLoop(request).start();
 }
 
+const NO_MESSAGES: readonly ChatMessage[] = [];
+
 /**
  * The loop's state between model calls. A promise chain, not an async function: while the model
  * call is in flight a run keeps this object and one callback, not a suspended frame with every
- * register of it (bytes per concurrent run, docs/performance.md item 13).
+ * register of it (bytes per concurrent run, docs/performance.md item 14).
  */
-const NO_MESSAGES: readonly ChatMessage[] = [];
-
 class FunctionLoop {
   readonly #request: FunctionLoopRequest;
   readonly #result: FunctionLoopResult = { messages: [] };
